@@ -1,0 +1,199 @@
+import { ErrorType } from './error-types.js';
+import { NonRetryableError, RetryableError } from './errors.js';
+import { parseRetryAfter, retryAfterFromHeaders } from './retry-after.js';
+import { classNames, describeThrown, isErrorLike, readProperty, readString } from './safe-read.js';
+
+export interface RetryableFailure {
+  retryable: true;
+  errorType: string;
+  message: string;
+  /** The dependency asked not to be called before this many milliseconds. */
+  retryAfterMs?: number;
+}
+
+export interface NonRetryableFailure {
+  retryable: false;
+  reason: 'non-retryable' | 'handler-bug';
+  errorType: string;
+  message: string;
+}
+
+export type Classification = RetryableFailure | NonRetryableFailure;
+
+/** A user rule: return a classification to decide, or undefined to pass. */
+export type ClassifierRule = (thrown: unknown, now: number) => Classification | undefined;
+
+export interface ClassifierOptions {
+  /** Consulted first, in order; the first defined answer wins. A rule that throws is skipped. */
+  rules?: readonly ClassifierRule[];
+  /** HTTP status to error type, for statuses worth retrying. Merged over the defaults. */
+  retryableStatuses?: Readonly<Record<number, string>>;
+  /** HTTP statuses never worth retrying. Replaces the default list. */
+  nonRetryableStatuses?: readonly number[];
+}
+
+/** Longest error text kept: `x-retry.lastError` is bounded to 256 characters by contract. */
+export const MAX_ERROR_TEXT = 256;
+
+const DEFAULT_RETRYABLE_STATUSES: Readonly<Record<number, string>> = {
+  408: ErrorType.TEMPORARY,
+  425: ErrorType.TEMPORARY,
+  429: ErrorType.RATE_LIMIT,
+  500: ErrorType.TEMPORARY,
+  502: ErrorType.TEMPORARY,
+  503: ErrorType.TEMPORARY,
+  504: ErrorType.TEMPORARY,
+};
+
+const DEFAULT_NON_RETRYABLE_STATUSES: readonly number[] = [400, 401, 403, 404, 409, 410, 422];
+
+// Error names the AWS SDK and AWS services use for throttling (smithy's THROTTLING_ERROR_CODES).
+const THROTTLING_NAMES = new Set([
+  'BandwidthLimitExceeded',
+  'EC2ThrottledException',
+  'LimitExceededException',
+  'PriorRequestNotComplete',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'RequestThrottled',
+  'RequestThrottledException',
+  'SlowDown',
+  'ThrottledException',
+  'Throttling',
+  'ThrottlingException',
+  'TooManyRequestsException',
+  'TransactionInProgressException',
+]);
+
+const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EAI_AGAIN', 'EPIPE']);
+
+// Last resort, after every structured signal. Retryable patterns are tried first so
+// that "429 Too Many Requests" is a rate limit, not a 4xx.
+const TEXT_RULES: ReadonlyArray<[RegExp, Classification['retryable'], string]> = [
+  [/rate.?limit|too many requests|\b429\b|throttl/i, true, ErrorType.RATE_LIMIT],
+  [/quota/i, true, ErrorType.QUOTA_EXCEEDED],
+  [/time.?out|timed out|temporar|unavailable|\b50[234]\b/i, true, ErrorType.TEMPORARY],
+  [/validation|not found|unauthori[sz]ed|forbidden|\b4\d\d\b/i, false, ErrorType.PERMANENT],
+];
+
+const MAX_CAUSE_DEPTH = 5;
+
+interface StatusTables {
+  retryable: Readonly<Record<number, string>>;
+  nonRetryable: readonly number[];
+}
+
+/**
+ * Maps any thrown value to a retry class. Total: it never throws, whatever it is given,
+ * including objects with throwing getters.
+ */
+export function classifyFailure(thrown: unknown, now: number, options: ClassifierOptions = {}): Classification {
+  for (const rule of options.rules ?? []) {
+    try {
+      const decided = rule(thrown, now);
+      if (decided) return decided;
+    } catch {
+      // A broken user rule must not turn a handler failure into a worker crash.
+    }
+  }
+  const message = describeThrown(thrown).slice(0, MAX_ERROR_TEXT);
+  if (!isErrorLike(thrown)) {
+    return { retryable: false, reason: 'handler-bug', errorType: ErrorType.HANDLER_BUG, message: `handler threw a non-Error value: ${message}`.slice(0, MAX_ERROR_TEXT) };
+  }
+  if (RetryableError.is(thrown)) {
+    return withRetryAfter({ retryable: true, errorType: thrown.errorType, message }, thrown.retryAfterMs ?? retryAfterOf(thrown, now));
+  }
+  if (NonRetryableError.is(thrown) || classNames(thrown).includes('UnrecoverableError')) {
+    return { retryable: false, reason: 'non-retryable', errorType: readString(thrown, 'errorType') ?? ErrorType.PERMANENT, message };
+  }
+  const statuses = statusTables(options);
+  let link: unknown = thrown;
+  for (let depth = 0; depth < MAX_CAUSE_DEPTH && typeof link === 'object' && link !== null; depth++) {
+    const decided = classifyStructured(link, message, now, statuses);
+    if (decided) return decided;
+    link = readProperty(link, 'cause');
+  }
+  for (const [pattern, retryable, errorType] of TEXT_RULES) {
+    if (pattern.test(message)) {
+      return retryable
+        ? { retryable: true, errorType, message }
+        : { retryable: false, reason: 'non-retryable', errorType, message };
+    }
+  }
+  return { retryable: true, errorType: ErrorType.DEFAULT, message };
+}
+
+function classifyStructured(
+  error: object,
+  message: string,
+  now: number,
+  statuses: StatusTables,
+): Classification | undefined {
+  // AWS SDK errors: checked before the HTTP status, since throttling arrives as a 400.
+  const sdkRetryable = readProperty(error, '$retryable');
+  const name = readString(error, 'name') ?? '';
+  if (THROTTLING_NAMES.has(name) || (sdkRetryable && readProperty(sdkRetryable, 'throttling') === true)) {
+    return withRetryAfter({ retryable: true, errorType: ErrorType.RATE_LIMIT, message }, retryAfterOf(error, now));
+  }
+  if (sdkRetryable) return { retryable: true, errorType: ErrorType.TEMPORARY, message };
+
+  const code = readString(error, 'code');
+  if (code && (NETWORK_CODES.has(code) || code.startsWith('UND_ERR_'))) {
+    return { retryable: true, errorType: ErrorType.TEMPORARY, message };
+  }
+  if (name === 'AbortError' || name === 'TimeoutError') {
+    return { retryable: true, errorType: ErrorType.TEMPORARY, message };
+  }
+
+  const status = httpStatusOf(error);
+  if (status === undefined) return undefined;
+  const retryableType = statuses.retryable[status];
+  if (retryableType) {
+    return withRetryAfter({ retryable: true, errorType: retryableType, message }, retryAfterOf(error, now));
+  }
+  // Unlisted 4xx are client errors too: retrying the same request cannot fix them.
+  if (statuses.nonRetryable.includes(status) || (status >= 400 && status < 500)) {
+    return { retryable: false, reason: 'non-retryable', errorType: ErrorType.PERMANENT, message };
+  }
+  if (status >= 500) return { retryable: true, errorType: ErrorType.DEFAULT, message };
+  return undefined;
+}
+
+/** What the user configures wins over the defaults, in both directions. */
+function statusTables(options: ClassifierOptions): StatusTables {
+  const userNonRetryable = options.nonRetryableStatuses;
+  const retryable: Record<number, string> = { ...DEFAULT_RETRYABLE_STATUSES };
+  for (const status of userNonRetryable ?? []) delete retryable[status];
+  Object.assign(retryable, options.retryableStatuses);
+  const nonRetryable = (userNonRetryable ?? DEFAULT_NON_RETRYABLE_STATUSES).filter((status) => !(status in retryable));
+  return { retryable, nonRetryable };
+}
+
+function httpStatusOf(error: object): number | undefined {
+  const candidates = [
+    readProperty(error, 'status'),
+    readProperty(error, 'statusCode'),
+    readProperty(readProperty(error, '$metadata'), 'httpStatusCode'),
+    readProperty(readProperty(error, 'response'), 'status'),
+  ];
+  for (const candidate of candidates) {
+    const status = typeof candidate === 'string' && /^\d{3}$/.test(candidate) ? Number(candidate) : candidate;
+    if (typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599) return status;
+  }
+  return undefined;
+}
+
+function retryAfterOf(error: object, now: number): number | undefined {
+  const explicit = readProperty(error, 'retryAfterMs');
+  if (typeof explicit === 'number' && Number.isFinite(explicit) && explicit >= 0) return explicit;
+  return (
+    parseRetryAfter(readProperty(error, 'retryAfter'), now) ??
+    retryAfterFromHeaders(readProperty(error, 'headers'), now) ??
+    retryAfterFromHeaders(readProperty(readProperty(error, 'response'), 'headers'), now) ??
+    retryAfterFromHeaders(readProperty(readProperty(error, '$response'), 'headers'), now)
+  );
+}
+
+function withRetryAfter(failure: RetryableFailure, retryAfterMs: number | undefined): RetryableFailure {
+  return retryAfterMs === undefined ? failure : { ...failure, retryAfterMs };
+}

@@ -1,0 +1,190 @@
+import { applyJitter, decorrelatedDelayMs, strategyDelayMs, type DecorrelatedInput } from './backoff.js';
+import { classifyFailure, type Classification, type RetryableFailure } from './classify.js';
+import { ErrorType, type DeadLetterReason } from './error-types.js';
+import type { PolicyOverride } from './policy-override.js';
+import { resolveRetryPolicy, type ErrorTypePolicy, type ResolvedRetryPolicy, type RetryPolicyInput } from './policy-config.js';
+import { quantizeDelaySeconds } from './quantize.js';
+import type { Random } from './random.js';
+import type { RetryState } from './retry-state.js';
+
+/** Send a copy that becomes visible after `delaySeconds`, carrying `state`. */
+export interface RetryDecision {
+  action: 'retry';
+  delaySeconds: number;
+  state: RetryState;
+  errorType: string;
+  error: string;
+}
+
+/**
+ * The wait is longer than one SQS delay allows: send a copy after `delaySeconds`,
+ * with `state.notBefore` saying when the handler may run. Hops never count as attempts.
+ */
+export interface HopDecision {
+  action: 'hop';
+  delaySeconds: number;
+  state: RetryState;
+  errorType: string;
+  error: string;
+}
+
+export interface DeadLetterDecision {
+  action: 'dead-letter';
+  reason: DeadLetterReason;
+  errorType: string;
+  error: string;
+  /** Attempts made, this one included. */
+  attempts: number;
+}
+
+export type Decision = RetryDecision | HopDecision | DeadLetterDecision;
+
+export interface RetryPolicy {
+  readonly config: ResolvedRetryPolicy;
+  /**
+   * Given that attempt `state.attempt` failed with `thrown` at `now`: retry when, or
+   * dead-letter why. Pure: the clock and the random source are arguments.
+   */
+  decide(state: RetryState, thrown: unknown, now: number, rng: Random, override?: PolicyOverride): Decision;
+  /** Same as `decide`, for a failure that is already classified. */
+  decideClassified(state: RetryState, failure: Classification, now: number, rng: Random, override?: PolicyOverride): Decision;
+  /**
+   * A message that arrives before its `notBefore` goes back for the rest of its wait,
+   * with the attempt unchanged. Returns undefined when it may run now.
+   */
+  deferUntilNotBefore(state: RetryState, now: number, rng: Random): HopDecision | undefined;
+}
+
+/** Arrivals this close to `notBefore` run now: SQS delays have one-second resolution. */
+const NOT_BEFORE_TOLERANCE_MS = 1000;
+
+export function createRetryPolicy(input: RetryPolicyInput = {}): RetryPolicy {
+  const config = resolveRetryPolicy(input);
+  const hopCeilingMs = config.hopCeilingSeconds * 1000;
+
+  const decideClassified: RetryPolicy['decideClassified'] = (state, failure, now, rng, override) => {
+    const deadLetter = (reason: DeadLetterReason): DeadLetterDecision => ({
+      action: 'dead-letter',
+      reason,
+      errorType: failure.errorType,
+      error: failure.message,
+      attempts: state.attempt,
+    });
+    if (!failure.retryable) return deadLetter(failure.reason);
+
+    const maxAttempts = override?.maxAttempts ?? config.maxAttempts;
+    if (state.attempt >= maxAttempts) return deadLetter('max-attempts');
+
+    const deadlineSeconds = override?.deadlineSeconds ?? config.deadlineSeconds;
+    const deadlineAt = deadlineSeconds === undefined ? Infinity : state.firstReceivedAt + deadlineSeconds * 1000;
+    if (now >= deadlineAt) return deadLetter('deadline-exceeded');
+
+    const typePolicy = policyFor(config, failure.errorType, override);
+    const delayMs = computeDelayMs(typePolicy, state, failure, now, rng);
+    if (delayMs === 'dead-letter') return deadLetter('non-retryable');
+
+    const retryAfterMs = failure.retryAfterMs ?? 0;
+    const waitMs = Math.max(delayMs, retryAfterMs);
+    const next: RetryState = {
+      v: 1,
+      attempt: state.attempt + 1,
+      firstReceivedAt: state.firstReceivedAt,
+      originalMessageId: state.originalMessageId,
+      lastErrorType: failure.errorType,
+      lastError: failure.message,
+    };
+
+    if (waitMs > hopCeilingMs) {
+      const notBefore = Math.ceil(now + waitMs);
+      // A retry that could only start after the deadline is pointless: dead-letter now,
+      // while the operator can still act, instead of after a wasted wait.
+      if (notBefore > deadlineAt) return deadLetter('deadline-exceeded');
+      return { action: 'hop', delaySeconds: config.hopCeilingSeconds, state: { ...next, notBefore }, errorType: failure.errorType, error: failure.message };
+    }
+    // Randomized rounding may round down; Retry-After is a floor, so it rounds up.
+    const delaySeconds = Math.max(quantizeDelaySeconds(waitMs, rng), Math.ceil(retryAfterMs / 1000));
+    if (now + delaySeconds * 1000 > deadlineAt) return deadLetter('deadline-exceeded');
+    return { action: 'retry', delaySeconds, state: next, errorType: failure.errorType, error: failure.message };
+  };
+
+  return {
+    config,
+    decideClassified,
+    decide: (state, thrown, now, rng, override) =>
+      decideClassified(state, classifyFailure(thrown, now, config.classifier), now, rng, override),
+    deferUntilNotBefore(state, now, rng) {
+      if (state.notBefore === undefined || state.notBefore - now < NOT_BEFORE_TOLERANCE_MS) return undefined;
+      const remainingMs = Math.min(state.notBefore - now, hopCeilingMs);
+      return {
+        action: 'hop',
+        delaySeconds: Math.max(1, Math.min(config.hopCeilingSeconds, quantizeDelaySeconds(remainingMs, rng))),
+        state,
+        errorType: state.lastErrorType ?? ErrorType.DEFAULT,
+        error: state.lastError ?? '',
+      };
+    },
+  };
+}
+
+function policyFor(config: ResolvedRetryPolicy, errorType: string, override: PolicyOverride | undefined): ErrorTypePolicy {
+  const base = config.types[errorType] ?? config.types[ErrorType.DEFAULT];
+  if (!base) throw new Error('resolved retry policy has no DEFAULT type');
+  if (!override?.backoff) return base;
+  const { maxDelayMs, jitter, ...backoff } = override.backoff;
+  return { backoff, maxDelayMs: maxDelayMs ?? base.maxDelayMs, jitter: jitter ?? base.jitter };
+}
+
+function computeDelayMs(
+  policy: ErrorTypePolicy,
+  state: RetryState,
+  failure: RetryableFailure,
+  now: number,
+  rng: Random,
+): number | 'dead-letter' {
+  const { backoff, maxDelayMs: capMs } = policy;
+  const attempt = state.attempt;
+  const decorrelated = (baseMs: number, multiplier: number): DecorrelatedInput => ({
+    baseMs,
+    multiplier,
+    capMs,
+    attempt,
+    seedKey: state.originalMessageId,
+  });
+  switch (backoff.type) {
+    case 'decorrelated':
+      // Already random at every step; a second jitter on top would only blur it.
+      return decorrelatedDelayMs(decorrelated(backoff.baseMs, backoff.multiplier), rng);
+    case 'custom': {
+      const custom = runCustom(backoff.compute, attempt, failure, { now, firstReceivedAt: state.firstReceivedAt, errorType: failure.errorType }, capMs);
+      return custom === 'dead-letter' ? custom : applyJitter(policy.jitter, Math.min(custom, capMs), decorrelated(custom, 3), rng);
+    }
+    default: {
+      const capped = Math.min(strategyDelayMs(backoff, attempt), capMs);
+      const firstDelay = Math.min(strategyDelayMs(backoff, 1), capMs);
+      return applyJitter(policy.jitter, capped, decorrelated(firstDelay, 3), rng);
+    }
+  }
+}
+
+/**
+ * A custom strategy is user code. One that throws or answers nonsense is a policy bug,
+ * not a reason to lose or hammer the message: it falls back to the type's maximum delay.
+ */
+function runCustom(
+  compute: Extract<ErrorTypePolicy['backoff'], { type: 'custom' }>['compute'],
+  attempt: number,
+  failure: RetryableFailure,
+  context: { now: number; firstReceivedAt: number; errorType: string },
+  capMs: number,
+): number | 'dead-letter' {
+  let answer: unknown;
+  try {
+    answer = compute(attempt, failure, context);
+  } catch {
+    return capMs;
+  }
+  if (answer === 'dead-letter' || answer === -1) return 'dead-letter';
+  if (answer === 'immediate') return 0;
+  if (typeof answer === 'number' && Number.isFinite(answer) && answer >= 0) return answer;
+  return capMs;
+}

@@ -1,0 +1,25 @@
+/**
+ * The error types the shipped policy preset knows. Users may add their own: any
+ * string works as an `errorType`, and falls back to `DEFAULT` when no policy names it.
+ */
+export const ErrorType = {
+  RATE_LIMIT: 'RATE_LIMIT',
+  QUOTA_EXCEEDED: 'QUOTA_EXCEEDED',
+  TEMPORARY: 'TEMPORARY',
+  DEFAULT: 'DEFAULT',
+  /** Non-retryable: validation failures, 4xx, `NonRetryableError`, `UnrecoverableError`. */
+  PERMANENT: 'PERMANENT',
+  /** Non-retryable: the handler threw something that is not an `Error`. */
+  HANDLER_BUG: 'HANDLER_BUG',
+} as const;
+
+/** Why a message was dead-lettered. These are exactly the reasons `x-dead-letter` carries. */
+export const DEAD_LETTER_REASONS = [
+  'non-retryable',
+  'max-attempts',
+  'deadline-exceeded',
+  'invalid-retry-state',
+  'handler-bug',
+] as const;
+
+export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];

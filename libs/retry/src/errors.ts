@@ -1,0 +1,110 @@
+const RETRYABLE = Symbol.for('requeue.RetryableError');
+const NON_RETRYABLE = Symbol.for('requeue.NonRetryableError');
+
+/** Brands survive duplicate copies of this package, where `instanceof` does not. */
+function hasBrand(value: unknown, brand: symbol): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  try {
+    return (value as Record<symbol, unknown>)[brand] === true;
+  } catch {
+    return false;
+  }
+}
+
+export interface RetryableErrorOptions {
+  /** Selects the backoff policy, e.g. `RATE_LIMIT`. Defaults to `DEFAULT`. */
+  errorType?: string;
+  /** The earliest the dependency wants to be called again, e.g. from `Retry-After`. */
+  retryAfterMs?: number;
+  cause?: unknown;
+}
+
+/**
+ * Throw this from a handler to say "try again later". The `errorType` picks the backoff
+ * policy; `retryAfterMs` is a floor on the delay.
+ */
+export class RetryableError extends Error {
+  readonly errorType: string;
+  readonly retryAfterMs: number | undefined;
+  readonly [RETRYABLE] = true;
+
+  constructor(message: string, options: RetryableErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'RetryableError';
+    this.errorType = options.errorType ?? 'DEFAULT';
+    this.retryAfterMs = options.retryAfterMs;
+  }
+
+  /** True for any `RetryableError`, even one from another copy of this package. */
+  static is(value: unknown): value is RetryableError {
+    return hasBrand(value, RETRYABLE);
+  }
+}
+
+export interface NonRetryableErrorOptions {
+  /** Recorded in `x-dead-letter.errorType`. Defaults to `PERMANENT`. */
+  errorType?: string;
+  cause?: unknown;
+}
+
+/** Throw this from a handler to send the message to the DLQ on this attempt. */
+export class NonRetryableError extends Error {
+  readonly errorType: string;
+  readonly [NON_RETRYABLE] = true;
+
+  constructor(message: string, options: NonRetryableErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'NonRetryableError';
+    this.errorType = options.errorType ?? 'PERMANENT';
+  }
+
+  static is(value: unknown): value is NonRetryableError {
+    return hasBrand(value, NON_RETRYABLE);
+  }
+}
+
+/**
+ * BullMQ and ChasquiMQ users know this name: any error whose class, or any ancestor
+ * class, is named `UnrecoverableError` skips the retry budget.
+ */
+export class UnrecoverableError extends NonRetryableError {
+  constructor(message: string, options: NonRetryableErrorOptions = {}) {
+    super(message, options);
+    this.name = 'UnrecoverableError';
+  }
+}
+
+/** Which header of the message held the bad value. */
+export type RetryAttribute = 'x-retry' | 'x-retry-policy' | 'x-dead-letter';
+
+/**
+ * A retry-state attribute that does not parse or is out of range. The worker
+ * dead-letters such a message with reason `invalid-retry-state` rather than guess.
+ */
+export class InvalidRetryStateError extends Error {
+  constructor(
+    readonly attribute: RetryAttribute,
+    readonly problem: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `${attribute} is invalid: ${problem}. The message cannot be retried safely; ` +
+        `inspect it in the DLQ and replay it with --reset-attempts if the body is sound.`,
+      options,
+    );
+    this.name = 'InvalidRetryStateError';
+  }
+}
+
+/** A retry policy configuration (RETRY_POLICY or code) that is not valid. */
+export class RetryPolicyConfigError extends Error {
+  constructor(
+    /** Dotted path to the offending setting, e.g. `types.RATE_LIMIT.maxDelayMs`. */
+    readonly path: string,
+    readonly problem: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`retry policy ${path || '(root)'}: ${problem}`, options);
+    this.name = 'RetryPolicyConfigError';
+  }
+}

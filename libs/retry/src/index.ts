@@ -1,0 +1,49 @@
+export { Bounds } from './bounds.js';
+export { applyJitter, decorrelatedDelayMs, strategyDelayMs } from './backoff.js';
+export {
+  classifyFailure,
+  MAX_ERROR_TEXT,
+  type Classification,
+  type ClassifierOptions,
+  type ClassifierRule,
+  type NonRetryableFailure,
+  type RetryableFailure,
+} from './classify.js';
+export { DEAD_LETTER_ATTRIBUTE, encodeDeadLetterRecord, parseDeadLetterRecord, type DeadLetterRecord } from './dead-letter-record.js';
+export { createRetryPolicy, type DeadLetterDecision, type Decision, type HopDecision, type RetryDecision, type RetryPolicy } from './decide.js';
+export { DEAD_LETTER_REASONS, ErrorType, type DeadLetterReason } from './error-types.js';
+export {
+  InvalidRetryStateError,
+  NonRetryableError,
+  RetryableError,
+  RetryPolicyConfigError,
+  UnrecoverableError,
+  type NonRetryableErrorOptions,
+  type RetryableErrorOptions,
+  type RetryAttribute,
+} from './errors.js';
+export {
+  parseRetryPolicyJson,
+  resolveRetryPolicy,
+  SHIPPED_PRESET,
+  type Backoff,
+  type CustomBackoff,
+  type CustomBackoffContext,
+  type ErrorTypePolicy,
+  type Jitter,
+  type JitterInput,
+  type ResolvedRetryPolicy,
+  type RetryPolicyInput,
+  type RetryPolicyJson,
+} from './policy-config.js';
+export { encodePolicyOverride, parsePolicyOverride, RETRY_POLICY_ATTRIBUTE, type PolicyOverride } from './policy-override.js';
+export { quantizeDelaySeconds } from './quantize.js';
+export { hashToSeed, seededRandom, type Random } from './random.js';
+export { parseRetryAfter } from './retry-after.js';
+export {
+  encodeRetryState,
+  freshRetryState,
+  parseRetryState,
+  RETRY_STATE_ATTRIBUTE,
+  type RetryState,
+} from './retry-state.js';

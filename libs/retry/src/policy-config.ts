@@ -1,0 +1,166 @@
+import { z } from 'zod';
+import { Bounds } from './bounds.js';
+import type { ClassifierOptions, RetryableFailure } from './classify.js';
+import { ErrorType } from './error-types.js';
+import { RetryPolicyConfigError } from './errors.js';
+import { validateWith } from './validate.js';
+
+/** What a custom backoff receives besides the attempt number and the failure. */
+export interface CustomBackoffContext {
+  now: number;
+  firstReceivedAt: number;
+  errorType: string;
+}
+
+/**
+ * A custom strategy returns milliseconds to wait, `"immediate"` (or 0) to retry at once,
+ * or `"dead-letter"` (or -1) to stop retrying: BullMQ's 0 and -1, spelled out.
+ */
+export type CustomBackoff = (
+  attempt: number,
+  failure: RetryableFailure,
+  context: CustomBackoffContext,
+) => number | 'immediate' | 'dead-letter';
+
+const delayMs = z.number().int().min(0).max(Bounds.maxDelayMs);
+const multiplier = z.number().min(1).max(Bounds.maxMultiplier);
+
+const fixedBackoff = z.strictObject({ type: z.literal('fixed'), delayMs });
+const linearBackoff = z.strictObject({ type: z.literal('linear'), baseMs: delayMs, incrementMs: delayMs.optional() });
+const exponentialBackoff = z.strictObject({ type: z.literal('exponential'), baseMs: delayMs, multiplier: multiplier.default(3) });
+const decorrelatedBackoff = z.strictObject({ type: z.literal('decorrelated'), baseMs: delayMs, multiplier: multiplier.default(3) });
+const customBackoff = z.strictObject({
+  type: z.literal('custom'),
+  compute: z.custom<CustomBackoff>((value) => typeof value === 'function', 'must be a function'),
+});
+
+const jitterObject = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('none') }),
+  z.strictObject({ type: z.literal('full') }),
+  z.strictObject({ type: z.literal('equal') }),
+  z.strictObject({ type: z.literal('decorrelated') }),
+  z.strictObject({ type: z.literal('proportional'), fraction: z.number().min(0).max(1) }),
+  z.strictObject({ type: z.literal('symmetric'), ms: z.number().min(0).max(Bounds.maxSqsDelaySeconds * 1000) }),
+]);
+/** `"full"` is shorthand for `{ "type": "full" }`, for the jitters that take no parameter. */
+const jitterSchema = z.union([
+  z.enum(['none', 'full', 'equal', 'decorrelated']).transform((type) => ({ type })),
+  jitterObject,
+]);
+
+/** Strategies expressible in JSON: RETRY_POLICY and the `x-retry-policy` attribute. */
+export const jsonBackoffSchema = z.discriminatedUnion('type', [fixedBackoff, linearBackoff, exponentialBackoff, decorrelatedBackoff]);
+const anyBackoffSchema = z.discriminatedUnion('type', [fixedBackoff, linearBackoff, exponentialBackoff, decorrelatedBackoff, customBackoff]);
+
+export type Backoff = z.output<typeof anyBackoffSchema>;
+export type Jitter = z.output<typeof jitterObject>;
+export type JitterInput = z.input<typeof jitterSchema>;
+export { jitterSchema };
+
+export const limitsShape = {
+  maxAttempts: z.number().int().min(1).max(Bounds.maxAttempts),
+  deadlineSeconds: z.number().int().min(1).max(Bounds.maxDeadlineSeconds),
+};
+
+function policyInputSchema<B extends z.ZodType>(backoff: B) {
+  const typePolicy = z.strictObject({ backoff: backoff.optional(), maxDelayMs: delayMs.optional(), jitter: jitterSchema.optional() });
+  return z.strictObject({
+    maxAttempts: limitsShape.maxAttempts.optional(),
+    /** null turns the shipped deadline off. */
+    deadlineSeconds: limitsShape.deadlineSeconds.nullable().optional(),
+    /** Cap for error types that do not set their own `maxDelayMs`. A type's own maximum wins. */
+    maxDelayMs: delayMs.optional(),
+    /** Jitter for error types that do not set their own. */
+    jitter: jitterSchema.optional(),
+    /** Longest single SQS delay; longer waits hop. Only tests need less than 900. */
+    hopCeilingSeconds: z.number().int().min(1).max(Bounds.maxSqsDelaySeconds).optional(),
+    types: z.record(z.string().min(1).max(64), typePolicy).optional(),
+  });
+}
+
+const jsonPolicySchema = policyInputSchema(jsonBackoffSchema);
+const codePolicySchema = policyInputSchema(anyBackoffSchema);
+
+/** A retry policy as written in RETRY_POLICY: every field optional, merged over the preset. */
+export type RetryPolicyJson = z.input<typeof jsonPolicySchema>;
+
+/** A retry policy as written in code: RETRY_POLICY's fields, custom strategies and classifier rules. */
+export type RetryPolicyInput = z.input<typeof codePolicySchema> & { classifier?: ClassifierOptions };
+
+export interface ErrorTypePolicy {
+  backoff: Backoff;
+  maxDelayMs: number;
+  jitter: Jitter;
+}
+
+/** A fully resolved policy: every error type has a complete policy, `DEFAULT` included. */
+export interface ResolvedRetryPolicy {
+  maxAttempts: number;
+  deadlineSeconds: number | undefined;
+  hopCeilingSeconds: number;
+  types: Readonly<Record<string, ErrorTypePolicy>>;
+  classifier: ClassifierOptions;
+}
+
+const seconds = (n: number) => n * 1000;
+
+/**
+ * The seed's error types and numbers: base and maximum per type, multiplier 3. What we
+ * changed (the cap order, the jitter kind, the attempt budget) is argued from the herd
+ * benchmark in docs/retry-policy.md.
+ */
+export const SHIPPED_PRESET = {
+  maxAttempts: 20,
+  deadlineSeconds: 24 * 60 * 60,
+  maxDelayMs: seconds(60),
+  jitter: { type: 'full' },
+  hopCeilingSeconds: Bounds.maxSqsDelaySeconds,
+  types: {
+    [ErrorType.RATE_LIMIT]: { backoff: { type: 'exponential', baseMs: seconds(60), multiplier: 3 }, maxDelayMs: seconds(300) },
+    [ErrorType.QUOTA_EXCEEDED]: { backoff: { type: 'exponential', baseMs: seconds(120), multiplier: 3 }, maxDelayMs: seconds(600) },
+    [ErrorType.TEMPORARY]: { backoff: { type: 'exponential', baseMs: seconds(2), multiplier: 3 }, maxDelayMs: seconds(60) },
+    [ErrorType.DEFAULT]: { backoff: { type: 'exponential', baseMs: seconds(2), multiplier: 3 }, maxDelayMs: seconds(60) },
+  },
+} as const satisfies RetryPolicyJson;
+
+/** Validates RETRY_POLICY-shaped JSON, naming the first offending path. */
+export function parseRetryPolicyJson(value: unknown): RetryPolicyJson {
+  return check(jsonPolicySchema, value) as RetryPolicyJson;
+}
+
+/**
+ * Merges a policy over the shipped preset and validates it. Types merge field by field,
+ * so `{ "types": { "RATE_LIMIT": { "maxDelayMs": 120000 } } }` keeps the preset's backoff.
+ */
+export function resolveRetryPolicy(input: RetryPolicyInput = {}): ResolvedRetryPolicy {
+  const { classifier, ...rest } = input;
+  const parsed = check(codePolicySchema, rest);
+  const defaultJitter = parsed.jitter ?? (jitterSchema.parse(SHIPPED_PRESET.jitter) as Jitter);
+  const defaultMax = parsed.maxDelayMs ?? SHIPPED_PRESET.maxDelayMs;
+  const presetTypes = check(z.record(z.string(), z.object({ backoff: anyBackoffSchema, maxDelayMs: delayMs })), SHIPPED_PRESET.types);
+  const typeNames = new Set([...Object.keys(presetTypes), ...Object.keys(parsed.types ?? {})]);
+  const types: Record<string, ErrorTypePolicy> = {};
+  for (const name of typeNames) {
+    const preset = presetTypes[name];
+    const own = parsed.types?.[name];
+    const backoff = own?.backoff ?? preset?.backoff;
+    if (!backoff) throw new RetryPolicyConfigError(`types.${name}.backoff`, 'a new error type needs a backoff strategy');
+    types[name] = {
+      backoff,
+      // A type's own maximum wins; the global cap only fills in for types without one.
+      maxDelayMs: own?.maxDelayMs ?? preset?.maxDelayMs ?? defaultMax,
+      jitter: own?.jitter ?? defaultJitter,
+    };
+  }
+  return {
+    maxAttempts: parsed.maxAttempts ?? SHIPPED_PRESET.maxAttempts,
+    deadlineSeconds: parsed.deadlineSeconds === null ? undefined : (parsed.deadlineSeconds ?? SHIPPED_PRESET.deadlineSeconds),
+    hopCeilingSeconds: parsed.hopCeilingSeconds ?? SHIPPED_PRESET.hopCeilingSeconds,
+    types,
+    classifier: classifier ?? {},
+  };
+}
+
+function check<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  return validateWith(schema, value, (path, problem, cause) => new RetryPolicyConfigError(path, problem, { cause }));
+}

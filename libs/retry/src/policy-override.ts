@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { InvalidRetryStateError } from './errors.js';
+import { jitterSchema, jsonBackoffSchema, limitsShape } from './policy-config.js';
+import { Bounds } from './bounds.js';
+import { parseJson } from './retry-state.js';
+import { validateWith } from './validate.js';
+
+export const RETRY_POLICY_ATTRIBUTE = 'x-retry-policy';
+
+const MAX_OVERRIDE_CHARS = 1024;
+
+const overrideSchema = z.strictObject({
+  maxAttempts: limitsShape.maxAttempts.optional(),
+  deadlineSeconds: limitsShape.deadlineSeconds.optional(),
+  /** Replaces the backoff of every error type for this message. */
+  backoff: z
+    .intersection(
+      jsonBackoffSchema,
+      z.object({ maxDelayMs: z.number().int().min(0).max(Bounds.maxDelayMs).optional(), jitter: jitterSchema.optional() }),
+    )
+    .optional(),
+});
+
+/** The `x-retry-policy` attribute a publisher may set: per-message limits and backoff. */
+export type PolicyOverride = z.output<typeof overrideSchema>;
+
+/**
+ * Parses `x-retry-policy`. An invalid override throws `InvalidRetryStateError`; the worker
+ * logs a warning and ignores it, so a publisher's typo never costs a message.
+ */
+export function parsePolicyOverride(raw: string): PolicyOverride {
+  if (raw.length > MAX_OVERRIDE_CHARS) {
+    throw new InvalidRetryStateError('x-retry-policy', `${raw.length} characters is longer than the ${MAX_OVERRIDE_CHARS} allowed`);
+  }
+  return validateWith(overrideSchema, parseJson(raw, 'x-retry-policy'), (path, problem, cause) =>
+    new InvalidRetryStateError('x-retry-policy', `${path || 'value'}: ${problem}`, { cause }),
+  );
+}
+
+export function encodePolicyOverride(override: PolicyOverride): string {
+  return JSON.stringify(override);
+}

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { Bounds } from './bounds.js';
+import { MAX_ERROR_TEXT } from './classify.js';
+import { InvalidRetryStateError } from './errors.js';
+import { validateWith } from './validate.js';
+
+/** The `x-retry` message attribute: where a message is in its retry life. Version 1. */
+export interface RetryState {
+  v: 1;
+  /** The attempt this delivery is. A message without `x-retry` is attempt 1. */
+  attempt: number;
+  /** Epoch ms of the first receive; deadlines count from here. */
+  firstReceivedAt: number;
+  /** The id of the very first message: the idempotency key, stable across retries. */
+  originalMessageId: string;
+  lastErrorType?: string;
+  lastError?: string;
+  /** Epoch ms before which the handler must not run: the remainder of a long delay. */
+  notBefore?: number;
+}
+
+export const RETRY_STATE_ATTRIBUTE = 'x-retry';
+
+/** Longer than any state we write (a 256-character error, escaped); a 10 KB header is forged. */
+export const MAX_RETRY_STATE_CHARS = 2048;
+
+/** Clocks drift between hosts; a first-receive this far in the future is forged, not skew. */
+const MAX_CLOCK_SKEW_MS = 5 * 60 * 1000;
+/** Nothing can have been received before the project existed: catches 0 and small garbage. */
+const EARLIEST_PLAUSIBLE_MS = Date.UTC(2020, 0, 1);
+const MAX_NOT_BEFORE_AHEAD_MS = Bounds.maxDeadlineSeconds * 1000;
+
+const stateSchema = z.strictObject({
+  v: z.literal(1),
+  attempt: z.number().int().min(1).max(Bounds.maxRecordedAttempt),
+  firstReceivedAt: z.number().int().min(EARLIEST_PLAUSIBLE_MS),
+  originalMessageId: z.string().min(1).max(128),
+  lastErrorType: z.string().max(64).optional(),
+  lastError: z.string().max(MAX_ERROR_TEXT).optional(),
+  notBefore: z.number().int().min(EARLIEST_PLAUSIBLE_MS).optional(),
+});
+
+/** The state of a message that has never failed. */
+export function freshRetryState(originalMessageId: string, firstReceivedAt: number): RetryState {
+  return { v: 1, attempt: 1, firstReceivedAt, originalMessageId };
+}
+
+/** Serializes with a fixed key order and no undefined fields, so equal states are equal strings. */
+export function encodeRetryState(state: RetryState): string {
+  const ordered: RetryState = { v: 1, attempt: state.attempt, firstReceivedAt: state.firstReceivedAt, originalMessageId: state.originalMessageId };
+  if (state.lastErrorType !== undefined) ordered.lastErrorType = state.lastErrorType;
+  if (state.lastError !== undefined) ordered.lastError = state.lastError.slice(0, MAX_ERROR_TEXT);
+  if (state.notBefore !== undefined) ordered.notBefore = state.notBefore;
+  return JSON.stringify(ordered);
+}
+
+/**
+ * Strict parser for `x-retry`. Anything that is not a state this worker could have
+ * written (wrong version, unknown fields, out-of-range numbers, a first receive in the
+ * future) throws `InvalidRetryStateError`, and nothing else.
+ */
+export function parseRetryState(raw: string, now: number): RetryState {
+  if (raw.length > MAX_RETRY_STATE_CHARS) {
+    throw new InvalidRetryStateError('x-retry', `${raw.length} characters is longer than the ${MAX_RETRY_STATE_CHARS} allowed`);
+  }
+  const state: RetryState = validateWith(stateSchema, parseJson(raw, 'x-retry'), (path, problem, cause) =>
+    new InvalidRetryStateError('x-retry', `${path || 'value'}: ${problem}`, { cause }),
+  );
+  if (state.firstReceivedAt > now + MAX_CLOCK_SKEW_MS) {
+    throw new InvalidRetryStateError('x-retry', `firstReceivedAt ${state.firstReceivedAt} is in the future`);
+  }
+  if (state.notBefore !== undefined && (state.notBefore < state.firstReceivedAt || state.notBefore > now + MAX_NOT_BEFORE_AHEAD_MS)) {
+    throw new InvalidRetryStateError('x-retry', `notBefore ${state.notBefore} is out of range`);
+  }
+  return state;
+}
+
+export function parseJson(raw: string, attribute: 'x-retry' | 'x-retry-policy' | 'x-dead-letter'): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch (cause) {
+    throw new InvalidRetryStateError(attribute, 'not JSON', { cause });
+  }
+}

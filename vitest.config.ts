@@ -1,0 +1,19 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+// Tests import workspace packages from their TypeScript sources, so a test run never
+// depends on a stale build of a sibling package.
+export default defineConfig({
+  resolve: {
+    alias: {
+      '@requeue/retry': src('./libs/retry/src/index.ts'),
+    },
+  },
+  test: {
+    include: ['libs/**/src/**/*.test.ts', 'apps/**/src/**/*.test.ts', 'test/**/*.test.ts'],
+    exclude: ['**/node_modules/**', '**/dist/**'],
+    testTimeout: 30_000,
+  },
+});
