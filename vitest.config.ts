@@ -9,6 +9,8 @@ export default defineConfig({
   resolve: {
     alias: {
       '@requeue/retry': src('./libs/retry/src/index.ts'),
+      '@requeue/sqs': src('./libs/sqs/src/index.ts'),
+      '@requeue/nest': src('./libs/nest/src/index.ts'),
     },
   },
   test: {

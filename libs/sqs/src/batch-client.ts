@@ -1,0 +1,105 @@
+import {
+  ChangeMessageVisibilityBatchCommand,
+  DeleteMessageBatchCommand,
+  SendMessageBatchCommand,
+  type BatchResultErrorEntry,
+  type SendMessageBatchRequestEntry,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import { Batcher, type EntryOutcome } from './batcher.js';
+import { MAX_MESSAGE_BYTES, messageBytes, type MessageAttributes } from './message-attributes.js';
+
+/** SQS batch actions take at most 10 entries (API reference, every *Batch action). */
+const MAX_BATCH_ENTRIES = 10;
+
+export interface OutgoingMessage {
+  body: string;
+  attributes: MessageAttributes;
+  delaySeconds?: number;
+  groupId?: string;
+  deduplicationId?: string;
+}
+
+/**
+ * Every write the engine makes goes through here, batched per queue and action:
+ * deletes, sends (retry copies and dead letters) and visibility changes.
+ */
+export class SqsBatchClient {
+  private readonly batchers = new Map<string, Batcher<unknown>>();
+
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly maxWaitMs: number,
+  ) {}
+
+  delete(queueUrl: string, receiptHandle: string): Promise<EntryOutcome> {
+    return this.batcher<string>(`delete ${queueUrl}`, async (handles) => {
+      const entries = handles.map((ReceiptHandle, i) => ({ Id: String(i), ReceiptHandle }));
+      const out = await this.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
+      return outcomes(entries.length, out.Failed);
+    }).add(receiptHandle);
+  }
+
+  send(queueUrl: string, message: OutgoingMessage): Promise<EntryOutcome> {
+    return this.batcher<OutgoingMessage>(
+      `send ${queueUrl}`,
+      async (messages) => {
+        const entries: SendMessageBatchRequestEntry[] = messages.map((m, i) => ({
+          Id: String(i),
+          MessageBody: m.body,
+          MessageAttributes: Object.keys(m.attributes).length > 0 ? m.attributes : undefined,
+          DelaySeconds: m.delaySeconds,
+          MessageGroupId: m.groupId,
+          MessageDeduplicationId: m.deduplicationId,
+        }));
+        const out = await this.sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
+        return outcomes(entries.length, out.Failed);
+      },
+      (m) => messageBytes(m.body, m.attributes),
+    ).add(message);
+  }
+
+  changeVisibility(queueUrl: string, receiptHandle: string, visibilityTimeoutSeconds: number): Promise<EntryOutcome> {
+    return this.batcher<{ receiptHandle: string; seconds: number }>(`visibility ${queueUrl}`, async (changes) => {
+      const entries = changes.map((c, i) => ({ Id: String(i), ReceiptHandle: c.receiptHandle, VisibilityTimeout: c.seconds }));
+      const out = await this.sqs.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
+      return outcomes(entries.length, out.Failed);
+    }).add({ receiptHandle, seconds: visibilityTimeoutSeconds });
+  }
+
+  /** Sends everything queued and waits for every call under way. */
+  async flush(): Promise<void> {
+    await Promise.all([...this.batchers.values()].map((b) => b.flush()));
+  }
+
+  get pending(): number {
+    let total = 0;
+    for (const batcher of this.batchers.values()) total += batcher.pending;
+    return total;
+  }
+
+  private batcher<Entry>(key: string, send: (entries: Entry[]) => Promise<EntryOutcome[]>, sizeOf?: (entry: Entry) => number): Batcher<Entry> {
+    let batcher = this.batchers.get(key) as Batcher<Entry> | undefined;
+    if (!batcher) {
+      batcher = new Batcher<Entry>({
+        maxEntries: MAX_BATCH_ENTRIES,
+        maxWaitMs: this.maxWaitMs,
+        send,
+        ...(sizeOf ? { sizeOf, maxBytes: MAX_MESSAGE_BYTES } : {}),
+      });
+      this.batchers.set(key, batcher as Batcher<unknown>);
+    }
+    return batcher;
+  }
+}
+
+function outcomes(count: number, failed: BatchResultErrorEntry[] | undefined): EntryOutcome[] {
+  const result: EntryOutcome[] = Array.from({ length: count }, () => ({ ok: true }));
+  for (const failure of failed ?? []) {
+    const index = Number(failure.Id);
+    if (Number.isInteger(index) && index >= 0 && index < count) {
+      result[index] = { ok: false, code: failure.Code, message: failure.Message ?? failure.Code ?? 'failed' };
+    }
+  }
+  return result;
+}

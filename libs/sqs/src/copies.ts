@@ -1,0 +1,49 @@
+import {
+  DEAD_LETTER_ATTRIBUTE,
+  encodeDeadLetterRecord,
+  encodePolicyOverride,
+  encodeRetryState,
+  RETRY_POLICY_ATTRIBUTE,
+  RETRY_STATE_ATTRIBUTE,
+  type DeadLetterRecord,
+  type RetryState,
+} from '@requeue/retry';
+import type { DecodedMessage } from './decode.js';
+import { fitsInOneMessage, MAX_MESSAGE_ATTRIBUTES, stringAttribute, type MessageAttributes } from './message-attributes.js';
+
+/**
+ * Attributes of a retry copy: the publisher's own, unchanged, plus the new `x-retry` and
+ * a valid `x-retry-policy` (so the override survives every retry). Undefined when the
+ * copy cannot carry them within SQS limits; the caller then uses the visibility
+ * transport, which keeps the original message and so loses nothing.
+ */
+export function retryCopyAttributes(message: DecodedMessage, state: RetryState): MessageAttributes | undefined {
+  const attributes: MessageAttributes = { ...message.sqsUserAttributes, [RETRY_STATE_ATTRIBUTE]: stringAttribute(encodeRetryState(state)) };
+  if (message.override) attributes[RETRY_POLICY_ATTRIBUTE] = stringAttribute(encodePolicyOverride(message.override));
+  return fitsInOneMessage(message.sqsBody, attributes) ? attributes : undefined;
+}
+
+export interface DeadLetterAttributes {
+  attributes: MessageAttributes;
+  /** False when even `x-dead-letter` did not fit beside the user's attributes. */
+  carriesRecord: boolean;
+}
+
+/**
+ * Attributes of a dead letter: the publisher's own come first and are never dropped;
+ * then `x-dead-letter`, then, room permitting, `x-retry` and `x-retry-policy` so that a
+ * replay can keep the message's history.
+ */
+export function deadLetterAttributes(message: DecodedMessage, record: DeadLetterRecord): DeadLetterAttributes {
+  const attributes: MessageAttributes = { ...message.sqsUserAttributes };
+  const optional: Array<[string, string]> = [
+    [DEAD_LETTER_ATTRIBUTE, encodeDeadLetterRecord(record)],
+    [RETRY_STATE_ATTRIBUTE, encodeRetryState(message.state)],
+  ];
+  if (message.override) optional.push([RETRY_POLICY_ATTRIBUTE, encodePolicyOverride(message.override)]);
+  for (const [name, value] of optional) {
+    const candidate = { ...attributes, [name]: stringAttribute(value) };
+    if (Object.keys(candidate).length <= MAX_MESSAGE_ATTRIBUTES && fitsInOneMessage(message.sqsBody, candidate)) Object.assign(attributes, candidate);
+  }
+  return { attributes, carriesRecord: DEAD_LETTER_ATTRIBUTE in attributes };
+}

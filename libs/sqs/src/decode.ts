@@ -1,0 +1,111 @@
+import type { Message } from '@aws-sdk/client-sqs';
+import {
+  freshRetryState,
+  InvalidRetryStateError,
+  parsePolicyOverride,
+  parseRetryState,
+  RETRY_POLICY_ATTRIBUTE,
+  RETRY_STATE_ATTRIBUTE,
+  type PolicyOverride,
+  type RetryState,
+} from '@requeue/retry';
+import { userAttributes, type MessageAttributes } from './message-attributes.js';
+import { unwrapSnsEnvelope } from './sns-envelope.js';
+
+/** A received message, decoded: what the handler sees and what a retry must carry. */
+export interface DecodedMessage {
+  messageId: string;
+  receiptHandle: string;
+  /** The SQS body, byte for byte: copies and dead letters carry exactly this. */
+  sqsBody: string;
+  /** The publisher's SQS attributes, preserved on every copy. */
+  sqsUserAttributes: MessageAttributes;
+  receiveCount: number;
+  groupId: string | undefined;
+  /** Retry state with `attempt` counting this delivery. */
+  state: RetryState;
+  override: PolicyOverride | undefined;
+  /** Set when `x-retry-policy` was present but invalid, and so ignored. */
+  overrideProblem: string | undefined;
+  /** The published payload (inside any SNS envelope). */
+  payload: string;
+  /** Attributes as published: SNS envelope attributes merged with the SQS ones. */
+  payloadAttributes: MessageAttributes;
+}
+
+export type DecodeResult =
+  | { ok: true; message: DecodedMessage }
+  | { ok: false; message: DecodedMessage; reason: 'invalid-retry-state' | 'non-retryable'; errorType: string; error: string };
+
+/**
+ * Decodes retry state and envelope. Every received message decodes to something the
+ * worker can act on: garbage never throws here, it becomes a dead-letter decision.
+ */
+export function decodeMessage(message: Message, now: number): DecodeResult {
+  const messageId = message.MessageId ?? '';
+  const attributes = (message.MessageAttributes ?? {}) as MessageAttributes;
+  const receiveCount = positiveInt(message.Attributes?.ApproximateReceiveCount) ?? 1;
+  const firstReceivedAt = positiveInt(message.Attributes?.ApproximateFirstReceiveTimestamp) ?? now;
+  const sqsBody = message.Body ?? '';
+
+  let recorded: RetryState = freshRetryState(messageId, Math.min(firstReceivedAt, now));
+  let stateProblem: string | undefined;
+  const rawState = attributes[RETRY_STATE_ATTRIBUTE]?.StringValue;
+  if (rawState !== undefined) {
+    try {
+      recorded = parseRetryState(rawState, now);
+    } catch (error) {
+      stateProblem = error instanceof InvalidRetryStateError ? error.message : String(error);
+    }
+  }
+
+  let override: PolicyOverride | undefined;
+  let overrideProblem: string | undefined;
+  const rawOverride = attributes[RETRY_POLICY_ATTRIBUTE]?.StringValue;
+  if (rawOverride !== undefined) {
+    try {
+      override = parsePolicyOverride(rawOverride);
+    } catch (error) {
+      overrideProblem = error instanceof Error ? error.message : String(error);
+    }
+  }
+
+  const unwrapped = unwrapSnsEnvelope(sqsBody, attributes);
+  const decoded: DecodedMessage = {
+    messageId,
+    receiptHandle: message.ReceiptHandle ?? '',
+    sqsBody,
+    sqsUserAttributes: userAttributes(attributes),
+    receiveCount,
+    groupId: message.Attributes?.MessageGroupId,
+    // Every receive of this SQS message is one attempt, on top of what earlier copies
+    // recorded: a visibility-transport retry and a crash redelivery both count.
+    state: { ...recorded, attempt: recorded.attempt + receiveCount - 1 },
+    override,
+    overrideProblem,
+    payload: unwrapped.kind === 'invalid-envelope' ? sqsBody : unwrapped.payload,
+    payloadAttributes: userAttributes(unwrapped.kind === 'invalid-envelope' ? attributes : unwrapped.attributes),
+  };
+  if (stateProblem !== undefined) {
+    return { ok: false, message: decoded, reason: 'invalid-retry-state', errorType: 'INVALID_RETRY_STATE', error: stateProblem };
+  }
+  if (unwrapped.kind === 'invalid-envelope') {
+    return { ok: false, message: decoded, reason: 'non-retryable', errorType: 'INVALID_ENVELOPE', error: unwrapped.problem };
+  }
+  return { ok: true, message: decoded };
+}
+
+/** The handler's `body`: parsed JSON when the payload is JSON, else the string. */
+export function parseBody(payload: string): unknown {
+  try {
+    return JSON.parse(payload);
+  } catch {
+    return payload;
+  }
+}
+
+function positiveInt(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  return Number.isSafeInteger(parsed) && parsed > 0 ? parsed : undefined;
+}

@@ -1,0 +1,28 @@
+/** A worker option that is missing or out of range. `option` names it. */
+export class SqsWorkerConfigError extends Error {
+  constructor(
+    readonly option: string,
+    problem: string,
+  ) {
+    super(`${option}: ${problem}`);
+    this.name = 'SqsWorkerConfigError';
+  }
+}
+
+/**
+ * An SQS call (or one entry of a batch call) failed. Carries the queue and the messages
+ * affected so an operator can find them; `cause` is the SDK error or the batch entry.
+ */
+export class SqsOperationError extends Error {
+  constructor(
+    readonly operation: 'ReceiveMessage' | 'DeleteMessageBatch' | 'SendMessageBatch' | 'ChangeMessageVisibilityBatch',
+    readonly queueUrl: string,
+    readonly messageIds: readonly string[],
+    message: string,
+    readonly code: string | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(`${operation} on ${queueUrl} failed for ${messageIds.length} message(s): ${message}`, options);
+    this.name = 'SqsOperationError';
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Counts message slots. Pollers reserve slots before they receive, so the worker never
+ * holds more messages than it can run: that is the backpressure.
+ */
+export class InFlightLimit {
+  private used = 0;
+  private waiters: Array<() => void> = [];
+
+  constructor(private limit: number) {}
+
+  get inUse(): number {
+    return this.used;
+  }
+
+  get capacity(): number {
+    return this.limit;
+  }
+
+  get free(): number {
+    return Math.max(0, this.limit - this.used);
+  }
+
+  /** Takes up to `wanted` slots at once and returns how many it got (possibly 0). */
+  reserve(wanted: number): number {
+    const granted = Math.min(wanted, this.free);
+    this.used += granted;
+    return granted;
+  }
+
+  release(count = 1): void {
+    this.used = Math.max(0, this.used - count);
+    if (this.free > 0) this.wake();
+  }
+
+  /** Changes the limit, e.g. for adaptive concurrency. Work above a lowered limit finishes. */
+  setCapacity(limit: number): void {
+    this.limit = limit;
+    if (this.free > 0) this.wake();
+  }
+
+  /** Resolves once a slot is free (at once if one is). */
+  whenFree(): Promise<void> {
+    if (this.free > 0) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Resolves once nothing is in use. */
+  async whenIdle(): Promise<void> {
+    while (this.used > 0) await new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
+  }
+}

@@ -1,0 +1,135 @@
+import { MetricsLogger, Unit } from 'aws-embedded-metrics';
+import type { IEnvironment } from 'aws-embedded-metrics/lib/environment/IEnvironment.js';
+import type { MetricsContext } from 'aws-embedded-metrics/lib/logger/MetricsContext.js';
+import { LogSerializer } from 'aws-embedded-metrics/lib/serializers/LogSerializer.js';
+import type { Writable } from 'node:stream';
+
+/** What the engine reports. `EmfMetrics` publishes it; tests may record it. */
+export interface WorkerMetrics {
+  received(count: number): void;
+  succeeded(attempt: number, durationMs: number): void;
+  failed(durationMs: number): void;
+  retried(errorType: string, delaySeconds: number): void;
+  deadLettered(reason: string): void;
+  duplicateRisk(): void;
+  flush(): Promise<void>;
+}
+
+export const noMetrics: WorkerMetrics = {
+  received: () => undefined,
+  succeeded: () => undefined,
+  failed: () => undefined,
+  retried: () => undefined,
+  deadLettered: () => undefined,
+  duplicateRisk: () => undefined,
+  flush: async () => undefined,
+};
+
+export interface EmfMetricsOptions {
+  namespace: string;
+  queueName: string;
+  /** Where EMF documents go: stdout for CloudWatch Logs (the default). */
+  stream?: Writable;
+  /** A distribution keeps at most this many samples per flush (uniform reservoir). */
+  maxSamples?: number;
+}
+
+/**
+ * Aggregates in memory and writes CloudWatch Embedded Metric Format documents on
+ * `flush()`, one per dimension set, through aws-embedded-metrics' own serializer.
+ * Counters are summed; distributions (durations, delays) keep a bounded sample so a
+ * busy worker's memory stays flat.
+ */
+export class EmfMetrics implements WorkerMetrics {
+  private counters = new Map<string, { dimensions: Record<string, string>; name: string; value: number }>();
+  private samples = new Map<string, { name: string; unit: Unit; values: number[]; seen: number }>();
+  private readonly environment: IEnvironment;
+  private readonly maxSamples: number;
+
+  constructor(private readonly options: EmfMetricsOptions) {
+    this.maxSamples = options.maxSamples ?? 500;
+    const stream = options.stream ?? process.stdout;
+    const serializer = new LogSerializer();
+    this.environment = {
+      probe: async () => true,
+      getName: () => 'requeue',
+      getType: () => 'requeue',
+      getLogGroupName: () => '',
+      configureContext: () => undefined,
+      getSink: () => ({
+        name: 'StreamSink',
+        accept: async (context: MetricsContext) => {
+          for (const line of serializer.serialize(context)) stream.write(`${line}\n`);
+        },
+      }),
+    };
+  }
+
+  received(count: number): void {
+    this.count('MessagesReceived', count);
+  }
+
+  succeeded(attempt: number, durationMs: number): void {
+    this.count('MessagesSucceeded', 1);
+    this.sample('AttemptsToSuccess', attempt, Unit.Count);
+    this.sample('HandlerDuration', durationMs, Unit.Milliseconds);
+  }
+
+  failed(durationMs: number): void {
+    this.sample('HandlerDuration', durationMs, Unit.Milliseconds);
+  }
+
+  retried(errorType: string, delaySeconds: number): void {
+    this.count('MessagesRetried', 1, { ErrorType: errorType });
+    this.sample('RetryDelay', delaySeconds, Unit.Seconds);
+  }
+
+  deadLettered(reason: string): void {
+    this.count('MessagesDeadLettered', 1, { Reason: reason });
+  }
+
+  duplicateRisk(): void {
+    this.count('DuplicateRisk', 1);
+  }
+
+  async flush(): Promise<void> {
+    const counters = this.counters;
+    const samples = this.samples;
+    this.counters = new Map();
+    this.samples = new Map();
+    const byDimensions = new Map<string, MetricsLogger>();
+    const loggerFor = (extra: Record<string, string>) => {
+      const key = JSON.stringify(extra);
+      let logger = byDimensions.get(key);
+      if (!logger) {
+        logger = new MetricsLogger(async () => this.environment);
+        logger.setNamespace(this.options.namespace);
+        logger.setDimensions({ Queue: this.options.queueName, ...extra });
+        byDimensions.set(key, logger);
+      }
+      return logger;
+    };
+    for (const { name, value, dimensions } of counters.values()) loggerFor(dimensions).putMetric(name, value, Unit.Count);
+    for (const { name, unit, values } of samples.values()) for (const value of values) loggerFor({}).putMetric(name, value, unit);
+    await Promise.all([...byDimensions.values()].map((logger) => logger.flush()));
+  }
+
+  private count(name: string, value: number, dimensions: Record<string, string> = {}): void {
+    const key = `${name} ${JSON.stringify(dimensions)}`;
+    const counter = this.counters.get(key);
+    if (counter) counter.value += value;
+    else this.counters.set(key, { name, value, dimensions });
+  }
+
+  private sample(name: string, value: number, unit: Unit): void {
+    let entry = this.samples.get(name);
+    if (!entry) this.samples.set(name, (entry = { name, unit, values: [], seen: 0 }));
+    entry.seen++;
+    if (entry.values.length < this.maxSamples) entry.values.push(value);
+    else {
+      // Reservoir sampling keeps a uniform sample of everything seen this interval.
+      const slot = Math.floor(Math.random() * entry.seen);
+      if (slot < this.maxSamples) entry.values[slot] = value;
+    }
+  }
+}

@@ -1,0 +1,88 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { RetryPolicy, Random } from '@requeue/retry';
+import { SqsWorkerConfigError } from './errors.js';
+import type { WorkerLogger } from './logger.js';
+import type { WorkerMetrics } from './metrics.js';
+import type { WorkerMessage } from './worker-message.js';
+
+export type MessageHandler = (message: WorkerMessage) => Promise<void>;
+
+export interface SqsWorkerOptions {
+  sqs: SQSClient;
+  queueUrl: string;
+  deadLetterQueueUrl: string;
+  /** Resolves for success, throws for failure. Looked up per message, never snapshotted. */
+  handler: MessageHandler;
+  /** @default createRetryPolicy() — the shipped preset */
+  retryPolicy: RetryPolicy;
+  /** Messages handled at once. @default 50 */
+  maxInFlight?: number;
+  /** Long-poll wait, 0–20 s. @default 20 */
+  waitTimeSeconds?: number;
+  /** A handler still running after this fails with a TimeoutError (TEMPORARY). @default 300000 */
+  handlerTimeoutMs?: number;
+  /** @default read from the queue (GetQueueAttributes) */
+  visibilityTimeoutSeconds?: number;
+  /** The queue's redrive `maxReceiveCount`. @default read from the queue */
+  maxReceiveCount?: number;
+  /** How long a batch of deletes or sends waits for company. @default 10 */
+  batchWaitMs?: number;
+  /** `stop()` waits this long for handlers before it aborts them and releases their messages. @default 30000 */
+  drainTimeoutMs?: number;
+  /** Receive calls under way at once. @default ceil(maxInFlight / 10), at most 10 */
+  pollers?: number;
+  /** @default { initialMs: 200, maxMs: 20000 } */
+  pollBackoff?: { initialMs: number; maxMs: number };
+  logger?: WorkerLogger;
+  metrics?: WorkerMetrics;
+  /** @default 60000 */
+  metricsFlushIntervalMs?: number;
+  now?: () => number;
+  random?: Random;
+}
+
+export type ResolvedWorkerOptions = Required<Omit<SqsWorkerOptions, 'visibilityTimeoutSeconds' | 'maxReceiveCount'>> &
+  Pick<SqsWorkerOptions, 'visibilityTimeoutSeconds' | 'maxReceiveCount'>;
+
+function integerIn(option: string, value: number | undefined, fallback: number, min: number, max: number): number {
+  const chosen = value ?? fallback;
+  if (!Number.isInteger(chosen) || chosen < min || chosen > max) {
+    throw new SqsWorkerConfigError(option, `must be a whole number from ${min} to ${max}, got ${String(value)}`);
+  }
+  return chosen;
+}
+
+/** Validates every option at construction, naming the one that is wrong. */
+export function resolveWorkerOptions(options: SqsWorkerOptions, defaults: { logger: WorkerLogger; metrics: WorkerMetrics }): ResolvedWorkerOptions {
+  for (const name of ['queueUrl', 'deadLetterQueueUrl'] as const) {
+    if (typeof options[name] !== 'string' || !/^https?:\/\//.test(options[name])) {
+      throw new SqsWorkerConfigError(name, `must be a queue URL (http:// or https://), got ${JSON.stringify(options[name])}`);
+    }
+  }
+  if (typeof options.handler !== 'function') throw new SqsWorkerConfigError('handler', 'must be a function');
+  const maxInFlight = integerIn('maxInFlight', options.maxInFlight, 50, 1, 10_000);
+  const backoff = options.pollBackoff ?? { initialMs: 200, maxMs: 20_000 };
+  return {
+    ...options,
+    maxInFlight,
+    // SQS long polling accepts 0 to 20 seconds (ReceiveMessage WaitTimeSeconds).
+    waitTimeSeconds: integerIn('waitTimeSeconds', options.waitTimeSeconds, 20, 0, 20),
+    // A handler may run at most as long as a message can stay invisible: 12 hours.
+    handlerTimeoutMs: integerIn('handlerTimeoutMs', options.handlerTimeoutMs, 300_000, 1, 43_200_000),
+    visibilityTimeoutSeconds:
+      options.visibilityTimeoutSeconds === undefined ? undefined : integerIn('visibilityTimeoutSeconds', options.visibilityTimeoutSeconds, 30, 1, 43_200),
+    maxReceiveCount: options.maxReceiveCount === undefined ? undefined : integerIn('maxReceiveCount', options.maxReceiveCount, 5, 1, 1000),
+    batchWaitMs: integerIn('batchWaitMs', options.batchWaitMs, 10, 0, 10_000),
+    drainTimeoutMs: integerIn('drainTimeoutMs', options.drainTimeoutMs, 30_000, 0, 3_600_000),
+    pollers: integerIn('pollers', options.pollers, Math.min(10, Math.ceil(maxInFlight / 10)), 1, 100),
+    pollBackoff: {
+      initialMs: integerIn('pollBackoff.initialMs', backoff.initialMs, 200, 1, 60_000),
+      maxMs: integerIn('pollBackoff.maxMs', backoff.maxMs, 20_000, 1, 600_000),
+    },
+    logger: options.logger ?? defaults.logger,
+    metrics: options.metrics ?? defaults.metrics,
+    metricsFlushIntervalMs: integerIn('metricsFlushIntervalMs', options.metricsFlushIntervalMs, 60_000, 100, 3_600_000),
+    now: options.now ?? Date.now,
+    random: options.random ?? Math.random,
+  };
+}

@@ -1,0 +1,123 @@
+import { ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import type { Random } from '@requeue/retry';
+import type { InFlightLimit } from './in-flight-limit.js';
+import type { WorkerLogger } from './logger.js';
+import { sleep } from './sleep.js';
+
+/** SQS returns at most 10 messages per ReceiveMessage. */
+const MAX_RECEIVE = 10;
+
+export interface PollerOptions {
+  sqs: SQSClient;
+  queueUrl: string;
+  limit: InFlightLimit;
+  waitTimeSeconds: number;
+  /** Receive calls that may be under way at once. */
+  concurrency: number;
+  backoff: { initialMs: number; maxMs: number };
+  logger: WorkerLogger;
+  now: () => number;
+  random: Random;
+  /** Each received message already holds a slot; the callee releases it when done. */
+  onMessage: (message: Message) => void;
+}
+
+/**
+ * Long-polls the queue with several receive loops, each of which reserves free slots
+ * before it asks SQS for messages, so the worker never holds more messages than it can
+ * run. Errors back off exponentially and never end a loop.
+ */
+export class Poller {
+  /** Liveness: last time any loop made progress (a call returned or a backoff ended). */
+  lastActivityAt: number;
+  lastSuccessAt: number | undefined;
+  consecutiveFailures = 0;
+  private stopping = false;
+  /** Ends backoff sleeps and free-slot waits at stop; never aborts a receive. */
+  private readonly abort = new AbortController();
+  private readonly stopped = new Promise<void>((resolve) => this.abort.signal.addEventListener('abort', () => resolve(), { once: true }));
+  private loops: Promise<void>[] = [];
+
+  constructor(private readonly options: PollerOptions) {
+    this.lastActivityAt = options.now();
+  }
+
+  start(): void {
+    this.loops = Array.from({ length: this.options.concurrency }, () => this.loop());
+  }
+
+  /**
+   * Stops receiving. A receive under way is not aborted: an abandoned long poll can still
+   * take messages on the server side and hide them until their visibility timeout, so
+   * each loop ends when its current receive returns (at most `waitTimeSeconds`). What
+   * such a receive returns is still handed to `onMessage`, which releases it.
+   */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.abort.abort();
+    await Promise.all(this.loops);
+  }
+
+  /** Ready: the last receive succeeded. */
+  get receiving(): boolean {
+    return this.consecutiveFailures === 0 && this.lastSuccessAt !== undefined;
+  }
+
+  private async loop(): Promise<void> {
+    const { limit, sqs, queueUrl } = this.options;
+    while (!this.stopping) {
+      await Promise.race([limit.whenFree(), this.stopped]);
+      if (this.stopping) break;
+      const slots = limit.reserve(MAX_RECEIVE);
+      if (slots === 0) continue;
+      let messages: Message[];
+      try {
+        const response = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: queueUrl,
+            MaxNumberOfMessages: slots,
+            WaitTimeSeconds: this.options.waitTimeSeconds,
+            MessageAttributeNames: ['All'],
+            MessageSystemAttributeNames: ['ApproximateReceiveCount', 'ApproximateFirstReceiveTimestamp', 'SentTimestamp', 'MessageGroupId'],
+          }),
+        );
+        messages = response.Messages ?? [];
+      } catch (error) {
+        limit.release(slots);
+        if (this.stopping) break;
+        await this.backOff(error);
+        continue;
+      }
+      this.recordSuccess();
+      limit.release(slots - messages.length);
+      for (const message of messages) this.options.onMessage(message);
+    }
+  }
+
+  private recordSuccess(): void {
+    const now = this.options.now();
+    if (this.consecutiveFailures > 0) {
+      this.options.logger.info({ queueUrl: this.options.queueUrl, failures: this.consecutiveFailures }, 'receiving again after poll failures');
+    }
+    this.consecutiveFailures = 0;
+    this.lastSuccessAt = now;
+    this.lastActivityAt = now;
+  }
+
+  private async backOff(error: unknown): Promise<void> {
+    this.consecutiveFailures++;
+    const { initialMs, maxMs } = this.options.backoff;
+    const ceiling = Math.min(maxMs, initialMs * 2 ** Math.min(this.consecutiveFailures - 1, 30));
+    // Equal jitter: several loops (and several workers) must not retry in lockstep.
+    const delayMs = ceiling / 2 + (this.options.random() * ceiling) / 2;
+    // Log the 1st, 2nd, 4th, 8th… failure: an outage is visible without a flood.
+    if ((this.consecutiveFailures & (this.consecutiveFailures - 1)) === 0) {
+      this.options.logger.warn(
+        { queueUrl: this.options.queueUrl, failures: this.consecutiveFailures, retryInMs: Math.round(delayMs), err: error },
+        'receive failed; backing off',
+      );
+    }
+    await sleep(delayMs, this.abort.signal);
+    this.lastActivityAt = this.options.now();
+  }
+}

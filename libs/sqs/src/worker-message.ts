@@ -1,0 +1,20 @@
+/** What a handler receives. */
+export interface WorkerMessage<Body = unknown> {
+  /** The payload, parsed as JSON when it is JSON, else the string. SNS envelopes are already unwrapped. */
+  body: Body;
+  /** The payload as published. */
+  rawBody: string;
+  /** The publisher's attributes (SNS ones included), as strings; binary values in base64. */
+  attributes: Readonly<Record<string, string>>;
+  /** 1 on first delivery; counts every attempt across retries. */
+  attempt: number;
+  /** Epoch ms of the first receive. */
+  firstReceivedAt: number;
+  /** The original message id, stable across retries: use it to make side effects idempotent. */
+  idempotencyKey: string;
+  /** This delivery's SQS message id (a retry copy has a new one). */
+  messageId: string;
+  receiveCount: number;
+  /** Aborted on handler timeout and on shutdown past the drain timeout. */
+  signal: AbortSignal;
+}

@@ -1,0 +1,357 @@
+import { GetQueueAttributesCommand, type Message } from '@aws-sdk/client-sqs';
+import type { DeadLetterReason, HopDecision, RetryDecision } from '@requeue/retry';
+import { SqsBatchClient } from './batch-client.js';
+import { deadLetterAttributes, retryCopyAttributes } from './copies.js';
+import { decodeMessage, parseBody, type DecodedMessage } from './decode.js';
+import { SqsWorkerConfigError } from './errors.js';
+import { GroupSequencer } from './group-sequencer.js';
+import { runWithTimeout } from './handler-runner.js';
+import { MAX_VISIBILITY_SECONDS, VisibilityHeartbeat } from './heartbeat.js';
+import { InFlightLimit } from './in-flight-limit.js';
+import { silentLogger } from './logger.js';
+import { attributeStrings } from './message-attributes.js';
+import { noMetrics } from './metrics.js';
+import { resolveWorkerOptions, type ResolvedWorkerOptions, type SqsWorkerOptions } from './options.js';
+import { Poller } from './poller.js';
+import { sleep } from './sleep.js';
+
+export interface WorkerHealth {
+  /** The poll loop is making progress (it may be backing off). */
+  live: boolean;
+  /** Started, not stopping, and the last receive succeeded. */
+  ready: boolean;
+  inFlight: number;
+  maxInFlight: number;
+  lastPollActivityAt: number;
+  consecutivePollFailures: number;
+}
+
+/** Raised into a handler's signal when shutdown outlasts the drain timeout. */
+export class WorkerStoppingError extends Error {
+  constructor() {
+    super('worker is stopping: drain timeout reached');
+    this.name = 'WorkerStoppingError';
+  }
+}
+
+interface QueueFacts {
+  visibilityTimeoutSeconds: number;
+  maxReceiveCount: number | undefined;
+  fifo: boolean;
+}
+
+/**
+ * The engine: poll -> dispatch -> decode -> handle -> outcome. A success is deleted; a
+ * retryable failure is copied with a delay and only then deleted; anything else is sent
+ * to the DLQ with `x-dead-letter` and only then deleted.
+ */
+export class SqsWorker {
+  private readonly options: ResolvedWorkerOptions;
+  private readonly limit: InFlightLimit;
+  private readonly batch: SqsBatchClient;
+  private readonly groups = new GroupSequencer();
+  private readonly stopController = new AbortController();
+  private poller: Poller | undefined;
+  private heartbeat: VisibilityHeartbeat | undefined;
+  private facts: QueueFacts | undefined;
+  private metricsTimer: NodeJS.Timeout | undefined;
+  private stopping: Promise<void> | undefined;
+  private readonly queueName: string;
+
+  constructor(options: SqsWorkerOptions) {
+    this.options = resolveWorkerOptions(options, { logger: silentLogger, metrics: noMetrics });
+    this.limit = new InFlightLimit(this.options.maxInFlight);
+    this.batch = new SqsBatchClient(this.options.sqs, this.options.batchWaitMs);
+    this.queueName = this.options.queueUrl.split('/').pop() ?? this.options.queueUrl;
+  }
+
+  async start(): Promise<void> {
+    if (this.poller) throw new SqsWorkerConfigError('start', 'the worker is already started');
+    this.facts = await this.readQueueFacts();
+    const { options } = this;
+    this.heartbeat = new VisibilityHeartbeat({
+      batch: this.batch,
+      queueUrl: options.queueUrl,
+      visibilityTimeoutSeconds: this.facts.visibilityTimeoutSeconds,
+      logger: options.logger,
+      now: options.now,
+    });
+    this.heartbeat.start();
+    this.poller = new Poller({
+      sqs: options.sqs,
+      queueUrl: options.queueUrl,
+      limit: this.limit,
+      waitTimeSeconds: options.waitTimeSeconds,
+      concurrency: options.pollers,
+      backoff: options.pollBackoff,
+      logger: options.logger,
+      now: options.now,
+      random: options.random,
+      onMessage: (message) => this.dispatch(message),
+    });
+    this.metricsTimer = setInterval(() => void this.options.metrics.flush(), options.metricsFlushIntervalMs);
+    this.metricsTimer.unref();
+    this.poller.start();
+    options.logger.info(
+      { queueUrl: options.queueUrl, maxInFlight: options.maxInFlight, pollers: options.pollers, ...this.facts },
+      'worker started',
+    );
+  }
+
+  /**
+   * Graceful shutdown: stop polling, let in-flight handlers finish for up to
+   * `drainTimeoutMs`, then abort the rest and release their messages (visibility 0) so
+   * they reappear at once, and flush every buffered delete and send. A message is
+   * either finished or released, never both.
+   */
+  stop(options: { drainTimeoutMs?: number } = {}): Promise<void> {
+    this.stopping ??= this.shutDown(options.drainTimeoutMs ?? this.options.drainTimeoutMs);
+    return this.stopping;
+  }
+
+  health(): WorkerHealth {
+    const poller = this.poller;
+    const now = this.options.now();
+    const staleAfterMs = (this.options.waitTimeSeconds + 10) * 1000 + this.options.pollBackoff.maxMs;
+    return {
+      live: poller !== undefined && (this.stopping !== undefined || now - poller.lastActivityAt < staleAfterMs),
+      ready: poller !== undefined && this.stopping === undefined && poller.receiving,
+      inFlight: this.limit.inUse,
+      maxInFlight: this.limit.capacity,
+      lastPollActivityAt: poller?.lastActivityAt ?? 0,
+      consecutivePollFailures: poller?.consecutiveFailures ?? 0,
+    };
+  }
+
+  private async shutDown(drainTimeoutMs: number): Promise<void> {
+    const { logger } = this.options;
+    logger.info({ inFlight: this.limit.inUse, drainTimeoutMs }, 'stopping: no new messages; draining');
+    const pollersDone = this.poller?.stop();
+    const drained = await Promise.race([this.limit.whenIdle().then(() => true), sleep(drainTimeoutMs).then(() => false)]);
+    await pollersDone;
+    if (!drained && this.limit.inUse > 0) {
+      logger.warn({ inFlight: this.limit.inUse }, 'drain timeout: aborting handlers and releasing their messages');
+      this.stopController.abort(new WorkerStoppingError());
+      await this.limit.whenIdle();
+    }
+    await this.batch.flush();
+    this.heartbeat?.stop();
+    if (this.metricsTimer) clearInterval(this.metricsTimer);
+    await this.options.metrics.flush();
+    logger.info({}, 'worker stopped');
+  }
+
+  private async readQueueFacts(): Promise<QueueFacts> {
+    const { options } = this;
+    const fifo = options.queueUrl.endsWith('.fifo');
+    if (options.visibilityTimeoutSeconds !== undefined && options.maxReceiveCount !== undefined) {
+      return { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds, maxReceiveCount: options.maxReceiveCount, fifo };
+    }
+    const response = await options.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: options.queueUrl, AttributeNames: ['VisibilityTimeout', 'RedrivePolicy'] }),
+    );
+    const redrive = response.Attributes?.RedrivePolicy;
+    let maxReceiveCount = options.maxReceiveCount;
+    if (maxReceiveCount === undefined && redrive) {
+      const parsed = Number((JSON.parse(redrive) as { maxReceiveCount?: unknown }).maxReceiveCount);
+      if (Number.isInteger(parsed) && parsed > 0) maxReceiveCount = parsed;
+    }
+    return {
+      visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? Number(response.Attributes?.VisibilityTimeout ?? 30),
+      maxReceiveCount,
+      fifo,
+    };
+  }
+
+  private dispatch(message: Message): void {
+    if (this.stopping) {
+      // Received by a poll that was under way when shutdown began: give it straight back.
+      void this.releaseReceived(message).finally(() => this.limit.release(1));
+      return;
+    }
+    this.options.metrics.received(1);
+    const groupId = message.Attributes?.MessageGroupId;
+    void this.groups
+      .run(this.facts?.fifo ? groupId : undefined, () => this.process(message))
+      .finally(() => this.limit.release(1));
+  }
+
+  private async process(raw: Message): Promise<void> {
+    const { options } = this;
+    const receivedAt = options.now();
+    const decoded = decodeMessage(raw, receivedAt);
+    const message = decoded.message;
+    try {
+      if (!decoded.ok) {
+        await this.deadLetter(message, decoded.reason, decoded.errorType, decoded.error);
+        return;
+      }
+      if (message.overrideProblem) {
+        options.logger.warn({ messageId: message.messageId, problem: message.overrideProblem }, 'ignoring invalid x-retry-policy');
+      }
+      const early = options.retryPolicy.deferUntilNotBefore(message.state, receivedAt, options.random);
+      if (early) {
+        await this.requeue(message, early);
+        return;
+      }
+      await this.handle(message, receivedAt);
+    } catch (unexpected) {
+      // Nothing a message does may end the worker. The message is left as it is and
+      // reappears after its visibility timeout.
+      options.logger.error({ messageId: message.messageId, err: unexpected }, 'unexpected error while processing; the message will reappear');
+    }
+  }
+
+  private async handle(message: DecodedMessage, receivedAt: number): Promise<void> {
+    const { options } = this;
+    const heartbeat = this.heartbeat!;
+    heartbeat.track(message.receiptHandle, message.messageId, receivedAt);
+    const started = options.now();
+    const outcome = await runWithTimeout(
+      (signal) =>
+        options.handler({
+          body: parseBody(message.payload),
+          rawBody: message.payload,
+          attributes: attributeStrings(message.payloadAttributes),
+          attempt: message.state.attempt,
+          firstReceivedAt: message.state.firstReceivedAt,
+          idempotencyKey: message.state.originalMessageId,
+          messageId: message.messageId,
+          receiveCount: message.receiveCount,
+          signal,
+        }),
+      options.handlerTimeoutMs,
+      this.stopController.signal,
+    );
+    // The heartbeat stops, and any extension under way lands, before the delete.
+    await heartbeat.untrack(message.receiptHandle);
+    const durationMs = options.now() - started;
+    if (outcome.ok) {
+      options.metrics.succeeded(message.state.attempt, durationMs);
+      await this.deleteOriginal(message, 'success');
+      return;
+    }
+    options.metrics.failed(durationMs);
+    if (outcome.stopped) {
+      await this.release(message);
+      return;
+    }
+    const decision = options.retryPolicy.decide(message.state, outcome.error, options.now(), options.random, message.override);
+    if (decision.action === 'dead-letter') {
+      await this.deadLetter(message, decision.reason, decision.errorType, decision.error);
+      return;
+    }
+    const fields = {
+      messageId: message.messageId,
+      originalMessageId: message.state.originalMessageId,
+      attempt: message.state.attempt,
+      errorType: decision.errorType,
+      delaySeconds: decision.delaySeconds,
+      error: decision.error,
+    };
+    if (message.state.attempt === 1) options.logger.warn(fields, 'handler failed; retrying');
+    else options.logger.info(fields, 'handler failed again; retrying');
+    await this.requeue(message, decision);
+  }
+
+  /** Retry: send the copy first, delete the original only once the copy is safe. */
+  private async requeue(message: DecodedMessage, decision: RetryDecision | HopDecision): Promise<void> {
+    const { options } = this;
+    const attributes = this.facts?.fifo ? undefined : retryCopyAttributes(message, decision.state);
+    if (attributes) {
+      const sent = await this.batch.send(options.queueUrl, { body: message.sqsBody, attributes, delaySeconds: decision.delaySeconds });
+      if (sent.ok) {
+        if (decision.action === 'retry') options.metrics.retried(decision.errorType, decision.delaySeconds);
+        await this.deleteOriginal(message, 'requeued');
+        return;
+      }
+      options.logger.warn(
+        { messageId: message.messageId, code: sent.code, error: sent.message },
+        'could not send the retry copy; delaying the original instead',
+      );
+    }
+    await this.delayInPlace(message, decision);
+  }
+
+  /**
+   * The visibility transport: the original message stays, hidden for the delay. Used for
+   * FIFO queues (no per-message delays), and when a copy cannot carry the retry state.
+   * Each receive raises ApproximateReceiveCount, which SQS compares with the redrive
+   * maxReceiveCount: a message at that count is dead-lettered here, with its reason,
+   * rather than moved by SQS without one.
+   */
+  private async delayInPlace(message: DecodedMessage, decision: RetryDecision | HopDecision): Promise<void> {
+    const { options } = this;
+    const maxReceiveCount = this.facts?.maxReceiveCount;
+    if (maxReceiveCount !== undefined && message.receiveCount >= maxReceiveCount) {
+      await this.deadLetter(message, 'max-attempts', decision.errorType, decision.error);
+      return;
+    }
+    const now = options.now();
+    const waitSeconds =
+      decision.action === 'hop' && decision.state.notBefore !== undefined ? Math.ceil((decision.state.notBefore - now) / 1000) : decision.delaySeconds;
+    const elapsedSeconds = Math.ceil((now - message.state.firstReceivedAt) / 1000);
+    const seconds = Math.max(0, Math.min(waitSeconds, MAX_VISIBILITY_SECONDS - elapsedSeconds - 1));
+    const changed = await this.batch.changeVisibility(options.queueUrl, message.receiptHandle, seconds);
+    if (changed.ok) {
+      if (decision.action === 'retry') options.metrics.retried(decision.errorType, seconds);
+      return;
+    }
+    options.logger.error(
+      { messageId: message.messageId, code: changed.code, error: changed.message },
+      'could not delay the message; it reappears after its visibility timeout',
+    );
+  }
+
+  /** Dead-letter: send to the DLQ with the reason, delete the original only once it is there. */
+  private async deadLetter(message: DecodedMessage, reason: DeadLetterReason, errorType: string, error: string): Promise<void> {
+    const { options } = this;
+    const record = {
+      reason,
+      errorType,
+      error,
+      attempts: message.state.attempt,
+      firstReceivedAt: message.state.firstReceivedAt,
+      deadLetteredAt: options.now(),
+      sourceQueue: options.queueUrl,
+      originalMessageId: message.state.originalMessageId,
+    };
+    const { attributes, carriesRecord } = deadLetterAttributes(message, record);
+    const fifoDlq = options.deadLetterQueueUrl.endsWith('.fifo');
+    const sent = await this.batch.send(options.deadLetterQueueUrl, {
+      body: message.sqsBody,
+      attributes,
+      ...(fifoDlq ? { groupId: message.groupId ?? 'requeue', deduplicationId: message.messageId } : {}),
+    });
+    const fields = { messageId: message.messageId, originalMessageId: record.originalMessageId, attempt: record.attempts, reason, errorType, error };
+    if (!sent.ok) {
+      options.logger.error({ ...fields, code: sent.code, sendError: sent.message }, 'could not send to the DLQ; the message stays and reappears');
+      return;
+    }
+    options.metrics.deadLettered(reason);
+    if (carriesRecord) options.logger.error(fields, 'dead-lettered');
+    else options.logger.error({ ...fields, deadLetter: record }, 'dead-lettered without x-dead-letter: the message already has 10 attributes');
+    await this.deleteOriginal(message, 'dead-lettered');
+  }
+
+  private async deleteOriginal(message: DecodedMessage, after: 'success' | 'requeued' | 'dead-lettered'): Promise<void> {
+    const deleted = await this.batch.delete(this.options.queueUrl, message.receiptHandle);
+    if (deleted.ok) return;
+    // The message will reappear: after a copy or a dead letter, it now exists twice.
+    if (after !== 'success') this.options.metrics.duplicateRisk();
+    this.options.logger.warn(
+      { messageId: message.messageId, after, code: deleted.code, error: deleted.message },
+      after === 'success' ? 'delete failed; the message will be delivered again' : 'delete failed after the copy was sent; a duplicate will follow',
+    );
+  }
+
+  private release(message: DecodedMessage): Promise<void> {
+    return this.releaseReceived({ MessageId: message.messageId, ReceiptHandle: message.receiptHandle });
+  }
+
+  /** Makes a message visible again at once (visibility 0), for another worker to take. */
+  private async releaseReceived(message: Pick<Message, 'MessageId' | 'ReceiptHandle'>): Promise<void> {
+    const released = await this.batch.changeVisibility(this.options.queueUrl, message.ReceiptHandle ?? '', 0);
+    if (!released.ok) this.options.logger.warn({ messageId: message.MessageId, error: released.message }, 'could not release message at shutdown');
+  }
+}
