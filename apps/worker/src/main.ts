@@ -1,1 +1,91 @@
-export {};
+import 'reflect-metadata';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { NestFactory } from '@nestjs/core';
+import { EmfMetrics } from '@requeue/sqs';
+import { Logger as NestPinoLogger } from 'nestjs-pino';
+import { pino } from 'pino';
+import { AppModule } from './app.module.js';
+import { loadWorkerConfig, WorkerConfigError, type WorkerConfig } from './config.js';
+import { EmbeddedAwsError, startEmbeddedAws, type EmbeddedAws } from './embedded-aws.js';
+
+function fail(message: string): never {
+  process.stderr.write(`requeue worker: ${message}\n`);
+  process.exit(1);
+}
+
+function banner(local: EmbeddedAws, config: WorkerConfig): string {
+  return [
+    '',
+    'requeue worker: no WORKER_QUEUE_URL, so running on an embedded SQS/SNS emulator.',
+    `  endpoint  ${local.endpoint}`,
+    `  topic     ${local.topicArn}`,
+    `  queue     ${local.queueUrl}`,
+    `  DLQ       ${local.dlqUrl}`,
+    `  handler   ${config.handler}; health on http://127.0.0.1:${config.healthPort}/health/ready`,
+    'Publish a message:',
+    `  aws --endpoint-url ${local.endpoint} --region us-east-1 sns publish --topic-arn ${local.topicArn} \\`,
+    `      --message '{"id":"hello","simulate":{"outcome":"transient","failTimes":1}}'`,
+    '(any credentials work, e.g. AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test)',
+    '',
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  let config: WorkerConfig;
+  try {
+    config = loadWorkerConfig(process.env);
+  } catch (error) {
+    if (error instanceof WorkerConfigError) fail(error.message);
+    throw error;
+  }
+  const logger = pino({ level: config.logLevel, redact: config.logRedact, base: { service: 'requeue-worker' } });
+
+  let local: EmbeddedAws | undefined;
+  let queues: { queueUrl: string; dlqUrl: string };
+  let endpoint = config.endpoint;
+  if (config.queues === 'embedded') {
+    try {
+      local = await startEmbeddedAws(config.emulatorPort);
+    } catch (error) {
+      if (error instanceof EmbeddedAwsError) fail(error.message);
+      throw error;
+    }
+    queues = { queueUrl: local.queueUrl, dlqUrl: local.dlqUrl };
+    endpoint = local.endpoint;
+    process.stderr.write(banner(local, config));
+  } else {
+    queues = config.queues;
+  }
+
+  const sqs = new SQSClient({
+    region: config.region,
+    ...(endpoint ? { endpoint } : {}),
+    // The embedded emulator accepts any credentials; real AWS uses the standard chain.
+    ...(local ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+  });
+  const metrics = new EmfMetrics({ namespace: config.metricsNamespace, queueName: queues.queueUrl.split('/').pop() ?? 'queue' });
+  const app = await NestFactory.create(AppModule.register({ config, queues, sqs, logger, metrics }), { bufferLogs: true });
+  app.useLogger(app.get(NestPinoLogger));
+  await app.listen(config.healthPort, config.healthHost);
+
+  let stopping = false;
+  const shutDown = async (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting without draining');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    await app.close();
+    await local?.stop();
+    sqs.destroy();
+    process.exit(0);
+  };
+  process.on('SIGTERM', (signal) => void shutDown(signal));
+  process.on('SIGINT', (signal) => void shutDown(signal));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`requeue worker: failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -19,6 +19,8 @@ export interface SqsWorkerOptions {
   maxInFlight?: number;
   /** Long-poll wait, 0–20 s. @default 20 */
   waitTimeSeconds?: number;
+  /** Messages asked for per receive, 1–10. @default 10 */
+  receiveBatchSize?: number;
   /** A handler still running after this fails with a TimeoutError (TEMPORARY). @default 300000 */
   handlerTimeoutMs?: number;
   /** @default read from the queue (GetQueueAttributes) */
@@ -68,6 +70,8 @@ export function resolveWorkerOptions(options: SqsWorkerOptions, defaults: { logg
     // SQS long polling accepts 0 to 20 seconds (ReceiveMessage WaitTimeSeconds).
     waitTimeSeconds: integerIn('waitTimeSeconds', options.waitTimeSeconds, 20, 0, 20),
     // A handler may run at most as long as a message can stay invisible: 12 hours.
+    // SQS returns at most 10 messages per ReceiveMessage.
+    receiveBatchSize: integerIn('receiveBatchSize', options.receiveBatchSize, 10, 1, 10),
     handlerTimeoutMs: integerIn('handlerTimeoutMs', options.handlerTimeoutMs, 300_000, 1, 43_200_000),
     visibilityTimeoutSeconds:
       options.visibilityTimeoutSeconds === undefined ? undefined : integerIn('visibilityTimeoutSeconds', options.visibilityTimeoutSeconds, 30, 1, 43_200),

@@ -4,14 +4,13 @@ import type { InFlightLimit } from './in-flight-limit.js';
 import type { WorkerLogger } from './logger.js';
 import { sleep } from './sleep.js';
 
-/** SQS returns at most 10 messages per ReceiveMessage. */
-const MAX_RECEIVE = 10;
-
 export interface PollerOptions {
   sqs: SQSClient;
   queueUrl: string;
   limit: InFlightLimit;
   waitTimeSeconds: number;
+  /** Messages asked for per receive (SQS allows at most 10). */
+  receiveBatchSize: number;
   /** Receive calls that may be under way at once. */
   concurrency: number;
   backoff: { initialMs: number; maxMs: number };
@@ -30,7 +29,6 @@ export interface PollerOptions {
 export class Poller {
   /** Liveness: last time any loop made progress (a call returned or a backoff ended). */
   lastActivityAt: number;
-  lastSuccessAt: number | undefined;
   consecutiveFailures = 0;
   private stopping = false;
   /** Ends backoff sleeps and free-slot waits at stop; never aborts a receive. */
@@ -58,9 +56,9 @@ export class Poller {
     await Promise.all(this.loops);
   }
 
-  /** Ready: the last receive succeeded. */
+  /** Ready: started, and no receive has failed since the last success. */
   get receiving(): boolean {
-    return this.consecutiveFailures === 0 && this.lastSuccessAt !== undefined;
+    return this.loops.length > 0 && this.consecutiveFailures === 0;
   }
 
   private async loop(): Promise<void> {
@@ -68,7 +66,7 @@ export class Poller {
     while (!this.stopping) {
       await Promise.race([limit.whenFree(), this.stopped]);
       if (this.stopping) break;
-      const slots = limit.reserve(MAX_RECEIVE);
+      const slots = limit.reserve(this.options.receiveBatchSize);
       if (slots === 0) continue;
       let messages: Message[];
       try {
@@ -100,7 +98,6 @@ export class Poller {
       this.options.logger.info({ queueUrl: this.options.queueUrl, failures: this.consecutiveFailures }, 'receiving again after poll failures');
     }
     this.consecutiveFailures = 0;
-    this.lastSuccessAt = now;
     this.lastActivityAt = now;
   }
 

@@ -56,6 +56,8 @@ export class SqsWorker {
   private facts: QueueFacts | undefined;
   private metricsTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
+  /** Messages received and not yet finished (slots also count receives under way). */
+  private handling = 0;
   private readonly queueName: string;
 
   constructor(options: SqsWorkerOptions) {
@@ -82,6 +84,7 @@ export class SqsWorker {
       queueUrl: options.queueUrl,
       limit: this.limit,
       waitTimeSeconds: options.waitTimeSeconds,
+      receiveBatchSize: options.receiveBatchSize,
       concurrency: options.pollers,
       backoff: options.pollBackoff,
       logger: options.logger,
@@ -116,7 +119,7 @@ export class SqsWorker {
     return {
       live: poller !== undefined && (this.stopping !== undefined || now - poller.lastActivityAt < staleAfterMs),
       ready: poller !== undefined && this.stopping === undefined && poller.receiving,
-      inFlight: this.limit.inUse,
+      inFlight: this.handling,
       maxInFlight: this.limit.capacity,
       lastPollActivityAt: poller?.lastActivityAt ?? 0,
       consecutivePollFailures: poller?.consecutiveFailures ?? 0,
@@ -125,12 +128,12 @@ export class SqsWorker {
 
   private async shutDown(drainTimeoutMs: number): Promise<void> {
     const { logger } = this.options;
-    logger.info({ inFlight: this.limit.inUse, drainTimeoutMs }, 'stopping: no new messages; draining');
+    logger.info({ inFlight: this.handling, drainTimeoutMs }, 'stopping: no new messages; draining');
     const pollersDone = this.poller?.stop();
     const drained = await Promise.race([this.limit.whenIdle().then(() => true), sleep(drainTimeoutMs).then(() => false)]);
     await pollersDone;
     if (!drained && this.limit.inUse > 0) {
-      logger.warn({ inFlight: this.limit.inUse }, 'drain timeout: aborting handlers and releasing their messages');
+      logger.warn({ inFlight: this.handling }, 'drain timeout: aborting handlers and releasing their messages');
       this.stopController.abort(new WorkerStoppingError());
       await this.limit.whenIdle();
     }
@@ -170,10 +173,14 @@ export class SqsWorker {
       return;
     }
     this.options.metrics.received(1);
+    this.handling++;
     const groupId = message.Attributes?.MessageGroupId;
     void this.groups
       .run(this.facts?.fifo ? groupId : undefined, () => this.process(message))
-      .finally(() => this.limit.release(1));
+      .finally(() => {
+        this.handling--;
+        this.limit.release(1);
+      });
   }
 
   private async process(raw: Message): Promise<void> {

@@ -1,0 +1,146 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRetryPolicy, parseRetryPolicyJson, RetryPolicyConfigError, type RetryPolicy } from '@requeue/retry';
+
+/** One configuration problem, reported as one line naming the variable. */
+export class WorkerConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${variable}: ${problem}`, options);
+    this.name = 'WorkerConfigError';
+  }
+}
+
+export interface WorkerConfig {
+  /** Queue URLs, or `embedded` to start the local emulator (never in production). */
+  queues: { queueUrl: string; dlqUrl: string } | 'embedded';
+  region: string;
+  endpoint: string | undefined;
+  handler: string;
+  maxInFlight: number;
+  waitTimeSeconds: number;
+  receiveBatchSize: number;
+  handlerTimeoutMs: number;
+  drainTimeoutMs: number;
+  visibilityTimeoutSeconds: number | undefined;
+  healthPort: number;
+  healthHost: string;
+  emulatorPort: number;
+  retryPolicy: RetryPolicy;
+  retryPolicySource: string;
+  simulationLedger: string | undefined;
+  webhookUrl: string | undefined;
+  webhookTimeoutMs: number;
+  logLevel: string;
+  logRedact: string[];
+  metricsNamespace: string;
+  production: boolean;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number, why = ''): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^-?\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new WorkerConfigError(name, `must be a whole number from ${min} to ${max}${why}, got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+function url(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  try {
+    const parsed = new URL(raw);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http(s)');
+  } catch (cause) {
+    throw new WorkerConfigError(name, `must be an http(s) URL, got ${JSON.stringify(raw)}`, { cause });
+  }
+  return raw;
+}
+
+/** RETRY_POLICY is JSON, or a path to a JSON file. */
+function retryPolicy(raw: string | undefined): { policy: RetryPolicy; source: string } {
+  if (raw === undefined || raw.trim() === '') return { policy: createRetryPolicy(), source: 'shipped preset' };
+  const inline = raw.trim().startsWith('{');
+  let text = raw;
+  if (!inline) {
+    if (!existsSync(raw)) throw new WorkerConfigError('RETRY_POLICY', `is neither JSON nor a readable file: ${JSON.stringify(raw)}`);
+    text = readFileSync(raw, 'utf8');
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (cause) {
+    throw new WorkerConfigError('RETRY_POLICY', `is not valid JSON${inline ? '' : ` (file ${raw})`}: ${(cause as Error).message}`, { cause });
+  }
+  try {
+    return { policy: createRetryPolicy(parseRetryPolicyJson(json)), source: inline ? 'RETRY_POLICY (inline JSON)' : raw };
+  } catch (cause) {
+    if (cause instanceof RetryPolicyConfigError) throw new WorkerConfigError('RETRY_POLICY', cause.message, { cause });
+    throw cause;
+  }
+}
+
+/**
+ * Reads and validates the worker's environment (DESIGN.md 3.2). Throws one
+ * WorkerConfigError naming the first bad variable.
+ */
+export function loadWorkerConfig(env: Env): WorkerConfig {
+  const production = env.NODE_ENV === 'production';
+  const queueUrl = url(env, 'WORKER_QUEUE_URL');
+  const dlqUrl = url(env, 'WORKER_DLQ_URL');
+  let queues: WorkerConfig['queues'];
+  if (queueUrl && dlqUrl) queues = { queueUrl, dlqUrl };
+  else if (queueUrl || dlqUrl) {
+    throw new WorkerConfigError(queueUrl ? 'WORKER_DLQ_URL' : 'WORKER_QUEUE_URL', 'must be set together with the other queue URL');
+  } else if (production) {
+    throw new WorkerConfigError('WORKER_QUEUE_URL', 'is not set, and NODE_ENV=production never starts the embedded emulator; set WORKER_QUEUE_URL and WORKER_DLQ_URL');
+  } else queues = 'embedded';
+
+  const handler = env.WORKER_HANDLER?.trim() || 'simulation';
+  if (!/^[A-Za-z][\w-]{0,63}$/.test(handler)) throw new WorkerConfigError('WORKER_HANDLER', `is not a handler name: ${JSON.stringify(handler)}`);
+
+  const logLevel = env.LOG_LEVEL?.trim() || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new WorkerConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
+
+  const { policy, source } = retryPolicy(env.RETRY_POLICY);
+  const visibility = env.WORKER_VISIBILITY_TIMEOUT_SECONDS;
+
+  return {
+    queues,
+    region: env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || 'us-east-1',
+    endpoint: url(env, 'AWS_ENDPOINT_URL_SQS') ?? url(env, 'AWS_ENDPOINT_URL'),
+    handler,
+    maxInFlight: integer(env, 'WORKER_MAX_IN_FLIGHT', 50, 1, 10_000),
+    // SQS limits: long polls wait 0–20 s, a receive returns 1–10 messages, a message
+    // stays invisible for at most 12 h.
+    waitTimeSeconds: integer(env, 'WORKER_WAIT_TIME_SECONDS', 20, 0, 20, ' (the SQS long-poll maximum is 20)'),
+    receiveBatchSize: integer(env, 'WORKER_RECEIVE_BATCH_SIZE', 10, 1, 10, ' (SQS returns at most 10 per receive)'),
+    handlerTimeoutMs: integer(env, 'WORKER_HANDLER_TIMEOUT_MS', 300_000, 1, 43_200_000, ' (12 h, the SQS visibility maximum)'),
+    drainTimeoutMs: integer(env, 'WORKER_DRAIN_TIMEOUT_MS', 30_000, 0, 3_600_000),
+    visibilityTimeoutSeconds:
+      visibility === undefined || visibility === '' ? undefined : integer(env, 'WORKER_VISIBILITY_TIMEOUT_SECONDS', 60, 1, 43_200, ' (12 h, the SQS maximum)'),
+    healthPort: integer(env, 'WORKER_HEALTH_PORT', 8080, 0, 65_535),
+    healthHost: env.WORKER_HEALTH_HOST?.trim() || '0.0.0.0',
+    emulatorPort: integer(env, 'WORKER_EMULATOR_PORT', 4566, 0, 65_535),
+    retryPolicy: policy,
+    retryPolicySource: source,
+    simulationLedger: env.SIMULATION_LEDGER?.trim() || undefined,
+    webhookUrl: url(env, 'WEBHOOK_URL'),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 900_000),
+    logLevel,
+    logRedact: (env.LOG_REDACT ?? 'payload.password,payload.token,payload.secret,payload.card')
+      .split(',')
+      .map((path) => path.trim())
+      .filter(Boolean),
+    metricsNamespace: env.METRICS_NAMESPACE?.trim() || 'requeue',
+    production,
+  };
+}

@@ -1,0 +1,89 @@
+import { appendFileSync } from 'node:fs';
+import { Inject, Injectable } from '@nestjs/common';
+import { SqsHandler } from '@requeue/nest';
+import { ErrorType, NonRetryableError, RetryableError, UnrecoverableError } from '@requeue/retry';
+import type { WorkerMessage } from '@requeue/sqs';
+import { z } from 'zod';
+import { APP_CONFIG } from '../tokens.js';
+import type { WorkerConfig } from '../config.js';
+
+export const SIMULATED_OUTCOMES = ['ok', 'transient', 'rate_limit', 'quota', 'permanent', 'unrecoverable', 'throw_non_error', 'hang', 'crash'] as const;
+
+const simulationBody = z.object({
+  id: z.string().min(1).max(256),
+  simulate: z
+    .strictObject({
+      outcome: z.enum(SIMULATED_OUTCOMES),
+      failTimes: z.number().int().min(0).max(1000).optional(),
+      retryAfterMs: z.number().int().min(0).max(43_200_000).optional(),
+      durationMs: z.number().int().min(0).max(43_200_000).optional(),
+    })
+    .optional(),
+});
+
+export type SimulationBody = z.infer<typeof simulationBody>;
+
+/**
+ * The demo, test and benchmark handler (DESIGN.md 3.4). With `failTimes` n, attempts
+ * 1..n fail with the outcome and attempt n+1 succeeds; without it, the outcome happens
+ * on every attempt. Each success appends a line to SIMULATION_LEDGER, synchronously and
+ * before the message is deleted, so a crash can duplicate a ledger line but never lose one.
+ */
+@Injectable()
+export class SimulationHandler {
+  constructor(@Inject(APP_CONFIG) private readonly config: WorkerConfig) {}
+
+  @SqsHandler('simulation')
+  async handle(message: WorkerMessage): Promise<void> {
+    const parsed = simulationBody.safeParse(message.body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new NonRetryableError(`validation: not a simulation message (${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'})`, { cause: parsed.error });
+    }
+    const { id, simulate } = parsed.data;
+    if (simulate?.durationMs) await workFor(simulate.durationMs, message.signal);
+    const outcome = simulate?.outcome ?? 'ok';
+    const failing = outcome !== 'ok' && (simulate?.failTimes === undefined || message.attempt <= simulate.failTimes);
+    if (failing) await fail(outcome, simulate?.retryAfterMs);
+    if (this.config.simulationLedger) {
+      appendFileSync(this.config.simulationLedger, `${JSON.stringify({ id, attempt: message.attempt, messageId: message.messageId, at: Date.now() })}\n`);
+    }
+  }
+}
+
+function workFor(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    }, { once: true });
+  });
+}
+
+async function fail(outcome: (typeof SIMULATED_OUTCOMES)[number], retryAfterMs: number | undefined): Promise<never> {
+  switch (outcome) {
+    case 'transient':
+      throw new RetryableError('simulated transient failure', { errorType: ErrorType.TEMPORARY });
+    case 'rate_limit':
+      throw new RetryableError('simulated rate limit', { errorType: ErrorType.RATE_LIMIT, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+    case 'quota':
+      throw new RetryableError('simulated quota exhaustion', { errorType: ErrorType.QUOTA_EXCEEDED, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+    case 'permanent':
+      throw new NonRetryableError('simulated permanent failure');
+    case 'unrecoverable':
+      throw new UnrecoverableError('simulated unrecoverable failure');
+    case 'throw_non_error':
+      throw 'simulated non-Error throw';
+    case 'hang':
+      // Ignores its abort signal on purpose: the worker's timeout must cope.
+      return new Promise<never>(() => undefined);
+    case 'crash':
+      // A poison pill: the process dies mid-message, as with an OOM kill.
+      process.kill(process.pid, 'SIGKILL');
+      return new Promise<never>(() => undefined);
+    case 'ok':
+      throw new Error('unreachable: ok never fails');
+  }
+}

@@ -1,0 +1,2 @@
+/** DI token for the validated WorkerConfig. */
+export const APP_CONFIG = Symbol('requeue.WorkerConfig');

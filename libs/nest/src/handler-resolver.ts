@@ -1,0 +1,49 @@
+import type { Type } from '@nestjs/common';
+import { ContextIdFactory, type DiscoveryService, type MetadataScanner, type ModuleRef } from '@nestjs/core';
+import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import type { MessageHandler, WorkerMessage } from '@requeue/sqs';
+import { SqsHandler } from './sqs-handler.decorator.js';
+
+/** No `@SqsHandler` of the configured name exists, or several do. */
+export class SqsHandlerNotFoundError extends Error {
+  constructor(handlerName: string, found: string[]) {
+    super(
+      found.length === 0
+        ? `no @SqsHandler('${handlerName}') method was found among the application's providers; decorate one, or set handlerName to one that exists`
+        : `@SqsHandler('${handlerName}') is declared more than once (${found.join(', ')}); give each handler its own name`,
+    );
+    this.name = 'SqsHandlerNotFoundError';
+  }
+}
+
+type HandlerMethod = (message: WorkerMessage) => Promise<void>;
+
+/**
+ * Finds the `@SqsHandler(name)` method and returns a handler that resolves the provider
+ * for every message: singletons are looked up on their instance each time (no `.bind()`
+ * snapshot), request-scoped providers get a fresh DI context per message.
+ */
+export function resolveSqsHandler(handlerName: string, discovery: DiscoveryService, scanner: MetadataScanner, moduleRef: ModuleRef): MessageHandler {
+  const matches: Array<{ wrapper: InstanceWrapper; method: string }> = [];
+  for (const wrapper of discovery.getProviders()) {
+    const prototype = (wrapper.metatype as Type | undefined)?.prototype as Record<string, unknown> | undefined;
+    if (!prototype || typeof wrapper.metatype !== 'function') continue;
+    for (const method of scanner.getAllMethodNames(prototype)) {
+      const name = Reflect.getMetadata(SqsHandler.KEY, prototype[method] as object) as string | undefined;
+      if (name !== undefined && (name || 'default') === handlerName) matches.push({ wrapper, method });
+    }
+  }
+  const [match, ...others] = matches;
+  if (!match || others.length > 0) throw new SqsHandlerNotFoundError(handlerName, matches.map((m) => `${String(m.wrapper.name)}.${m.method}`));
+  const { wrapper, method } = match;
+
+  if (wrapper.isDependencyTreeStatic()) {
+    return (message) => (wrapper.instance as Record<string, HandlerMethod>)[method]!(message);
+  }
+  return async (message) => {
+    const contextId = ContextIdFactory.create();
+    moduleRef.registerRequestByContextId({ message }, contextId);
+    const instance = await moduleRef.resolve<Record<string, HandlerMethod>>(wrapper.token as Type, contextId, { strict: false });
+    await instance[method]!(message);
+  };
+}
