@@ -1,0 +1,54 @@
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRetryPolicy } from '@requeue/retry';
+import { SqsWorker } from '@requeue/sqs';
+import { describe, expect, it } from 'vitest';
+import { eventually, startEmulator } from '../support/emulator.js';
+import { freePort } from '../support/worker-process.js';
+
+describe('emulator restart mid-run', () => {
+  it('backs off while SQS is unreachable, reports not-ready, and resumes on its own', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'requeue-fauxqs-'));
+    const port = await freePort();
+    const first = await startEmulator({ port, dataDir });
+    const queues = await first.createQueues();
+    const handled: string[] = [];
+    const warnings: string[] = [];
+    const worker = new SqsWorker({
+      sqs: first.sqs,
+      queueUrl: queues.queueUrl,
+      deadLetterQueueUrl: queues.dlqUrl,
+      handler: async ({ rawBody }) => void handled.push(rawBody),
+      retryPolicy: createRetryPolicy(),
+      waitTimeSeconds: 1,
+      maxInFlight: 10,
+      pollBackoff: { initialMs: 50, maxMs: 400 },
+      logger: { debug: () => undefined, info: () => undefined, error: () => undefined, warn: (_fields, message) => void warnings.push(message) },
+    });
+    await worker.start();
+    try {
+      await first.sqs.send(new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: 'before' }));
+      await eventually(() => (handled.includes('before') ? true : undefined), 10_000, 'the first message');
+
+      await first.server.stop();
+      await eventually(() => (worker.health().ready ? undefined : true), 15_000, 'not-ready during the outage');
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      expect(worker.health().live).toBe(true);
+      const outageWarnings = warnings.filter((w) => w.includes('receive failed')).length;
+
+      const second = await startEmulator({ port, dataDir });
+      await second.sqs.send(new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: 'after' }));
+      await eventually(() => (handled.includes('after') ? true : undefined), 20_000, 'a message after the restart');
+      expect(worker.health().ready).toBe(true);
+      // Logged on the 1st, 2nd, 4th, 8th... failure: a handful of lines, not one per poll.
+      expect(outageWarnings).toBeGreaterThan(0);
+      expect(outageWarnings).toBeLessThanOrEqual(12);
+      await worker.stop({ drainTimeoutMs: 0 });
+      await second.stop();
+    } finally {
+      await worker.stop({ drainTimeoutMs: 0 });
+    }
+  }, 60_000);
+});

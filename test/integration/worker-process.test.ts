@@ -1,0 +1,156 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, startEmulator, type Emulator, type QueuePair } from '../support/emulator.js';
+import { readLedger } from '../support/ledger.js';
+import { sendAll, simulation } from '../support/publish.js';
+import { startWorkerProcess, waitUntilReady, type WorkerProcess } from '../support/worker-process.js';
+
+let emulator: Emulator;
+const running: WorkerProcess[] = [];
+
+beforeAll(async () => {
+  emulator = await startEmulator();
+});
+afterEach(() => {
+  for (const worker of running.splice(0)) worker.child.kill('SIGKILL');
+});
+afterAll(async () => {
+  await emulator.stop();
+});
+
+function ledgerPath(): string {
+  return join(mkdtempSync(join(tmpdir(), 'requeue-ledger-')), 'ledger.jsonl');
+}
+
+async function worker(queues: QueuePair, env: Record<string, string> = {}): Promise<WorkerProcess> {
+  const started = await startWorkerProcess({
+    WORKER_QUEUE_URL: queues.queueUrl,
+    WORKER_DLQ_URL: queues.dlqUrl,
+    AWS_ENDPOINT_URL: emulator.endpoint,
+    WORKER_HANDLER: 'simulation',
+    WORKER_WAIT_TIME_SECONDS: '1',
+    ...env,
+  });
+  running.push(started);
+  await waitUntilReady(started);
+  return started;
+}
+
+describe('worker app configuration', () => {
+  it.each([
+    [{ WORKER_MAX_IN_FLIGHT: '-1' }, 'WORKER_MAX_IN_FLIGHT'],
+    [{ WORKER_MAX_IN_FLIGHT: '0' }, 'WORKER_MAX_IN_FLIGHT'],
+    [{ WORKER_WAIT_TIME_SECONDS: '21' }, 'WORKER_WAIT_TIME_SECONDS'],
+    [{ WORKER_RECEIVE_BATCH_SIZE: '11' }, 'WORKER_RECEIVE_BATCH_SIZE'],
+    [{ WORKER_VISIBILITY_TIMEOUT_SECONDS: '43201' }, 'WORKER_VISIBILITY_TIMEOUT_SECONDS'],
+    [{ WORKER_HEALTH_PORT: 'eighty' }, 'WORKER_HEALTH_PORT'],
+    [{ RETRY_POLICY: '{"hopCeilingSeconds":901}' }, 'RETRY_POLICY'],
+    [{ RETRY_POLICY: '{"maxAttempts": 3' }, 'RETRY_POLICY'],
+    [{ RETRY_POLICY: '/no/such/policy.json' }, 'RETRY_POLICY'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ WORKER_QUEUE_URL: 'not a url', WORKER_DLQ_URL: 'http://x' }, 'WORKER_QUEUE_URL'],
+    [{ NODE_ENV: 'production' }, 'WORKER_QUEUE_URL'],
+  ])('exits 1 with one line naming the setting for %j', async (env, variable) => {
+    const started = await startWorkerProcess(env);
+    running.push(started);
+    const { code } = await started.exited;
+    expect(code).toBe(1);
+    const lines = started.output().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(variable);
+  });
+});
+
+describe('worker app against the emulator', () => {
+  it('black box: 1,000 messages end as exactly 900 ledger successes and 100 non-retryable dead letters', async () => {
+    const queues = await emulator.createQueues();
+    const ledger = ledgerPath();
+    const expectedSuccess = new Set<string>();
+    const expectedDead = new Set<string>();
+    const messages = Array.from({ length: 1000 }, (_, i) => {
+      const id = `bb-${i}`;
+      if (i % 10 < 7) {
+        expectedSuccess.add(id);
+        return simulation(id);
+      }
+      if (i % 10 < 9) {
+        expectedSuccess.add(id);
+        return simulation(id, { outcome: 'transient', failTimes: 2 });
+      }
+      expectedDead.add(id);
+      return simulation(id, { outcome: 'permanent' });
+    });
+    await sendAll(emulator.sqs, queues.queueUrl, messages);
+    await worker(queues, { SIMULATION_LEDGER: ledger });
+    await eventually(() => (new Set(readLedger(ledger).map((l) => l.id)).size === 900 ? true : undefined), 60_000, '900 successes');
+    const dead = await eventually(async () => {
+      const depth = await emulator.depth(queues.dlqUrl);
+      return depth.visible === 100 ? emulator.drain(queues.dlqUrl) : undefined;
+    }, 30_000, '100 dead letters');
+    const succeeded = new Set(readLedger(ledger).map((l) => l.id));
+    expect(succeeded).toEqual(expectedSuccess);
+    const deadIds = new Set(dead.map((m) => (JSON.parse(m.Body!) as { id: string }).id));
+    expect(deadIds).toEqual(expectedDead);
+    for (const message of dead) {
+      expect(JSON.parse(message.MessageAttributes!['x-dead-letter']!.StringValue!)).toMatchObject({ reason: 'non-retryable', attempts: 1 });
+    }
+    const transientAttempts = readLedger(ledger).filter((l) => Number(l.id.slice(3)) % 10 >= 7).map((l) => l.attempt);
+    expect(new Set(transientAttempts)).toEqual(new Set([3]));
+  });
+
+  it('loses nothing on SIGTERM mid-work: unfinished messages are released at once and finish later, exactly once', async () => {
+    const queues = await emulator.createQueues({ visibilityTimeoutSeconds: 60 });
+    const ledger = ledgerPath();
+    const ids = Array.from({ length: 20 }, (_, i) => `term-${i}`);
+    await sendAll(emulator.sqs, queues.queueUrl, ids.map((id) => simulation(id, { outcome: 'ok', durationMs: 3000 })));
+    const first = await worker(queues, { SIMULATION_LEDGER: ledger, WORKER_DRAIN_TIMEOUT_MS: '300' });
+    await eventually(async () => ((await emulator.depth(queues.queueUrl)).inFlight === 20 ? true : undefined), 10_000, 'all 20 in flight');
+    first.child.kill('SIGTERM');
+    const { code } = await first.exited;
+    expect(code).toBe(0);
+    // Released with visibility 0, not left hidden for the 60 s visibility timeout.
+    expect(await emulator.depth(queues.queueUrl)).toMatchObject({ visible: 20, inFlight: 0 });
+    expect(readLedger(ledger)).toHaveLength(0);
+    await worker(queues, { SIMULATION_LEDGER: ledger });
+    await eventually(() => (readLedger(ledger).length >= 20 ? true : undefined), 20_000, 'all 20 to finish');
+    expect(readLedger(ledger).map((l) => l.id).sort()).toEqual([...ids].sort());
+  });
+
+  it('sends a crashing poison pill to the DLQ through the redrive backstop, restarting the worker as it dies', async () => {
+    // Visibility (2 s) outlasts the long-poll wait (1 s): a killed worker's pending
+    // receives are over before the pill reappears, so each receive is a real delivery.
+    const queues = await emulator.createQueues({ visibilityTimeoutSeconds: 2, maxReceiveCount: 2 });
+    const ledger = ledgerPath();
+    await sendAll(emulator.sqs, queues.queueUrl, [simulation('pill', { outcome: 'crash' })]);
+    const crashes = async () => {
+      const exits = await Promise.all(running.map((w) => Promise.race([w.exited, Promise.resolve(undefined)])));
+      return exits.filter((exit) => exit?.signal === 'SIGKILL').length;
+    };
+    await eventually(
+      async () => {
+        if ((await emulator.depth(queues.dlqUrl)).visible === 1) return true;
+        if (running.every((w) => w.child.exitCode !== null || w.child.signalCode !== null)) {
+          const restarted = await startWorkerProcess({
+            WORKER_QUEUE_URL: queues.queueUrl,
+            WORKER_DLQ_URL: queues.dlqUrl,
+            AWS_ENDPOINT_URL: emulator.endpoint,
+            WORKER_WAIT_TIME_SECONDS: '1',
+            SIMULATION_LEDGER: ledger,
+          });
+          running.push(restarted);
+        }
+        return undefined;
+      },
+      45_000,
+      'the poison pill in the DLQ',
+    );
+    expect(await crashes()).toBe(2);
+    const [pill] = await emulator.drain(queues.dlqUrl);
+    expect(JSON.parse(pill!.Body!)).toMatchObject({ id: 'pill' });
+    // The worker that outlived the pill keeps working.
+    await sendAll(emulator.sqs, queues.queueUrl, ['a', 'b', 'c'].map((id) => simulation(id)));
+    await eventually(() => (new Set(readLedger(ledger).map((l) => l.id)).size === 3 ? true : undefined), 20_000, 'the healthy messages');
+  }, 60_000);
+});

@@ -1,0 +1,65 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+/** The real app entry, as built by `tsc -b` (npm test builds first). */
+export const WORKER_ENTRY = fileURLToPath(new URL('../../apps/worker/dist/main.js', import.meta.url));
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  healthPort: number;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts the worker app as its own process, as ECS would, with the given environment. */
+export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
+  const healthPort = Number(env.WORKER_HEALTH_PORT ?? (await freePort()));
+  const child = spawn(process.execPath, [WORKER_ENTRY], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+      AWS_REGION: 'us-east-1',
+      LOG_LEVEL: 'warn',
+      WORKER_HEALTH_HOST: '127.0.0.1',
+      WORKER_HEALTH_PORT: String(healthPort),
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, healthPort, output: () => output, exited };
+}
+
+/** Resolves once /health/ready answers 200. */
+export async function waitUntilReady(worker: WorkerProcess, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (worker.child.exitCode !== null) throw new Error(`worker exited early:\n${worker.output()}`);
+    try {
+      const response = await fetch(`http://127.0.0.1:${worker.healthPort}/health/ready`);
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`worker not ready after ${timeoutMs} ms:\n${worker.output()}`);
+}
