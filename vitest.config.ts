@@ -17,5 +17,7 @@ export default defineConfig({
     include: ['libs/**/src/**/*.test.ts', 'apps/**/src/**/*.test.ts', 'test/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/dist/**'],
     testTimeout: 30_000,
+    // The benchmark model and the process tests are CPU-heavy: two at a time suits 2 cores.
+    maxWorkers: 2,
   },
 });

@@ -1,0 +1,36 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadWorkerConfig, WorkerConfigError } from './config.js';
+
+describe('loadWorkerConfig', () => {
+  it('runs on the embedded emulator with sensible defaults when nothing is set', () => {
+    const config = loadWorkerConfig({});
+    expect(config).toMatchObject({ queues: 'embedded', handler: 'simulation', maxInFlight: 50, waitTimeSeconds: 20, healthPort: 8080, logLevel: 'info' });
+    expect(config.retryPolicy.config.maxAttempts).toBe(20);
+  });
+
+  it('reads RETRY_POLICY inline or from a file', () => {
+    expect(loadWorkerConfig({ RETRY_POLICY: '{"maxAttempts":4}' }).retryPolicy.config.maxAttempts).toBe(4);
+    const file = join(mkdtempSync(join(tmpdir(), 'policy-')), 'policy.json');
+    writeFileSync(file, '{"maxAttempts":6,"types":{"RATE_LIMIT":{"maxDelayMs":120000}}}');
+    const fromFile = loadWorkerConfig({ RETRY_POLICY: file });
+    expect(fromFile.retryPolicy.config.maxAttempts).toBe(6);
+    expect(fromFile.retryPolicy.config.types.RATE_LIMIT!.maxDelayMs).toBe(120_000);
+  });
+
+  it('names the policy path at fault', () => {
+    expect(() => loadWorkerConfig({ RETRY_POLICY: '{"types":{"RATE_LIMIT":{"maxDelayMs":-5}}}' })).toThrow(/RETRY_POLICY: .*types\.RATE_LIMIT\.maxDelayMs/);
+  });
+
+  it('needs both queue URLs, and both in production', () => {
+    expect(() => loadWorkerConfig({ WORKER_QUEUE_URL: 'http://q' })).toThrow(WorkerConfigError);
+    expect(() => loadWorkerConfig({ NODE_ENV: 'production' })).toThrow(/WORKER_QUEUE_URL/);
+    expect(loadWorkerConfig({ NODE_ENV: 'production', WORKER_QUEUE_URL: 'https://q', WORKER_DLQ_URL: 'https://d' }).queues).toEqual({ queueUrl: 'https://q', dlqUrl: 'https://d' });
+  });
+
+  it('prefers AWS_ENDPOINT_URL_SQS over AWS_ENDPOINT_URL', () => {
+    expect(loadWorkerConfig({ AWS_ENDPOINT_URL: 'http://a', AWS_ENDPOINT_URL_SQS: 'http://b' }).endpoint).toBe('http://b');
+  });
+});

@@ -1,0 +1,85 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { classifyFailure, NonRetryableError, RetryableError } from '@requeue/retry';
+import type { WorkerMessage } from '@requeue/sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadWorkerConfig } from '../config.js';
+import { WebhookHandler } from './webhook.handler.js';
+
+let server: Server;
+let base: string;
+const received: Array<{ path: string; headers: IncomingHttpHeaders; body: string }> = [];
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      received.push({ path: request.url ?? '', headers: request.headers, body });
+      const [, status, retryAfter] = /^\/(\d{3})(?:\/(.+))?$/.exec(request.url ?? '') ?? [];
+      if (retryAfter) response.setHeader('retry-after', decodeURIComponent(retryAfter));
+      response.writeHead(Number(status ?? 200)).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+const handler = new WebhookHandler(loadWorkerConfig({ WEBHOOK_TIMEOUT_MS: '500' }));
+const message = (body: unknown, idempotencyKey = 'orig-1'): WorkerMessage => ({
+  body,
+  rawBody: JSON.stringify(body),
+  attributes: {},
+  attempt: 1,
+  firstReceivedAt: Date.now(),
+  idempotencyKey,
+  messageId: 'copy-7',
+  receiveCount: 1,
+  signal: new AbortController().signal,
+});
+
+describe('webhook handler', () => {
+  it('POSTs the payload as JSON with a stable Idempotency-Key', async () => {
+    await handler.handle(message({ url: `${base}/200`, payload: { order: 1 } }));
+    const last = received.at(-1)!;
+    expect(JSON.parse(last.body)).toEqual({ order: 1 });
+    expect(last.headers['idempotency-key']).toBe('orig-1');
+    expect(last.headers['content-type']).toBe('application/json');
+  });
+
+  it('classifies 429 as RATE_LIMIT honouring Retry-After in seconds', async () => {
+    const error = await handler.handle(message({ url: `${base}/429/7` })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RetryableError);
+    expect(error).toMatchObject({ errorType: 'RATE_LIMIT', retryAfterMs: 7000 });
+  });
+
+  it('reads Retry-After as an HTTP date', async () => {
+    const at = encodeURIComponent(new Date(Date.now() + 60_000).toUTCString());
+    const error = (await handler.handle(message({ url: `${base}/429/${at}` })).catch((e: unknown) => e)) as RetryableError;
+    expect(error.retryAfterMs).toBeGreaterThan(55_000);
+  });
+
+  it.each([408, 425, 500, 503])('classifies %i as transient', async (status) => {
+    const error = await handler.handle(message({ url: `${base}/${status}` })).catch((e: unknown) => e);
+    expect(error).toMatchObject({ errorType: 'TEMPORARY' });
+  });
+
+  it.each([400, 404, 410, 422])('classifies %i as permanent', async (status) => {
+    expect(await handler.handle(message({ url: `${base}/${status}` })).catch((e: unknown) => e)).toBeInstanceOf(NonRetryableError);
+  });
+
+  it('treats a refused connection as transient', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const error = await handler.handle(message({ url: `http://127.0.0.1:${port}/` })).catch((e: unknown) => e);
+    expect(classifyFailure(error, Date.now())).toMatchObject({ retryable: true, errorType: 'TEMPORARY' });
+  });
+
+  it('rejects a body without a usable url as non-retryable when WEBHOOK_URL is unset', async () => {
+    expect(await handler.handle(message({ hello: 'world' })).catch((e: unknown) => e)).toBeInstanceOf(NonRetryableError);
+    expect(await handler.handle(message({ url: 'ftp://x' })).catch((e: unknown) => e)).toBeInstanceOf(NonRetryableError);
+  });
+});
