@@ -15,7 +15,7 @@ export class SqsWorkerConfigError extends Error {
  */
 export class SqsOperationError extends Error {
   constructor(
-    readonly operation: 'ReceiveMessage' | 'DeleteMessageBatch' | 'SendMessageBatch' | 'ChangeMessageVisibilityBatch',
+    readonly operation: 'DeleteMessageBatch' | 'SendMessageBatch' | 'ChangeMessageVisibilityBatch',
     readonly queueUrl: string,
     readonly messageIds: readonly string[],
     message: string,

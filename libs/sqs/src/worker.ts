@@ -3,7 +3,8 @@ import type { DeadLetterReason, HopDecision, RetryDecision } from '@requeue/retr
 import { SqsBatchClient } from './batch-client.js';
 import { deadLetterAttributes, retryCopyAttributes } from './copies.js';
 import { decodeMessage, parseBody, type DecodedMessage } from './decode.js';
-import { SqsWorkerConfigError } from './errors.js';
+import type { EntryOutcome } from './batcher.js';
+import { SqsOperationError, SqsWorkerConfigError } from './errors.js';
 import { GroupSequencer } from './group-sequencer.js';
 import { runWithTimeout } from './handler-runner.js';
 import { MAX_VISIBILITY_SECONDS, VisibilityHeartbeat } from './heartbeat.js';
@@ -273,7 +274,7 @@ export class SqsWorker {
         return;
       }
       options.logger.warn(
-        { messageId: message.messageId, code: sent.code, error: sent.message },
+        { messageId: message.messageId, err: failure('SendMessageBatch', options.queueUrl, message, sent) },
         'could not send the retry copy; delaying the original instead',
       );
     }
@@ -305,7 +306,7 @@ export class SqsWorker {
       return;
     }
     options.logger.error(
-      { messageId: message.messageId, code: changed.code, error: changed.message },
+      { messageId: message.messageId, err: failure('ChangeMessageVisibilityBatch', options.queueUrl, message, changed) },
       'could not delay the message; it reappears after its visibility timeout',
     );
   }
@@ -332,7 +333,10 @@ export class SqsWorker {
     });
     const fields = { messageId: message.messageId, originalMessageId: record.originalMessageId, attempt: record.attempts, reason, errorType, error };
     if (!sent.ok) {
-      options.logger.error({ ...fields, code: sent.code, sendError: sent.message }, 'could not send to the DLQ; the message stays and reappears');
+      options.logger.error(
+        { ...fields, err: failure('SendMessageBatch', options.deadLetterQueueUrl, message, sent) },
+        'could not send to the DLQ; the message stays and reappears',
+      );
       return;
     }
     options.metrics.deadLettered(reason);
@@ -347,7 +351,7 @@ export class SqsWorker {
     // The message will reappear: after a copy or a dead letter, it now exists twice.
     if (after !== 'success') this.options.metrics.duplicateRisk();
     this.options.logger.warn(
-      { messageId: message.messageId, after, code: deleted.code, error: deleted.message },
+      { messageId: message.messageId, after, err: failure('DeleteMessageBatch', this.options.queueUrl, message, deleted) },
       after === 'success' ? 'delete failed; the message will be delivered again' : 'delete failed after the copy was sent; a duplicate will follow',
     );
   }
@@ -359,6 +363,20 @@ export class SqsWorker {
   /** Makes a message visible again at once (visibility 0), for another worker to take. */
   private async releaseReceived(message: Pick<Message, 'MessageId' | 'ReceiptHandle'>): Promise<void> {
     const released = await this.batch.changeVisibility(this.options.queueUrl, message.ReceiptHandle ?? '', 0);
-    if (!released.ok) this.options.logger.warn({ messageId: message.MessageId, error: released.message }, 'could not release message at shutdown');
+    if (!released.ok) {
+      const err = failure('ChangeMessageVisibilityBatch', this.options.queueUrl, { messageId: message.MessageId ?? '' }, released);
+      this.options.logger.warn({ messageId: message.MessageId, err }, 'could not release message at shutdown');
+    }
   }
+}
+
+/** A failed batch entry as a typed error, so logs carry the queue, the message and the SQS code. */
+function failure(
+  operation: SqsOperationError['operation'],
+  queueUrl: string,
+  message: { messageId: string },
+  outcome: EntryOutcome,
+): SqsOperationError | undefined {
+  if (outcome.ok) return undefined;
+  return new SqsOperationError(operation, queueUrl, [message.messageId], outcome.message, outcome.code, { cause: outcome.cause });
 }
