@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
+import type { WorkerHealth } from '@requeue/sqs';
 import { SqsWorkerService } from './sqs-worker.service.js';
 
 /** Terminus indicators: liveness of the poll loop, readiness to receive, and the in-flight count. */
@@ -10,19 +11,26 @@ export class SqsHealthIndicator {
     @Inject(SqsWorkerService) private readonly worker: SqsWorkerService,
   ) {}
 
+  /** Up while the poll loop makes progress, backing off included. */
   isLive(key = 'sqs-worker') {
-    const session = this.indicators.check(key);
-    const health = this.worker.health();
-    if (!health) return session.down({ message: 'worker not started' });
-    const details = { inFlight: health.inFlight, maxInFlight: health.maxInFlight, lastPollActivityAt: health.lastPollActivityAt };
-    return health.live ? session.up(details) : session.down(details);
+    return this.report(key, 'live');
   }
 
+  /** Up while receiving; down during an SQS outage and while stopping. */
   isReady(key = 'sqs-worker') {
+    return this.report(key, 'ready');
+  }
+
+  private report(key: string, aspect: 'live' | 'ready') {
     const session = this.indicators.check(key);
-    const health = this.worker.health();
+    const health: WorkerHealth | undefined = this.worker.health();
     if (!health) return session.down({ message: 'worker not started' });
-    const details = { inFlight: health.inFlight, maxInFlight: health.maxInFlight, consecutivePollFailures: health.consecutivePollFailures };
-    return health.ready ? session.up(details) : session.down(details);
+    const details = {
+      inFlight: health.inFlight,
+      maxInFlight: health.maxInFlight,
+      lastPollActivityAt: health.lastPollActivityAt,
+      consecutivePollFailures: health.consecutivePollFailures,
+    };
+    return health[aspect] ? session.up(details) : session.down(details);
   }
 }
