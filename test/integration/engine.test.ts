@@ -251,4 +251,20 @@ describe('engine against the SQS protocol (fauxqs)', () => {
     expect(deadLetterOf(dead!)).toMatchObject({ reason: 'max-attempts', attempts: 2 });
     expect(dead!.MessageAttributes?.tenant?.StringValue).toBe('acme');
   });
+
+  it('retries a message that already has 10 user attributes in place (visibility transport), losing none', async () => {
+    const queues = await emulator.createQueues();
+    const { seen, handler } = recording(({ attempt }) => {
+      if (attempt === 1) throw new RetryableError('once more');
+    });
+    await runWorker(queues, handler, { types: { DEFAULT: { backoff: { type: 'fixed', delayMs: 1000 } } } });
+    const attributes = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`attr${i}`, { DataType: 'String', StringValue: `v${i}` }]));
+    const sentId = await send(queues.queueUrl, 'ten attributes', attributes);
+    await eventually(() => (seen.length >= 2 ? true : undefined), 15_000, 'the retry');
+    const [first, second] = seen;
+    expect(second!.message).toMatchObject({ attempt: 2, receiveCount: 2, messageId: sentId });
+    expect(Object.keys(second!.message.attributes)).toHaveLength(10);
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(900);
+    await eventually(() => queueIsEmpty(queues), 10_000, 'the queue to empty');
+  });
 });

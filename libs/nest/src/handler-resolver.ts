@@ -29,8 +29,12 @@ export function resolveSqsHandler(handlerName: string, discovery: DiscoveryServi
     const prototype = (wrapper.metatype as Type | undefined)?.prototype as Record<string, unknown> | undefined;
     if (!prototype || typeof wrapper.metatype !== 'function') continue;
     for (const method of scanner.getAllMethodNames(prototype)) {
-      const name = Reflect.getMetadata(SqsHandler.KEY, prototype[method] as object) as string | undefined;
-      if (name !== undefined && (name || 'default') === handlerName) matches.push({ wrapper, method });
+      const target = prototype[method] as object;
+      if (!Reflect.hasMetadata(SqsHandler.KEY, target)) continue;
+      // `@SqsHandler()` without a name stores an empty object, not a string.
+      const value: unknown = Reflect.getMetadata(SqsHandler.KEY, target);
+      const name = typeof value === 'string' && value ? value : 'default';
+      if (name === handlerName) matches.push({ wrapper, method });
     }
   }
   const [match, ...others] = matches;
