@@ -16,5 +16,5 @@ export interface SqsWorkerModuleOptions extends Omit<SqsWorkerOptions, 'handler'
   onError?: (error: unknown, context: { messageId: string; attempt: number }) => void;
 }
 
-export const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN, OPTIONS_TYPE, ASYNC_OPTIONS_TYPE } =
+export const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN } =
   new ConfigurableModuleBuilder<SqsWorkerModuleOptions>().setClassMethodName('forRoot').build();

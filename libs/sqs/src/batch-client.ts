@@ -72,12 +72,6 @@ export class SqsBatchClient {
     await Promise.all([...this.batchers.values()].map((b) => b.flush()));
   }
 
-  get pending(): number {
-    let total = 0;
-    for (const batcher of this.batchers.values()) total += batcher.pending;
-    return total;
-  }
-
   private batcher<Entry>(key: string, send: (entries: Entry[]) => Promise<EntryOutcome[]>, sizeOf?: (entry: Entry) => number): Batcher<Entry> {
     let batcher = this.batchers.get(key) as Batcher<Entry> | undefined;
     if (!batcher) {

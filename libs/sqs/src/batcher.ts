@@ -51,10 +51,6 @@ export class Batcher<Entry> {
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
   }
 
-  get pending(): number {
-    return this.queue.length + this.inFlight.size;
-  }
-
   private sendQueued(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;

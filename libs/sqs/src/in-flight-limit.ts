@@ -6,7 +6,7 @@ export class InFlightLimit {
   private used = 0;
   private waiters: Array<() => void> = [];
 
-  constructor(private limit: number) {}
+  constructor(private readonly limit: number) {}
 
   get inUse(): number {
     return this.used;
@@ -29,12 +29,6 @@ export class InFlightLimit {
 
   release(count = 1): void {
     this.used = Math.max(0, this.used - count);
-    if (this.free > 0) this.wake();
-  }
-
-  /** Changes the limit, e.g. for adaptive concurrency. Work above a lowered limit finishes. */
-  setCapacity(limit: number): void {
-    this.limit = limit;
     if (this.free > 0) this.wake();
   }
 
