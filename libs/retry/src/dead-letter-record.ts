@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import { DEAD_LETTER_REASONS, type DeadLetterReason } from './error-types.js';
-import { InvalidRetryStateError } from './errors.js';
-import { parseJson } from './retry-state.js';
-import { validateWith } from './validate.js';
+import { parseAttributeJson } from './attribute-json.js';
 
 export const DEAD_LETTER_ATTRIBUTE = 'x-dead-letter';
 
@@ -35,7 +33,5 @@ export function encodeDeadLetterRecord(record: DeadLetterRecord): string {
 }
 
 export function parseDeadLetterRecord(raw: string): DeadLetterRecord {
-  return validateWith(recordSchema, parseJson(raw, 'x-dead-letter'), (path, problem, cause) =>
-    new InvalidRetryStateError('x-dead-letter', `${path || 'value'}: ${problem}`, { cause }),
-  );
+  return parseAttributeJson(recordSchema, raw, 'x-dead-letter');
 }

@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { InvalidRetryStateError } from './errors.js';
 import { jitterSchema, jsonBackoffSchema, limitsShape } from './policy-config.js';
 import { Bounds } from './bounds.js';
-import { parseJson } from './retry-state.js';
-import { validateWith } from './validate.js';
+import { parseAttributeJson } from './attribute-json.js';
 
 export const RETRY_POLICY_ATTRIBUTE = 'x-retry-policy';
 
@@ -32,9 +31,7 @@ export function parsePolicyOverride(raw: string): PolicyOverride {
   if (raw.length > MAX_OVERRIDE_CHARS) {
     throw new InvalidRetryStateError('x-retry-policy', `${raw.length} characters is longer than the ${MAX_OVERRIDE_CHARS} allowed`);
   }
-  return validateWith(overrideSchema, parseJson(raw, 'x-retry-policy'), (path, problem, cause) =>
-    new InvalidRetryStateError('x-retry-policy', `${path || 'value'}: ${problem}`, { cause }),
-  );
+  return parseAttributeJson(overrideSchema, raw, 'x-retry-policy');
 }
 
 export function encodePolicyOverride(override: PolicyOverride): string {

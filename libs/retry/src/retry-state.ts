@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Bounds } from './bounds.js';
 import { MAX_ERROR_TEXT } from './classify.js';
 import { InvalidRetryStateError } from './errors.js';
-import { validateWith } from './validate.js';
+import { parseAttributeJson } from './attribute-json.js';
 
 /** The `x-retry` message attribute: where a message is in its retry life. Version 1. */
 export interface RetryState {
@@ -63,9 +63,7 @@ export function parseRetryState(raw: string, now: number): RetryState {
   if (raw.length > MAX_RETRY_STATE_CHARS) {
     throw new InvalidRetryStateError('x-retry', `${raw.length} characters is longer than the ${MAX_RETRY_STATE_CHARS} allowed`);
   }
-  const state: RetryState = validateWith(stateSchema, parseJson(raw, 'x-retry'), (path, problem, cause) =>
-    new InvalidRetryStateError('x-retry', `${path || 'value'}: ${problem}`, { cause }),
-  );
+  const state: RetryState = parseAttributeJson(stateSchema, raw, 'x-retry');
   if (state.firstReceivedAt > now + MAX_CLOCK_SKEW_MS) {
     throw new InvalidRetryStateError('x-retry', `firstReceivedAt ${state.firstReceivedAt} is in the future`);
   }
@@ -73,12 +71,4 @@ export function parseRetryState(raw: string, now: number): RetryState {
     throw new InvalidRetryStateError('x-retry', `notBefore ${state.notBefore} is out of range`);
   }
   return state;
-}
-
-export function parseJson(raw: string, attribute: 'x-retry' | 'x-retry-policy' | 'x-dead-letter'): unknown {
-  try {
-    return JSON.parse(raw);
-  } catch (cause) {
-    throw new InvalidRetryStateError(attribute, 'not JSON', { cause });
-  }
 }

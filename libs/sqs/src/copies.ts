@@ -9,7 +9,7 @@ import {
   type RetryState,
 } from '@requeue/retry';
 import type { DecodedMessage } from './decode.js';
-import { fitsInOneMessage, MAX_MESSAGE_ATTRIBUTES, stringAttribute, type MessageAttributes } from './message-attributes.js';
+import { fitsInOneMessage, stringAttribute, type MessageAttributes } from './message-attributes.js';
 
 /**
  * Attributes of a retry copy: the publisher's own, unchanged, plus the new `x-retry` and
@@ -43,7 +43,7 @@ export function deadLetterAttributes(message: DecodedMessage, record: DeadLetter
   if (message.override) optional.push([RETRY_POLICY_ATTRIBUTE, encodePolicyOverride(message.override)]);
   for (const [name, value] of optional) {
     const candidate = { ...attributes, [name]: stringAttribute(value) };
-    if (Object.keys(candidate).length <= MAX_MESSAGE_ATTRIBUTES && fitsInOneMessage(message.sqsBody, candidate)) Object.assign(attributes, candidate);
+    if (fitsInOneMessage(message.sqsBody, candidate)) Object.assign(attributes, candidate);
   }
   return { attributes, carriesRecord: DEAD_LETTER_ATTRIBUTE in attributes };
 }

@@ -1,3 +1,5 @@
+import type { EntryOutcome } from './batcher.js';
+
 /** A worker option that is missing or out of range. `option` names it. */
 export class SqsWorkerConfigError extends Error {
   constructor(
@@ -25,4 +27,15 @@ export class SqsOperationError extends Error {
     super(`${operation} on ${queueUrl} failed for ${messageIds.length} message(s): ${message}`, options);
     this.name = 'SqsOperationError';
   }
+}
+
+/** A failed batch entry as a typed error, so logs carry the queue, the message and the SQS code. */
+export function batchFailure(
+  operation: SqsOperationError['operation'],
+  queueUrl: string,
+  message: { messageId: string },
+  outcome: EntryOutcome,
+): SqsOperationError | undefined {
+  if (outcome.ok) return undefined;
+  return new SqsOperationError(operation, queueUrl, [message.messageId], outcome.message, outcome.code, { cause: outcome.cause });
 }

@@ -1,4 +1,5 @@
 import type { SqsBatchClient } from './batch-client.js';
+import { batchFailure } from './errors.js';
 import type { WorkerLogger } from './logger.js';
 
 /** SQS refuses to keep a message invisible for more than 12 hours after it was received. */
@@ -76,7 +77,10 @@ export class VisibilityHeartbeat {
       entry.extending = this.options.batch.changeVisibility(this.options.queueUrl, receiptHandle, seconds).then((outcome) => {
         entry.extending = undefined;
         if (outcome.ok) entry.visibleAt = now + seconds * 1000;
-        else this.options.logger.warn({ messageId: entry.messageId, code: outcome.code, error: outcome.message }, 'visibility heartbeat failed');
+        else {
+          const err = batchFailure('ChangeMessageVisibilityBatch', this.options.queueUrl, { messageId: entry.messageId }, outcome);
+          this.options.logger.warn({ messageId: entry.messageId, err }, 'visibility heartbeat failed');
+        }
       });
       calls.push(entry.extending);
     }

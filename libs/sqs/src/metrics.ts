@@ -115,7 +115,9 @@ export class EmfMetrics implements WorkerMetrics {
   }
 
   private count(name: string, value: number, dimensions: Record<string, string> = {}): void {
-    const key = `${name} ${JSON.stringify(dimensions)}`;
+    // Called for every message: a plain string key, not JSON.stringify, on this path.
+    let key = name;
+    for (const dimension in dimensions) key += `\u0000${dimension}=${dimensions[dimension]}`;
     const counter = this.counters.get(key);
     if (counter) counter.value += value;
     else this.counters.set(key, { name, value, dimensions });

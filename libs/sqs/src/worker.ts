@@ -3,8 +3,7 @@ import type { DeadLetterReason, HopDecision, RetryDecision } from '@requeue/retr
 import { SqsBatchClient } from './batch-client.js';
 import { deadLetterAttributes, retryCopyAttributes } from './copies.js';
 import { decodeMessage, parseBody, type DecodedMessage } from './decode.js';
-import type { EntryOutcome } from './batcher.js';
-import { SqsOperationError, SqsWorkerConfigError } from './errors.js';
+import { batchFailure, SqsWorkerConfigError } from './errors.js';
 import { GroupSequencer } from './group-sequencer.js';
 import { runWithTimeout } from './handler-runner.js';
 import { MAX_VISIBILITY_SECONDS, VisibilityHeartbeat } from './heartbeat.js';
@@ -274,7 +273,7 @@ export class SqsWorker {
         return;
       }
       options.logger.warn(
-        { messageId: message.messageId, err: failure('SendMessageBatch', options.queueUrl, message, sent) },
+        { messageId: message.messageId, err: batchFailure('SendMessageBatch', options.queueUrl, message, sent) },
         'could not send the retry copy; delaying the original instead',
       );
     }
@@ -306,7 +305,7 @@ export class SqsWorker {
       return;
     }
     options.logger.error(
-      { messageId: message.messageId, err: failure('ChangeMessageVisibilityBatch', options.queueUrl, message, changed) },
+      { messageId: message.messageId, err: batchFailure('ChangeMessageVisibilityBatch', options.queueUrl, message, changed) },
       'could not delay the message; it reappears after its visibility timeout',
     );
   }
@@ -334,7 +333,7 @@ export class SqsWorker {
     const fields = { messageId: message.messageId, originalMessageId: record.originalMessageId, attempt: record.attempts, reason, errorType, error };
     if (!sent.ok) {
       options.logger.error(
-        { ...fields, err: failure('SendMessageBatch', options.deadLetterQueueUrl, message, sent) },
+        { ...fields, err: batchFailure('SendMessageBatch', options.deadLetterQueueUrl, message, sent) },
         'could not send to the DLQ; the message stays and reappears',
       );
       return;
@@ -351,7 +350,7 @@ export class SqsWorker {
     // The message will reappear: after a copy or a dead letter, it now exists twice.
     if (after !== 'success') this.options.metrics.duplicateRisk();
     this.options.logger.warn(
-      { messageId: message.messageId, after, err: failure('DeleteMessageBatch', this.options.queueUrl, message, deleted) },
+      { messageId: message.messageId, after, err: batchFailure('DeleteMessageBatch', this.options.queueUrl, message, deleted) },
       after === 'success' ? 'delete failed; the message will be delivered again' : 'delete failed after the copy was sent; a duplicate will follow',
     );
   }
@@ -364,19 +363,9 @@ export class SqsWorker {
   private async releaseReceived(message: Pick<Message, 'MessageId' | 'ReceiptHandle'>): Promise<void> {
     const released = await this.batch.changeVisibility(this.options.queueUrl, message.ReceiptHandle ?? '', 0);
     if (!released.ok) {
-      const err = failure('ChangeMessageVisibilityBatch', this.options.queueUrl, { messageId: message.MessageId ?? '' }, released);
+      const err = batchFailure('ChangeMessageVisibilityBatch', this.options.queueUrl, { messageId: message.MessageId ?? '' }, released);
       this.options.logger.warn({ messageId: message.MessageId, err }, 'could not release message at shutdown');
     }
   }
 }
 
-/** A failed batch entry as a typed error, so logs carry the queue, the message and the SQS code. */
-function failure(
-  operation: SqsOperationError['operation'],
-  queueUrl: string,
-  message: { messageId: string },
-  outcome: EntryOutcome,
-): SqsOperationError | undefined {
-  if (outcome.ok) return undefined;
-  return new SqsOperationError(operation, queueUrl, [message.messageId], outcome.message, outcome.code, { cause: outcome.cause });
-}
