@@ -11,10 +11,12 @@ export default defineConfig({
       '@requeue/retry': src('./libs/retry/src/index.ts'),
       '@requeue/sqs': src('./libs/sqs/src/index.ts'),
       '@requeue/nest': src('./libs/nest/src/index.ts'),
+      '@requeue/local-aws': src('./libs/local-aws/src/index.ts'),
+      '@requeue/infra': src('./infra/lib/index.ts'),
     },
   },
   test: {
-    include: ['libs/**/src/**/*.test.ts', 'apps/**/src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['libs/**/src/**/*.test.ts', 'apps/**/src/**/*.test.ts', 'infra/test/**/*.test.ts', 'test/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/dist/**'],
     testTimeout: 30_000,
     // The benchmark model and the process tests are CPU-heavy: two at a time suits 2 cores.

@@ -1,5 +1,3 @@
-import { startFauxqs } from 'fauxqs';
-
 export interface EmbeddedAws {
   endpoint: string;
   queueUrl: string;
@@ -8,7 +6,7 @@ export interface EmbeddedAws {
   stop(): Promise<void>;
 }
 
-/** Thrown when the embedded emulator cannot start, typically because its port is taken. */
+/** Thrown when the embedded emulator cannot start or be provisioned. */
 export class EmbeddedAwsError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -16,35 +14,24 @@ export class EmbeddedAwsError extends Error {
   }
 }
 
-const QUEUE = 'requeue-jobs';
-const DLQ = 'requeue-jobs-dlq';
-const TOPIC = 'requeue-jobs';
-
 /**
- * Starts fauxqs on 127.0.0.1 and creates the topic, the queue, the DLQ with redrive and a
- * raw-delivery subscription, so `npm start` needs no AWS account and no Docker.
+ * Starts the embedded emulator provisioned from the CDK stack's own template, synthesized
+ * in memory with the deployed props, so `npm start` runs on the queues `cdk deploy`
+ * creates. Loaded lazily: production images carry neither the emulator nor the CDK.
  */
 export async function startEmbeddedAws(port: number): Promise<EmbeddedAws> {
-  let server: Awaited<ReturnType<typeof startFauxqs>>;
+  const { startLocalAws, synthesizeStackTemplate, LocalProvisioningError } = await import('@requeue/local-aws');
   try {
-    server = await startFauxqs({ port, logger: false });
+    const local = await startLocalAws({ port, template: synthesizeStackTemplate() });
+    const missing = ['QueueUrl', 'DLQUrl', 'TopicArn'].filter((name) => local.stack.outputs[name] === undefined);
+    if (missing.length > 0) {
+      await local.stop();
+      throw new LocalProvisioningError(`the stack template lacks the ${missing.join(', ')} output(s) the worker needs`);
+    }
+    const output = (name: string) => local.stack.outputs[name]!;
+    return { endpoint: local.endpoint, queueUrl: output('QueueUrl'), dlqUrl: output('DLQUrl'), topicArn: output('TopicArn'), stop: () => local.stop() };
   } catch (cause) {
-    throw new EmbeddedAwsError(
-      `could not start the embedded emulator on 127.0.0.1:${port}: ${(cause as Error).message}. ` +
-        'Another emulator may be running: point WORKER_QUEUE_URL and WORKER_DLQ_URL at it, or set WORKER_EMULATOR_PORT.',
-      { cause },
-    );
+    if (cause instanceof LocalProvisioningError) throw new EmbeddedAwsError(cause.message, { cause });
+    throw cause;
   }
-  const dlq = server.createQueue(DLQ, { attributes: { MessageRetentionPeriod: '1209600' } });
-  const queue = server.createQueue(QUEUE, {
-    attributes: {
-      VisibilityTimeout: '60',
-      MessageRetentionPeriod: '1209600',
-      ReceiveMessageWaitTimeSeconds: '20',
-      RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount: '5' }),
-    },
-  });
-  const { topicArn } = server.createTopic(TOPIC);
-  server.subscribe({ topic: TOPIC, queue: QUEUE, attributes: { RawMessageDelivery: 'true' } });
-  return { endpoint: `http://127.0.0.1:${server.port}`, queueUrl: queue.queueUrl, dlqUrl: dlq.queueUrl, topicArn, stop: () => server.stop() };
 }

@@ -1,0 +1,11 @@
+/** A stack prop out of range. Thrown at synth time, naming the prop, before anything is deployed. */
+export class InfraConfigError extends Error {
+  constructor(
+    readonly prop: string,
+    problem: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${prop}: ${problem}`, options);
+    this.name = 'InfraConfigError';
+  }
+}

@@ -1,0 +1,253 @@
+import { Aws, Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { InfraConfigError } from './errors.js';
+import { runningTaskCount } from './queue-worker-service.js';
+
+const MINUTE = Duration.minutes(1);
+
+export interface QueueMonitoringProps {
+  readonly topic: sns.ITopic;
+  readonly queue: sqs.IQueue;
+  readonly deadLetterQueue: sqs.IQueue;
+  /** The worker service, for running tasks, CPU and memory. */
+  readonly service: ecs.FargateService;
+  /** The namespace the worker writes its EMF metrics to. */
+  readonly metricsNamespace: string;
+  /**
+   * Alarms notify their topic. With `false` they still change state and show on the
+   * dashboard, but send nothing.
+   * @default true
+   */
+  readonly alarmActionsEnabled?: boolean;
+  /**
+   * An address subscribed to the alarm topic. It must confirm the subscription email.
+   * @default - no subscription; subscribe to the `AlarmTopicArn` output yourself
+   */
+  readonly alarmEmail?: string;
+  /** @default 5000 visible messages */
+  readonly queueDepthThreshold?: number;
+  /** @default Duration.minutes(15) */
+  readonly oldestMessageAgeThreshold?: Duration;
+  /**
+   * Alarm when (retried + dead-lettered) / received, per minute, is over this fraction.
+   * @default 0.3
+   */
+  readonly errorRateThreshold?: number;
+  /** @default 0: any message in the DLQ */
+  readonly deadLetterThreshold?: number;
+  /** @default 0: any notification SNS failed to deliver */
+  readonly failedNotificationsThreshold?: number;
+  /**
+   * Alarm when messages are visible yet none has been deleted for this long: the
+   * workers are down, stuck, or cannot reach the queue.
+   * @default Duration.minutes(10)
+   */
+  readonly stalledFor?: Duration;
+  /** @default 'requeue-<stack name>' */
+  readonly dashboardName?: string;
+}
+
+/**
+ * The alarms an operator of a retrying queue needs, an encrypted SNS topic they notify,
+ * and one dashboard showing where messages are: visible, in flight, delayed (waiting to
+ * be retried) and dead-lettered.
+ */
+export class QueueMonitoring extends Construct {
+  readonly alarmTopic: sns.Topic;
+  readonly dashboard: cloudwatch.Dashboard;
+  readonly alarms: {
+    readonly queueDepth: cloudwatch.Alarm;
+    readonly deadLetters: cloudwatch.Alarm;
+    readonly oldestMessageAge: cloudwatch.Alarm;
+    readonly errorRate: cloudwatch.Alarm;
+    readonly failedNotifications: cloudwatch.Alarm;
+    readonly stalled: cloudwatch.Alarm;
+  };
+
+  constructor(scope: Construct, id: string, props: QueueMonitoringProps) {
+    super(scope, id);
+    const thresholds = resolveThresholds(props);
+    const worker = workerMetrics(props.metricsNamespace, props.queue.queueName);
+
+    // CloudWatch can publish to an encrypted topic only through a customer-managed key
+    // whose policy lets it; the AWS-managed SNS key does not.
+    const alarmKey = new kms.Key(this, 'AlarmTopicKey', { enableKeyRotation: true, description: 'Encrypts the requeue alarm topic' });
+    alarmKey.grant(new iam.ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    this.alarmTopic = new sns.Topic(this, 'AlarmTopic', { masterKey: alarmKey, enforceSSL: true });
+    if (props.alarmEmail) this.alarmTopic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
+
+    const alarm = (id: string, description: string, metric: cloudwatch.IMetric, threshold: number, evaluationPeriods = 1) => {
+      const created = new cloudwatch.Alarm(this, id, {
+        alarmDescription: description,
+        metric,
+        threshold,
+        evaluationPeriods,
+        datapointsToAlarm: evaluationPeriods,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        actionsEnabled: props.alarmActionsEnabled ?? true,
+      });
+      created.addAlarmAction(new actions.SnsAction(this.alarmTopic));
+      created.addOkAction(new actions.SnsAction(this.alarmTopic));
+      return created;
+    };
+
+    const q = props.queue;
+    const visible = q.metricApproximateNumberOfMessagesVisible({ period: MINUTE, statistic: 'Maximum' });
+    this.alarms = {
+      queueDepth: alarm('QueueDepthAlarm', 'Visible messages waiting: the workers are not keeping up.', visible, thresholds.queueDepth),
+      deadLetters: alarm(
+        'DeadLetterAlarm',
+        'Messages in the DLQ. Inspect them with `requeue dlq list`, then replay or discard.',
+        props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: MINUTE, statistic: 'Maximum' }),
+        thresholds.deadLetters,
+      ),
+      oldestMessageAge: alarm(
+        'OldestMessageAgeAlarm',
+        'The oldest message has waited too long: consumption is stalled or far behind.',
+        q.metricApproximateAgeOfOldestMessage({ period: MINUTE, statistic: 'Maximum' }),
+        thresholds.oldestMessageAgeSeconds,
+      ),
+      errorRate: alarm(
+        'ErrorRateAlarm',
+        'More than the threshold of received messages are being retried or dead-lettered: a dependency is failing.',
+        new cloudwatch.MathExpression({
+          expression: 'IF(received > 0, (FILL(retried, 0) + FILL(deadLettered, 0)) / received, 0)',
+          usingMetrics: { received: worker.received, retried: worker.retried, deadLettered: worker.deadLettered },
+          period: MINUTE,
+          label: 'Error rate',
+        }),
+        thresholds.errorRate,
+      ),
+      failedNotifications: alarm(
+        'FailedNotificationsAlarm',
+        'SNS failed to deliver notifications to the queue; they are in the undeliverable queue.',
+        props.topic.metricNumberOfNotificationsFailed({ period: MINUTE, statistic: 'Sum' }),
+        thresholds.failedNotifications,
+      ),
+      stalled: alarm(
+        'StalledAlarm',
+        'Messages are waiting and none has been consumed: the workers are down or cannot reach the queue.',
+        new cloudwatch.MathExpression({
+          expression: 'IF(visible > 0 AND FILL(deleted, 0) == 0, 1, 0)',
+          usingMetrics: { visible, deleted: q.metricNumberOfMessagesDeleted({ period: MINUTE, statistic: 'Sum' }) },
+          period: MINUTE,
+          label: 'Backlog with no consumption',
+        }),
+        0,
+        thresholds.stalledMinutes,
+      ),
+    };
+
+    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { dashboardName: props.dashboardName, defaultInterval: Duration.hours(3) });
+    this.dashboard.addWidgets(
+      new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: Object.values(this.alarms), width: 24, height: 3 }),
+    );
+    this.dashboard.addWidgets(
+      graph('Messages: visible / in flight / delayed', [
+        visible.with({ label: 'Visible' }),
+        q.metricApproximateNumberOfMessagesNotVisible({ period: MINUTE, statistic: 'Maximum', label: 'In flight' }),
+        // Delayed is where retries wait out their backoff.
+        metricOf(q, 'ApproximateNumberOfMessagesDelayed', 'Maximum', 'Delayed (retries waiting)'),
+      ], { stacked: true }),
+      graph('Age of oldest message (s)', [q.metricApproximateAgeOfOldestMessage({ period: MINUTE, statistic: 'Maximum', label: 'Oldest' })]),
+      graph('Sent vs deleted per minute', [
+        q.metricNumberOfMessagesSent({ period: MINUTE, statistic: 'Sum', label: 'Sent' }),
+        q.metricNumberOfMessagesDeleted({ period: MINUTE, statistic: 'Sum', label: 'Deleted' }),
+      ]),
+      graph('DLQ: depth and inflow', [
+        props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: MINUTE, statistic: 'Maximum', label: 'In DLQ' }),
+        props.deadLetterQueue.metricNumberOfMessagesSent({ period: MINUTE, statistic: 'Sum', label: 'Dead-lettered per minute' }),
+      ]),
+    );
+    this.dashboard.addWidgets(
+      graph('Processed per minute', [worker.received.with({ label: 'Received' }), worker.succeeded.with({ label: 'Succeeded' })]),
+      graph('Retried by ErrorType', [worker.search('MessagesRetried', 'ErrorType')]),
+      graph('Dead-lettered by Reason', [worker.search('MessagesDeadLettered', 'Reason')]),
+      graph('Handler duration (ms)', [worker.handlerDuration('p50'), worker.handlerDuration('p99')]),
+      graph('Retry delay (s)', [worker.retryDelay('Average'), worker.retryDelay('Maximum')]),
+    );
+    this.dashboard.addWidgets(
+      graph('Running tasks', [runningTaskCount(props.service.cluster, props.service).with({ label: 'Running' })]),
+      graph('Task CPU and memory (%)', [
+        props.service.metricCpuUtilization({ period: MINUTE, label: 'CPU' }),
+        props.service.metricMemoryUtilization({ period: MINUTE, label: 'Memory' }),
+      ]),
+    );
+  }
+
+  /** The console address of the dashboard. */
+  get dashboardUrl(): string {
+    return `https://${Aws.REGION}.console.${Aws.URL_SUFFIX}/cloudwatch/home?region=${Aws.REGION}#dashboards:name=${this.dashboard.dashboardName}`;
+  }
+}
+
+function graph(title: string, left: cloudwatch.IMetric[], options: { stacked?: boolean } = {}): cloudwatch.GraphWidget {
+  return new cloudwatch.GraphWidget({ title, left, stacked: options.stacked ?? false, width: 8, height: 6, period: MINUTE });
+}
+
+function metricOf(queue: sqs.IQueue, metricName: string, statistic: string, label: string): cloudwatch.Metric {
+  return new cloudwatch.Metric({ namespace: 'AWS/SQS', metricName, dimensionsMap: { QueueName: queue.queueName }, statistic, period: MINUTE, label });
+}
+
+/**
+ * The worker's EMF metrics (libs/sqs metrics.ts). Every count is published under the
+ * `Queue` dimension alone, which alarms need (they cannot use SEARCH), and retried and
+ * dead-lettered counts also per `ErrorType` and `Reason`.
+ */
+function workerMetrics(namespace: string, queueName: string) {
+  const metric = (metricName: string, statistic: string, label?: string) =>
+    new cloudwatch.Metric({ namespace, metricName, dimensionsMap: { Queue: queueName }, statistic, period: MINUTE, label });
+  return {
+    received: metric('MessagesReceived', 'Sum'),
+    succeeded: metric('MessagesSucceeded', 'Sum'),
+    retried: metric('MessagesRetried', 'Sum'),
+    deadLettered: metric('MessagesDeadLettered', 'Sum'),
+    handlerDuration: (statistic: 'p50' | 'p99') => metric('HandlerDuration', statistic, `Handler ${statistic}`),
+    retryDelay: (statistic: 'Average' | 'Maximum') => metric('RetryDelay', statistic, `Delay ${statistic.toLowerCase()}`),
+    search: (metricName: string, dimension: string) =>
+      new cloudwatch.SearchExpression({
+        expression: `SEARCH('{${namespace},Queue,${dimension}} MetricName="${metricName}" Queue="${queueName}"', 'Sum', 60)`,
+        label: `\${PROP('Dim.${dimension}')}`,
+        period: MINUTE,
+      }),
+  };
+}
+
+interface Thresholds {
+  queueDepth: number;
+  deadLetters: number;
+  oldestMessageAgeSeconds: number;
+  errorRate: number;
+  failedNotifications: number;
+  stalledMinutes: number;
+}
+
+function resolveThresholds(props: QueueMonitoringProps): Thresholds {
+  const atLeastZero = (prop: string, value: number) => {
+    if (!Number.isFinite(value) || value < 0) throw new InfraConfigError(prop, `must be a number ≥ 0, got ${value}`);
+    return value;
+  };
+  const errorRate = atLeastZero('errorRateThreshold', props.errorRateThreshold ?? 0.3);
+  if (errorRate >= 1) throw new InfraConfigError('errorRateThreshold', `is a fraction below 1 (0.3 is 30%), got ${errorRate}`);
+  const stalledMinutes = (props.stalledFor ?? Duration.minutes(10)).toMinutes({ integral: false });
+  if (!Number.isInteger(stalledMinutes) || stalledMinutes < 1 || stalledMinutes > 1440) {
+    throw new InfraConfigError('stalledFor', `must be whole minutes from 1 to 1440, got ${stalledMinutes}`);
+  }
+  return {
+    queueDepth: atLeastZero('queueDepthThreshold', props.queueDepthThreshold ?? 5000),
+    deadLetters: atLeastZero('deadLetterThreshold', props.deadLetterThreshold ?? 0),
+    oldestMessageAgeSeconds: atLeastZero('oldestMessageAgeThreshold', (props.oldestMessageAgeThreshold ?? Duration.minutes(15)).toSeconds()),
+    errorRate,
+    failedNotifications: atLeastZero('failedNotificationsThreshold', props.failedNotificationsThreshold ?? 0),
+    stalledMinutes,
+  };
+}

@@ -1,0 +1,34 @@
+import { App, Validations } from 'aws-cdk-lib';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { DEPLOYMENT_PROPS } from './deployment-props.js';
+import { RequeueStack, type RequeueStackProps } from './requeue-stack.js';
+
+/** The stack's id, and its name in CloudFormation. */
+export const REQUEUE_STACK_ID = 'Requeue';
+
+/**
+ * The app `cdk deploy` runs: the stack, checked by the cdk-nag AwsSolutions pack through
+ * `Validations`, so synth fails on any finding not acknowledged with a reason.
+ */
+export function createRequeueApp(props: RequeueStackProps = DEPLOYMENT_PROPS): { app: App; stack: RequeueStack } {
+  const app = new App();
+  const stack = new RequeueStack(app, REQUEUE_STACK_ID, props);
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return { app, stack };
+}
+
+/**
+ * The stack's CloudFormation template, synthesized in memory, for local provisioning.
+ * The same props as the deployed app give the same queues, topic and subscription; only
+ * the worker image is a placeholder, because building or hashing it would not change
+ * anything an emulator can use.
+ */
+export function synthesizeRequeueTemplate(props: RequeueStackProps = DEPLOYMENT_PROPS): unknown {
+  const app = new App({ analyticsReporting: false });
+  const stack = new RequeueStack(app, REQUEUE_STACK_ID, {
+    ...props,
+    worker: { image: ecs.ContainerImage.fromRegistry('requeue-worker:local'), ...props.worker },
+  });
+  return app.synth().getStackByName(stack.stackName).template;
+}

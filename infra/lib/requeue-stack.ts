@@ -1,0 +1,52 @@
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { acknowledgeNagFindings } from './nag-acknowledgments.js';
+import { QueueMonitoring, type QueueMonitoringProps } from './queue-monitoring.js';
+import { QueueWorkerService, type QueueWorkerServiceProps } from './queue-worker-service.js';
+import { RetryingQueue, type RetryingQueueProps } from './retrying-queue.js';
+
+type Derived<T, K extends keyof T> = Omit<T, K>;
+
+export interface RequeueStackProps extends StackProps {
+  /** The topic, the queue and the DLQ. @default - RetryingQueue's defaults */
+  readonly queue?: RetryingQueueProps;
+  /** The Fargate worker. @default - QueueWorkerService's defaults */
+  readonly worker?: Derived<QueueWorkerServiceProps, 'queue' | 'deadLetterQueue'>;
+  /** Alarms and dashboard. @default - QueueMonitoring's defaults */
+  readonly monitoring?: Derived<QueueMonitoringProps, 'topic' | 'queue' | 'deadLetterQueue' | 'service' | 'metricsNamespace'>;
+}
+
+/**
+ * Everything requeue runs on: producers publish to the topic, the worker consumes the
+ * queue, retries wait in it as delayed copies, and what cannot succeed lands in the DLQ
+ * with its reason. Outputs the addresses operators and producers need.
+ */
+export class RequeueStack extends Stack {
+  readonly retryingQueue: RetryingQueue;
+  readonly worker: QueueWorkerService;
+  readonly monitoring: QueueMonitoring;
+
+  constructor(scope: Construct, id: string, props: RequeueStackProps = {}) {
+    super(scope, id, { description: 'requeue: SNS topic, SQS queue with retries and DLQ, Fargate worker, alarms and dashboard', ...props });
+    this.retryingQueue = new RetryingQueue(this, 'Jobs', props.queue);
+    const { queue, deadLetterQueue, topic } = this.retryingQueue;
+    this.worker = new QueueWorkerService(this, 'Worker', { ...props.worker, queue, deadLetterQueue });
+    this.monitoring = new QueueMonitoring(this, 'Monitoring', {
+      dashboardName: `requeue-${this.stackName}`,
+      ...props.monitoring,
+      topic,
+      queue,
+      deadLetterQueue,
+      service: this.worker.service,
+      metricsNamespace: this.worker.metricsNamespace,
+    });
+
+    new CfnOutput(this, 'TopicArn', { value: topic.topicArn, description: 'Publish jobs here' });
+    new CfnOutput(this, 'QueueUrl', { value: queue.queueUrl, description: 'The queue the worker consumes' });
+    new CfnOutput(this, 'DLQUrl', { value: deadLetterQueue.queueUrl, description: 'Dead letters: inspect, replay or discard with `requeue dlq`' });
+    new CfnOutput(this, 'DashboardUrl', { value: this.monitoring.dashboardUrl, description: 'The CloudWatch dashboard' });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.alarmTopic.topicArn, description: 'Subscribe to receive alarms' });
+
+    acknowledgeNagFindings(this);
+  }
+}

@@ -1,0 +1,5 @@
+export { startLocalAws, type LocalAws, type LocalAwsOptions } from './local-aws.js';
+export { provisionFromTemplate, type ProvisionedQueue, type ProvisionedStack, type ProvisionOptions } from './provision.js';
+export { TemplateResolver, type PhysicalResource, type PseudoParameters } from './resolve.js';
+export { readStackTemplate, synthesizeStackTemplate } from './stack-template.js';
+export { asTemplate, LocalProvisioningError, type CloudFormationTemplate, type TemplateResource } from './template.js';

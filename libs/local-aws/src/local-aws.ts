@@ -1,0 +1,59 @@
+import { SNSClient } from '@aws-sdk/client-sns';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { startFauxqs } from 'fauxqs';
+import { provisionFromTemplate, type ProvisionedStack } from './provision.js';
+import { LocalProvisioningError, type CloudFormationTemplate } from './template.js';
+
+export interface LocalAwsOptions {
+  /** 0 picks a free port. */
+  port: number;
+  template: CloudFormationTemplate;
+  /** @default 'Requeue' */
+  stackName?: string;
+  /** Keeps queues and messages across restarts (fauxqs persistence). @default - in memory */
+  dataDir?: string;
+  /** @default 'us-east-1' */
+  region?: string;
+}
+
+export interface LocalAws {
+  /** http://127.0.0.1:<port>, for AWS_ENDPOINT_URL. */
+  endpoint: string;
+  port: number;
+  region: string;
+  stack: ProvisionedStack;
+  stop(): Promise<void>;
+}
+
+const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+/**
+ * Starts the embedded SQS/SNS emulator (fauxqs) and provisions it from a synthesized
+ * stack template. fauxqs listens on every interface; the endpoint handed out is loopback.
+ */
+export async function startLocalAws(options: LocalAwsOptions): Promise<LocalAws> {
+  let server: Awaited<ReturnType<typeof startFauxqs>>;
+  try {
+    server = await startFauxqs({ port: options.port, logger: false, ...(options.dataDir ? { dataDir: options.dataDir } : {}) });
+  } catch (cause) {
+    throw new LocalProvisioningError(
+      `could not start the embedded emulator on port ${options.port}: ${(cause as Error).message}. ` +
+        'Another emulator may be running: point WORKER_QUEUE_URL and WORKER_DLQ_URL at it, or choose another port.',
+      { cause },
+    );
+  }
+  const region = options.region ?? 'us-east-1';
+  const endpoint = `http://127.0.0.1:${server.port}`;
+  const sqs = new SQSClient({ endpoint, region, credentials });
+  const sns = new SNSClient({ endpoint, region, credentials });
+  try {
+    const stack = await provisionFromTemplate({ sqs, sns, template: options.template, stackName: options.stackName });
+    return { endpoint, port: server.port, region, stack, stop: () => server.stop() };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  } finally {
+    sqs.destroy();
+    sns.destroy();
+  }
+}

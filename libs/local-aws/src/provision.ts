@@ -1,0 +1,157 @@
+import { CreateTopicCommand, SetSubscriptionAttributesCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
+import { CreateQueueCommand, GetQueueAttributesCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { TemplateResolver } from './resolve.js';
+import { LocalProvisioningError, type CloudFormationTemplate, type TemplateResource } from './template.js';
+
+export interface ProvisionOptions {
+  sqs: SQSClient;
+  sns: SNSClient;
+  template: CloudFormationTemplate;
+  /** `AWS::StackName` while resolving. @default 'Requeue' */
+  stackName?: string;
+  /** `AWS::Region`. @default the SQS client's region */
+  region?: string;
+  /** `AWS::AccountId`; emulators use twelve zeros. @default '000000000000' */
+  accountId?: string;
+}
+
+export interface ProvisionedQueue {
+  queueUrl: string;
+  queueArn: string;
+  queueName: string;
+  /** The SQS attributes applied, as strings, exactly as sent. */
+  attributes: Record<string, string>;
+}
+
+export interface ProvisionedStack {
+  queues: Record<string, ProvisionedQueue>;
+  topics: Record<string, { topicArn: string; topicName: string }>;
+  subscriptions: Record<string, { subscriptionArn: string; attributes: Record<string, string> }>;
+  /** Stack outputs that resolve locally (`QueueUrl`, `DLQUrl`, `TopicArn`, ...). */
+  outputs: Record<string, string>;
+  /** Resource types with no local counterpart (IAM, ECS, CloudWatch, ...) and how many of each. */
+  notProvisioned: Record<string, number>;
+}
+
+// CloudFormation queue properties that become SQS attributes of the same name.
+const QUEUE_ATTRIBUTES = [
+  'VisibilityTimeout',
+  'MessageRetentionPeriod',
+  'ReceiveMessageWaitTimeSeconds',
+  'DelaySeconds',
+  'MaximumMessageSize',
+  'RedrivePolicy',
+  'RedriveAllowPolicy',
+  'SqsManagedSseEnabled',
+  'ContentBasedDeduplication',
+  'DeduplicationScope',
+  'FifoThroughputLimit',
+];
+// Properties with no local effect: emulators neither encrypt with KMS nor tag.
+const QUEUE_PROPERTIES_WITHOUT_LOCAL_EFFECT = ['QueueName', 'FifoQueue', 'KmsMasterKeyId', 'KmsDataKeyReusePeriodSeconds', 'Tags'];
+const SUBSCRIPTION_ATTRIBUTES = ['RawMessageDelivery', 'FilterPolicy', 'FilterPolicyScope', 'RedrivePolicy', 'DeliveryPolicy'];
+
+/**
+ * Creates the template's SQS queues, SNS topics and SQS subscriptions on an emulator (or
+ * any SQS/SNS endpoint) with the attributes the template gives them, so local runs use
+ * the configuration that is deployed. Running it again converges existing queues to the
+ * template, as a deploy would.
+ */
+export async function provisionFromTemplate(options: ProvisionOptions): Promise<ProvisionedStack> {
+  const { sqs, sns, template } = options;
+  const stackName = options.stackName ?? 'Requeue';
+  const region = options.region ?? (await sqs.config.region());
+  const resolver = new TemplateResolver({ stackName, region, accountId: options.accountId ?? '000000000000' });
+  const byType = groupByType(template);
+  const result: ProvisionedStack = { queues: {}, topics: {}, subscriptions: {}, outputs: {}, notProvisioned: {} };
+
+  // Queues first, without attributes: a redrive policy refers to another queue's ARN,
+  // so every queue must exist before any attribute is resolved.
+  for (const [logicalId, resource] of byType('AWS::SQS::Queue')) {
+    const properties = resource.Properties ?? {};
+    const fifo = properties.FifoQueue === true || properties.FifoQueue === 'true';
+    const queueName = properties.QueueName !== undefined ? resolver.resolveString(properties.QueueName, `${logicalId}.QueueName`) : physicalName(stackName, logicalId, fifo);
+    const created = await sqs.send(new CreateQueueCommand({ QueueName: queueName, Attributes: fifo ? { FifoQueue: 'true' } : undefined }));
+    const queueUrl = created.QueueUrl!;
+    const arn = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }));
+    const queueArn = arn.Attributes!.QueueArn!;
+    resolver.define(logicalId, { ref: queueUrl, attributes: { Arn: queueArn, QueueUrl: queueUrl, QueueName: queueName } });
+    result.queues[logicalId] = { queueUrl, queueArn, queueName, attributes: {} };
+  }
+  for (const [logicalId, resource] of byType('AWS::SQS::Queue')) {
+    const attributes = attributesOf(resolver, logicalId, resource.Properties ?? {}, QUEUE_ATTRIBUTES, QUEUE_PROPERTIES_WITHOUT_LOCAL_EFFECT);
+    const queue = result.queues[logicalId]!;
+    if (Object.keys(attributes).length > 0) await sqs.send(new SetQueueAttributesCommand({ QueueUrl: queue.queueUrl, Attributes: attributes }));
+    queue.attributes = attributes;
+  }
+
+  for (const [logicalId, resource] of byType('AWS::SNS::Topic')) {
+    const properties = resource.Properties ?? {};
+    const fifo = properties.FifoTopic === true || properties.FifoTopic === 'true';
+    const topicName = properties.TopicName !== undefined ? resolver.resolveString(properties.TopicName, `${logicalId}.TopicName`) : physicalName(stackName, logicalId, fifo);
+    const created = await sns.send(new CreateTopicCommand({ Name: topicName, Attributes: fifo ? { FifoTopic: 'true' } : undefined }));
+    resolver.define(logicalId, { ref: created.TopicArn!, attributes: { TopicArn: created.TopicArn!, TopicName: topicName } });
+    result.topics[logicalId] = { topicArn: created.TopicArn!, topicName };
+  }
+
+  for (const [logicalId, resource] of byType('AWS::SNS::Subscription')) {
+    const properties = resource.Properties ?? {};
+    if (properties.Protocol !== 'sqs') {
+      // Email, HTTP and Lambda endpoints do not exist locally.
+      result.notProvisioned[`AWS::SNS::Subscription (${String(properties.Protocol)})`] = (result.notProvisioned[`AWS::SNS::Subscription (${String(properties.Protocol)})`] ?? 0) + 1;
+      continue;
+    }
+    const subscribed = await sns.send(
+      new SubscribeCommand({
+        TopicArn: resolver.resolveString(properties.TopicArn, `${logicalId}.TopicArn`),
+        Protocol: 'sqs',
+        Endpoint: resolver.resolveString(properties.Endpoint, `${logicalId}.Endpoint`),
+        ReturnSubscriptionArn: true,
+      }),
+    );
+    const attributes = attributesOf(resolver, logicalId, properties, SUBSCRIPTION_ATTRIBUTES, ['TopicArn', 'Endpoint', 'Protocol', 'Region']);
+    for (const [name, value] of Object.entries(attributes)) {
+      await sns.send(new SetSubscriptionAttributesCommand({ SubscriptionArn: subscribed.SubscriptionArn!, AttributeName: name, AttributeValue: value }));
+    }
+    result.subscriptions[logicalId] = { subscriptionArn: subscribed.SubscriptionArn!, attributes };
+  }
+
+  for (const resource of Object.values(template.Resources)) {
+    if (!['AWS::SQS::Queue', 'AWS::SNS::Topic', 'AWS::SNS::Subscription'].includes(resource.Type)) {
+      result.notProvisioned[resource.Type] = (result.notProvisioned[resource.Type] ?? 0) + 1;
+    }
+  }
+  for (const [name, output] of Object.entries(template.Outputs ?? {})) {
+    try {
+      result.outputs[name] = resolver.resolveString(output.Value, `Outputs.${name}`);
+    } catch (error) {
+      // Outputs of resources with no local counterpart (the dashboard) have no local value.
+      if (!(error instanceof LocalProvisioningError)) throw error;
+    }
+  }
+  return result;
+}
+
+function groupByType(template: CloudFormationTemplate) {
+  return (type: string): [string, TemplateResource][] => Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
+}
+
+/** CloudFormation's own naming, minus its random suffix: `<stack>-<logical id>`, within SQS/SNS's 80 characters. */
+function physicalName(stackName: string, logicalId: string, fifo: boolean): string {
+  const suffix = fifo ? '.fifo' : '';
+  return `${stackName}-${logicalId}`.slice(0, 80 - suffix.length) + suffix;
+}
+
+function attributesOf(resolver: TemplateResolver, logicalId: string, properties: Record<string, unknown>, applied: string[], withoutLocalEffect: string[]): Record<string, string> {
+  const attributes: Record<string, string> = {};
+  for (const [name, value] of Object.entries(properties)) {
+    if (withoutLocalEffect.includes(name)) continue;
+    if (!applied.includes(name)) {
+      // A property we do not apply would make local behaviour differ from the deployed one.
+      throw new LocalProvisioningError(`${logicalId}.${name} cannot be applied locally; local runs would not match the deployed configuration`);
+    }
+    const resolved = resolver.resolve(value, `${logicalId}.${name}`);
+    attributes[name] = typeof resolved === 'object' && resolved !== null ? JSON.stringify(resolved) : String(resolved);
+  }
+  return attributes;
+}
