@@ -120,7 +120,8 @@ export class QueueMonitoring extends Construct {
         'ErrorRateAlarm',
         'More than the threshold of received messages are being retried or dead-lettered: a dependency is failing.',
         new cloudwatch.MathExpression({
-          expression: 'IF(received > 0, (FILL(retried, 0) + FILL(deadLettered, 0)) / received, 0)',
+          // Below 10 messages a minute one failure is a 10%+ swing: too noisy to page on.
+          expression: 'IF(received >= 10, (FILL(retried, 0) + FILL(deadLettered, 0)) / received, 0)',
           usingMetrics: { received: worker.received, retried: worker.retried, deadLettered: worker.deadLettered },
           period: MINUTE,
           label: 'Error rate',

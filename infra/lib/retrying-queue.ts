@@ -118,8 +118,8 @@ function validate(queueName: string, maxReceiveCount: number, visibilityTimeout:
   if (!Number.isInteger(maxReceiveCount) || maxReceiveCount < 1 || maxReceiveCount > 1000) {
     throw new InfraConfigError('maxReceiveCount', `must be a whole number from 1 to 1000, got ${maxReceiveCount}`);
   }
-  const seconds = visibilityTimeout.toSeconds();
-  if (seconds < 10 || seconds > 43_200) {
-    throw new InfraConfigError('visibilityTimeout', `must be from 10 seconds to 12 hours (the worker's heartbeat needs headroom), got ${seconds} s`);
+  const seconds = visibilityTimeout.toSeconds({ integral: false });
+  if (!Number.isInteger(seconds) || seconds < 0 || seconds > 43_200) {
+    throw new InfraConfigError('visibilityTimeout', `must be whole seconds from 0 to 12 hours (the SQS limit), got ${seconds} s`);
   }
 }

@@ -1,5 +1,5 @@
 import { SendMessageCommand, type MessageAttributeValue } from '@aws-sdk/client-sqs';
-import { CreateTopicCommand, PublishCommand, SubscribeCommand } from '@aws-sdk/client-sns';
+import { PublishCommand } from '@aws-sdk/client-sns';
 import { createRetryPolicy, NonRetryableError, RetryableError, type RetryPolicyInput } from '@requeue/retry';
 import { SqsWorker, type MessageHandler, type WorkerMessage } from '@requeue/sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -142,21 +142,20 @@ describe('engine against the SQS protocol (fauxqs)', () => {
 
   it('hands the inner message and SNS attributes to the handler, for raw and non-raw subscriptions', async () => {
     const raw = await emulator.createQueues();
-    const wrapped = await emulator.createQueues();
-    const topic = await emulator.sns.send(new CreateTopicCommand({ Name: `t${Date.now()}` }));
-    await emulator.sns.send(new SubscribeCommand({ TopicArn: topic.TopicArn, Protocol: 'sqs', Endpoint: raw.queueArn, Attributes: { RawMessageDelivery: 'true' } }));
-    await emulator.sns.send(new SubscribeCommand({ TopicArn: topic.TopicArn, Protocol: 'sqs', Endpoint: wrapped.queueArn }));
+    const wrapped = await emulator.createQueues({ rawMessageDelivery: false });
     const fromRaw = recording();
     const fromWrapped = recording();
     await runWorker(raw, fromRaw.handler);
     await runWorker(wrapped, fromWrapped.handler);
-    await emulator.sns.send(
-      new PublishCommand({
-        TopicArn: topic.TopicArn,
-        Message: '{"order":42}',
-        MessageAttributes: { operation: { DataType: 'String', StringValue: 'create' } },
-      }),
-    );
+    for (const { topicArn } of [raw, wrapped]) {
+      await emulator.sns.send(
+        new PublishCommand({
+          TopicArn: topicArn,
+          Message: '{"order":42}',
+          MessageAttributes: { operation: { DataType: 'String', StringValue: 'create' } },
+        }),
+      );
+    }
     await eventually(() => (fromRaw.seen.length && fromWrapped.seen.length ? true : undefined), 10_000, 'both deliveries');
     for (const { message } of [fromRaw.seen[0]!, fromWrapped.seen[0]!]) {
       expect(message.body).toEqual({ order: 42 });

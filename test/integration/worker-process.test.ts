@@ -1,3 +1,6 @@
+import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { synthesizeStackTemplate } from '@requeue/local-aws';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startEmulator, type Emulator, type QueuePair } from '../support/emulator.js';
 import { readLedger } from '../support/ledger.js';
 import { sendAll, simulation } from '../support/publish.js';
-import { startWorkerProcess, waitUntilReady, type WorkerProcess } from '../support/worker-process.js';
+import { freePort, startWorkerProcess, waitUntilReady, type WorkerProcess } from '../support/worker-process.js';
 
 let emulator: Emulator;
 const running: WorkerProcess[] = [];
@@ -60,6 +63,40 @@ describe('worker app configuration', () => {
     const lines = started.output().trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(variable);
+  });
+});
+
+describe('worker app with no queue URLs (npm start)', () => {
+  it('starts the embedded emulator provisioned from the stack template, and consumes what is published to the topic', async () => {
+    const emulatorPort = await freePort();
+    const ledger = ledgerPath();
+    const started = await startWorkerProcess({ WORKER_EMULATOR_PORT: String(emulatorPort), WORKER_HANDLER: 'simulation', SIMULATION_LEDGER: ledger });
+    running.push(started);
+    await waitUntilReady(started, 30_000);
+    const banner = started.output();
+    const topicArn = /topic\s+(arn:\S+)/.exec(banner)?.[1];
+    const queueUrl = /queue\s+(http\S+)/.exec(banner)?.[1];
+    expect(queueUrl).toMatch(/\/Requeue-jobs$/);
+
+    const local = { endpoint: `http://127.0.0.1:${emulatorPort}`, region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } };
+    const sqs = new SQSClient(local);
+    const sns = new SNSClient(local);
+    try {
+      // The queue is the deployed one: the template's visibility, retention and redrive.
+      const attributes = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['All'] }))).Attributes!;
+      const template = synthesizeStackTemplate();
+      const deployedQueue = Object.values(template.Resources).find((r) => r.Type === 'AWS::SQS::Queue' && r.Properties?.QueueName === 'Requeue-jobs')!;
+      expect(Number(attributes.VisibilityTimeout)).toBe(deployedQueue.Properties!.VisibilityTimeout);
+      expect(Number(attributes.MessageRetentionPeriod)).toBe(deployedQueue.Properties!.MessageRetentionPeriod);
+      expect(JSON.parse(attributes.RedrivePolicy!).maxReceiveCount).toBe((deployedQueue.Properties!.RedrivePolicy as { maxReceiveCount: number }).maxReceiveCount);
+
+      await sns.send(new PublishCommand({ TopicArn: topicArn, Message: simulation('via-topic', { outcome: 'transient', failTimes: 1 }).body }));
+      const [success] = await eventually(() => (readLedger(ledger).length > 0 ? readLedger(ledger) : undefined), 20_000, 'the published message to succeed');
+      expect(success).toMatchObject({ id: 'via-topic', attempt: 2 });
+    } finally {
+      sqs.destroy();
+      sns.destroy();
+    }
   });
 });
 

@@ -1,5 +1,7 @@
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
 import { SNSClient } from '@aws-sdk/client-sns';
+import { provisionFromTemplate, synthesizeStackTemplate } from '@requeue/local-aws';
+import { Duration } from 'aws-cdk-lib';
 import { startFauxqs } from 'fauxqs';
 
 export const TEST_REGION = 'us-east-1';
@@ -11,6 +13,8 @@ export interface QueuePair {
   queueUrl: string;
   dlqUrl: string;
   queueArn: string;
+  /** The stack's topic, subscribed to the queue with raw delivery (absent for FIFO). */
+  topicArn: string | undefined;
 }
 
 let counter = 0;
@@ -22,23 +26,43 @@ export async function startEmulator(options: { port?: number; dataDir?: string }
   const sqs = new SQSClient({ endpoint, region: TEST_REGION, credentials });
   const sns = new SNSClient({ endpoint, region: TEST_REGION, credentials });
 
-  async function createQueues(options: { visibilityTimeoutSeconds?: number; maxReceiveCount?: number; fifo?: boolean } = {}): Promise<QueuePair> {
-    const suffix = options.fifo ? '.fifo' : '';
+  /**
+   * The stack's queues (main queue, DLQ with redrive) provisioned from its synthesized
+   * template with these props, under unique names. FIFO queues are created directly: the
+   * stack has no FIFO variant, and the engine's FIFO path is tested on its own.
+   */
+  async function createQueues(
+    options: { visibilityTimeoutSeconds?: number; maxReceiveCount?: number; rawMessageDelivery?: boolean; fifo?: boolean } = {},
+  ): Promise<QueuePair> {
     const name = `q${Date.now().toString(36)}${(counter++).toString(36)}`;
-    const fifoAttributes: Record<string, string> = options.fifo ? { FifoQueue: 'true', ContentBasedDeduplication: 'true' } : {};
-    const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq${suffix}`, Attributes: fifoAttributes }));
-    const dlqArn = await arnOf(dlq.QueueUrl!);
+    if (options.fifo) return createFifoQueues(name, options);
+    const template = synthesizeStackTemplate({
+      queue: {
+        queueName: name,
+        visibilityTimeout: Duration.seconds(options.visibilityTimeoutSeconds ?? 30),
+        maxReceiveCount: options.maxReceiveCount ?? 5,
+        rawMessageDelivery: options.rawMessageDelivery,
+      },
+    });
+    const stack = await provisionFromTemplate({ sqs, sns, template, stackName: name });
+    const { QueueUrl, DLQUrl, TopicArn } = stack.outputs;
+    return { queueUrl: QueueUrl!, dlqUrl: DLQUrl!, topicArn: TopicArn!, queueArn: await arnOf(QueueUrl!) };
+  }
+
+  async function createFifoQueues(name: string, options: { visibilityTimeoutSeconds?: number; maxReceiveCount?: number }): Promise<QueuePair> {
+    const fifoAttributes = { FifoQueue: 'true', ContentBasedDeduplication: 'true' };
+    const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq.fifo`, Attributes: fifoAttributes }));
     const queue = await sqs.send(
       new CreateQueueCommand({
-        QueueName: `${name}${suffix}`,
+        QueueName: `${name}.fifo`,
         Attributes: {
           ...fifoAttributes,
           VisibilityTimeout: String(options.visibilityTimeoutSeconds ?? 30),
-          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: String(options.maxReceiveCount ?? 5) }),
+          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: await arnOf(dlq.QueueUrl!), maxReceiveCount: String(options.maxReceiveCount ?? 5) }),
         },
       }),
     );
-    return { queueUrl: queue.QueueUrl!, dlqUrl: dlq.QueueUrl!, queueArn: await arnOf(queue.QueueUrl!) };
+    return { queueUrl: queue.QueueUrl!, dlqUrl: dlq.QueueUrl!, topicArn: undefined, queueArn: await arnOf(queue.QueueUrl!) };
   }
 
   async function arnOf(queueUrl: string): Promise<string> {

@@ -1,4 +1,4 @@
-import { CreateTopicCommand, SetSubscriptionAttributesCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
+import { CreateTopicCommand, ListSubscriptionsByTopicCommand, SetSubscriptionAttributesCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
 import { CreateQueueCommand, GetQueueAttributesCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { TemplateResolver } from './resolve.js';
 import { LocalProvisioningError, type CloudFormationTemplate, type TemplateResource } from './template.js';
@@ -101,19 +101,16 @@ export async function provisionFromTemplate(options: ProvisionOptions): Promise<
       result.notProvisioned[`AWS::SNS::Subscription (${String(properties.Protocol)})`] = (result.notProvisioned[`AWS::SNS::Subscription (${String(properties.Protocol)})`] ?? 0) + 1;
       continue;
     }
-    const subscribed = await sns.send(
-      new SubscribeCommand({
-        TopicArn: resolver.resolveString(properties.TopicArn, `${logicalId}.TopicArn`),
-        Protocol: 'sqs',
-        Endpoint: resolver.resolveString(properties.Endpoint, `${logicalId}.Endpoint`),
-        ReturnSubscriptionArn: true,
-      }),
+    const subscriptionArn = await subscribe(
+      sns,
+      resolver.resolveString(properties.TopicArn, `${logicalId}.TopicArn`),
+      resolver.resolveString(properties.Endpoint, `${logicalId}.Endpoint`),
     );
     const attributes = attributesOf(resolver, logicalId, properties, SUBSCRIPTION_ATTRIBUTES, ['TopicArn', 'Endpoint', 'Protocol', 'Region']);
     for (const [name, value] of Object.entries(attributes)) {
-      await sns.send(new SetSubscriptionAttributesCommand({ SubscriptionArn: subscribed.SubscriptionArn!, AttributeName: name, AttributeValue: value }));
+      await sns.send(new SetSubscriptionAttributesCommand({ SubscriptionArn: subscriptionArn, AttributeName: name, AttributeValue: value }));
     }
-    result.subscriptions[logicalId] = { subscriptionArn: subscribed.SubscriptionArn!, attributes };
+    result.subscriptions[logicalId] = { subscriptionArn, attributes };
   }
 
   for (const resource of Object.values(template.Resources)) {
@@ -130,6 +127,23 @@ export async function provisionFromTemplate(options: ProvisionOptions): Promise<
     }
   }
   return result;
+}
+
+/**
+ * The existing subscription of this queue to this topic, or a new one. Subscribing again
+ * with other attributes is an error in SNS, so a persisted emulator reuses what it has and
+ * the attributes are then set one by one.
+ */
+async function subscribe(sns: SNSClient, topicArn: string, queueArn: string): Promise<string> {
+  let nextToken: string | undefined;
+  do {
+    const page = await sns.send(new ListSubscriptionsByTopicCommand({ TopicArn: topicArn, NextToken: nextToken }));
+    const existing = page.Subscriptions?.find((subscription) => subscription.Protocol === 'sqs' && subscription.Endpoint === queueArn);
+    if (existing?.SubscriptionArn) return existing.SubscriptionArn;
+    nextToken = page.NextToken;
+  } while (nextToken);
+  const created = await sns.send(new SubscribeCommand({ TopicArn: topicArn, Protocol: 'sqs', Endpoint: queueArn, ReturnSubscriptionArn: true }));
+  return created.SubscriptionArn!;
 }
 
 function groupByType(template: CloudFormationTemplate) {

@@ -36,6 +36,10 @@ describe('EmfMetrics', () => {
     expect(byMetric.get('MessagesReceived')).toMatchObject({ Queue: 'jobs', MessagesReceived: 3 });
     expect(byMetric.get('MessagesRetried')).toMatchObject({ Queue: 'jobs', ErrorType: 'TEMPORARY', MessagesRetried: 2 });
     expect(byMetric.get('MessagesDeadLettered')).toMatchObject({ Reason: 'non-retryable', MessagesDeadLettered: 1 });
+    // Published per queue too, which the stack's error-rate alarm reads.
+    expect(byMetric.get('MessagesRetried')!._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([['Queue'], ['Queue', 'ErrorType']]);
+    expect(byMetric.get('MessagesDeadLettered')!._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([['Queue'], ['Queue', 'Reason']]);
+    expect(byMetric.get('MessagesReceived')!._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([['Queue']]);
     expect(byMetric.get('AttemptsToSuccess')).toMatchObject({ AttemptsToSuccess: 2 });
     expect(byMetric.get('DuplicateRisk')).toMatchObject({ DuplicateRisk: 1 });
     expect(byMetric.get('RetryDelay')).toMatchObject({ RetryDelay: [4, 6] });

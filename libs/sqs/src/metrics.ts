@@ -104,7 +104,11 @@ export class EmfMetrics implements WorkerMetrics {
       if (!logger) {
         logger = new MetricsLogger(async () => this.environment);
         logger.setNamespace(this.options.namespace);
-        logger.setDimensions({ Queue: this.options.queueName, ...extra });
+        const queue = { Queue: this.options.queueName };
+        // Per-ErrorType and per-Reason counts are also published per queue alone: alarms
+        // cannot sum dimensions with SEARCH, so the error-rate alarm reads the total.
+        if (Object.keys(extra).length === 0) logger.setDimensions(queue);
+        else logger.setDimensions([queue, { ...queue, ...extra }], false);
         byDimensions.set(key, logger);
       }
       return logger;
