@@ -15,18 +15,20 @@ export function acknowledgeNagFindings(stack: RequeueStack): void {
     'AwsSolutions-SQS3',
     'This queue is itself a dead-letter queue: the SNS subscription redrives undeliverable notifications into it, which the rule does not recognise.',
   );
+  const worker = stack.worker;
+  if (!worker) return;
   acknowledge(
-    stack.worker.node.tryFindChild('Vpc'),
+    worker.node.tryFindChild('Vpc'),
     'AwsSolutions-VPC7',
     'The default VPC carries only outbound task traffic and its security group admits nothing in; flow logs are billed per GB. Pass a VPC with flow logs through the `vpc` prop when you need them.',
   );
   acknowledge(
-    stack.worker.node.findChild('Task'),
+    worker.node.findChild('Task'),
     'AwsSolutions-ECS2',
     'The environment holds non-secret configuration only: queue URLs, handler name, retry policy, metrics namespace. Secrets belong in ecs.Secret.',
   );
   acknowledge(
-    stack.worker.node.findChild('Task').node.tryFindChild('ExecutionRole'),
+    worker.node.findChild('Task').node.tryFindChild('ExecutionRole'),
     'AwsSolutions-IAM5[Resource::*]',
     'ecr:GetAuthorizationToken, granted by ECS to pull the image, has no resource-level permissions: AWS requires Resource "*" for it.',
   );

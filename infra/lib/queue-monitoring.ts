@@ -17,8 +17,11 @@ export interface QueueMonitoringProps {
   readonly topic: sns.ITopic;
   readonly queue: sqs.IQueue;
   readonly deadLetterQueue: sqs.IQueue;
-  /** The worker service, for running tasks, CPU and memory. */
-  readonly service: ecs.FargateService;
+  /**
+   * The worker service, for running tasks, CPU and memory.
+   * @default - no service widgets (the worker runs elsewhere)
+   */
+  readonly service?: ecs.FargateService;
   /** The namespace the worker writes its EMF metrics to. */
   readonly metricsNamespace: string;
   /**
@@ -176,13 +179,15 @@ export class QueueMonitoring extends Construct {
       graph('Handler duration (ms)', [worker.handlerDuration('p50'), worker.handlerDuration('p99')]),
       graph('Retry delay (s)', [worker.retryDelay('Average'), worker.retryDelay('Maximum')]),
     );
-    this.dashboard.addWidgets(
-      graph('Running tasks', [runningTaskCount(props.service.cluster, props.service).with({ label: 'Running' })]),
-      graph('Task CPU and memory (%)', [
-        props.service.metricCpuUtilization({ period: MINUTE, label: 'CPU' }),
-        props.service.metricMemoryUtilization({ period: MINUTE, label: 'Memory' }),
-      ]),
-    );
+    if (props.service) {
+      this.dashboard.addWidgets(
+        graph('Running tasks', [runningTaskCount(props.service.cluster, props.service).with({ label: 'Running' })]),
+        graph('Task CPU and memory (%)', [
+          props.service.metricCpuUtilization({ period: MINUTE, label: 'CPU' }),
+          props.service.metricMemoryUtilization({ period: MINUTE, label: 'Memory' }),
+        ]),
+      );
+    }
   }
 
   /** The console address of the dashboard. */

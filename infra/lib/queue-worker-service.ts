@@ -16,6 +16,8 @@ const FARGATE_MAX_STOP_TIMEOUT_SECONDS = 120;
 /** Time between the end of the worker's drain and SIGKILL: releasing leftovers, flushing logs. */
 const STOP_MARGIN_SECONDS = 15;
 const HEALTH_PORT = 8080;
+/** The worker's own default for METRICS_NAMESPACE. */
+export const DEFAULT_METRICS_NAMESPACE = 'requeue';
 
 export interface QueueWorkerServiceProps {
   /** The queue the worker consumes and requeues retries to. */
@@ -53,7 +55,7 @@ export interface QueueWorkerServiceProps {
   readonly retryPolicy?: RetryPolicyJson;
   /**
    * CloudWatch namespace of the worker's EMF metrics (`METRICS_NAMESPACE`).
-   * @default 'Requeue'
+   * @default 'requeue' (the worker's own default)
    */
   readonly metricsNamespace?: string;
   /**
@@ -235,7 +237,7 @@ function resolveSettings(props: QueueWorkerServiceProps): Settings {
     if (cause instanceof RetryPolicyConfigError) throw new InfraConfigError('retryPolicy', cause.message, { cause });
     throw cause;
   }
-  const metricsNamespace = props.metricsNamespace ?? 'Requeue';
+  const metricsNamespace = props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
   if (!/^[\w.\-/#:]{1,255}$/.test(metricsNamespace) || metricsNamespace.startsWith('AWS/')) {
     throw new InfraConfigError('metricsNamespace', `must be 1-255 of letters, digits and . - _ / # : and not start with AWS/, got ${JSON.stringify(metricsNamespace)}`);
   }

@@ -13,7 +13,10 @@ export const REQUEUE_STACK_ID = 'Requeue';
  */
 export function createRequeueApp(props: RequeueStackProps = DEPLOYMENT_PROPS): { app: App; stack: RequeueStack } {
   const app = new App();
-  const stack = new RequeueStack(app, REQUEUE_STACK_ID, props);
+  // `-c requeue:worker=false` deploys queues and monitoring only, e.g. to LocalStack's
+  // free edition, which has no ECS; the worker then runs with `npm start` beside it.
+  const withoutWorker = String(app.node.tryGetContext('requeue:worker')) === 'false';
+  const stack = new RequeueStack(app, REQUEUE_STACK_ID, withoutWorker ? { ...props, worker: false } : props);
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, stack };
 }
@@ -28,7 +31,7 @@ export function synthesizeRequeueTemplate(props: RequeueStackProps = DEPLOYMENT_
   const app = new App({ analyticsReporting: false });
   const stack = new RequeueStack(app, REQUEUE_STACK_ID, {
     ...props,
-    worker: { image: ecs.ContainerImage.fromRegistry('requeue-worker:local'), ...props.worker },
+    worker: props.worker === false ? false : { image: ecs.ContainerImage.fromRegistry('requeue-worker:local'), ...props.worker },
   });
   return app.synth().getStackByName(stack.stackName).template;
 }

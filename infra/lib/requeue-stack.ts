@@ -2,7 +2,7 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { acknowledgeNagFindings } from './nag-acknowledgments.js';
 import { QueueMonitoring, type QueueMonitoringProps } from './queue-monitoring.js';
-import { QueueWorkerService, type QueueWorkerServiceProps } from './queue-worker-service.js';
+import { DEFAULT_METRICS_NAMESPACE, QueueWorkerService, type QueueWorkerServiceProps } from './queue-worker-service.js';
 import { RetryingQueue, type RetryingQueueProps } from './retrying-queue.js';
 
 type Derived<T, K extends keyof T> = Omit<T, K>;
@@ -10,8 +10,12 @@ type Derived<T, K extends keyof T> = Omit<T, K>;
 export interface RequeueStackProps extends StackProps {
   /** The topic, the queue and the DLQ. @default - RetryingQueue's defaults */
   readonly queue?: RetryingQueueProps;
-  /** The Fargate worker. @default - QueueWorkerService's defaults */
-  readonly worker?: Derived<QueueWorkerServiceProps, 'queue' | 'deadLetterQueue'>;
+  /**
+   * The Fargate worker, or `false` for queues and monitoring only: for running the worker
+   * elsewhere, or on emulators without ECS (LocalStack's free edition).
+   * @default - QueueWorkerService's defaults
+   */
+  readonly worker?: Derived<QueueWorkerServiceProps, 'queue' | 'deadLetterQueue'> | false;
   /** Alarms and dashboard. @default - QueueMonitoring's defaults */
   readonly monitoring?: Derived<QueueMonitoringProps, 'topic' | 'queue' | 'deadLetterQueue' | 'service' | 'metricsNamespace'>;
 }
@@ -23,22 +27,22 @@ export interface RequeueStackProps extends StackProps {
  */
 export class RequeueStack extends Stack {
   readonly retryingQueue: RetryingQueue;
-  readonly worker: QueueWorkerService;
+  readonly worker: QueueWorkerService | undefined;
   readonly monitoring: QueueMonitoring;
 
   constructor(scope: Construct, id: string, props: RequeueStackProps = {}) {
     super(scope, id, { description: 'requeue: SNS topic, SQS queue with retries and DLQ, Fargate worker, alarms and dashboard', ...props });
     this.retryingQueue = new RetryingQueue(this, 'Jobs', props.queue);
     const { queue, deadLetterQueue, topic } = this.retryingQueue;
-    this.worker = new QueueWorkerService(this, 'Worker', { ...props.worker, queue, deadLetterQueue });
+    this.worker = props.worker === false ? undefined : new QueueWorkerService(this, 'Worker', { ...props.worker, queue, deadLetterQueue });
     this.monitoring = new QueueMonitoring(this, 'Monitoring', {
       dashboardName: `requeue-${this.stackName}`,
       ...props.monitoring,
       topic,
       queue,
       deadLetterQueue,
-      service: this.worker.service,
-      metricsNamespace: this.worker.metricsNamespace,
+      service: this.worker?.service,
+      metricsNamespace: this.worker?.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE,
     });
 
     new CfnOutput(this, 'TopicArn', { value: topic.topicArn, description: 'Publish jobs here' });

@@ -109,7 +109,7 @@ describe('worker service', () => {
       WORKER_DLQ_URL: refTo(queueOf('DeadLetter').logicalId),
       WORKER_HANDLER: 'webhook',
       RETRY_POLICY: '{}',
-      METRICS_NAMESPACE: 'Requeue',
+      METRICS_NAMESPACE: 'requeue',
       WORKER_DRAIN_TIMEOUT_MS: '30000',
     });
     expect(JSON.stringify(container.Image)).toContain('container-assets');
@@ -216,9 +216,9 @@ describe('alarms', () => {
     const inputs = Object.fromEntries(props.Metrics!.filter((m) => m.MetricStat).map((m) => [m.Id, { ...m.MetricStat!.Metric, Period: m.MetricStat!.Period, Stat: m.MetricStat!.Stat }]));
     const queueDimension = [{ Name: 'Queue', Value: { 'Fn::GetAtt': [queueOf('JobsQueue').logicalId, 'QueueName'] } }];
     expect(inputs).toEqual({
-      received: { Namespace: 'Requeue', MetricName: 'MessagesReceived', Dimensions: queueDimension, Period: 60, Stat: 'Sum' },
-      retried: { Namespace: 'Requeue', MetricName: 'MessagesRetried', Dimensions: queueDimension, Period: 60, Stat: 'Sum' },
-      deadLettered: { Namespace: 'Requeue', MetricName: 'MessagesDeadLettered', Dimensions: queueDimension, Period: 60, Stat: 'Sum' },
+      received: { Namespace: 'requeue', MetricName: 'MessagesReceived', Dimensions: queueDimension, Period: 60, Stat: 'Sum' },
+      retried: { Namespace: 'requeue', MetricName: 'MessagesRetried', Dimensions: queueDimension, Period: 60, Stat: 'Sum' },
+      deadLettered: { Namespace: 'requeue', MetricName: 'MessagesDeadLettered', Dimensions: queueDimension, Period: 60, Stat: 'Sum' },
     });
   });
 
@@ -295,8 +295,8 @@ describe('dashboard', () => {
 
   it('plots the worker metrics: retried by ErrorType, dead-lettered by Reason, duration p50/p99, retry delay', () => {
     expect(metricsOf('Retried by ErrorType')).toContain('MetricName=\\"MessagesRetried\\"');
-    expect(metricsOf('Retried by ErrorType')).toContain('{Requeue,Queue,ErrorType}');
-    expect(metricsOf('Dead-lettered by Reason')).toContain('{Requeue,Queue,Reason}');
+    expect(metricsOf('Retried by ErrorType')).toContain('{requeue,Queue,ErrorType}');
+    expect(metricsOf('Dead-lettered by Reason')).toContain('{requeue,Queue,Reason}');
     expect(metricsOf('Handler duration (ms)')).toMatch(/HandlerDuration.*p50.*p99/);
     expect(metricsOf('Retry delay (s)')).toContain('RetryDelay');
     expect(metricsOf('Sent vs deleted per minute')).toMatch(/NumberOfMessagesSent.*NumberOfMessagesDeleted/);
@@ -316,5 +316,15 @@ describe('template snapshot', () => {
   it('matches the committed template (asset hashes masked)', async () => {
     const json = JSON.stringify(template.toJSON(), null, 2).replace(/[0-9a-f]{64}/g, '<asset-hash>');
     await expect(json).toMatchFileSnapshot('./__snapshots__/Requeue.template.json');
+  });
+});
+
+describe('without the worker (queues and monitoring only)', () => {
+  it('has the topic, queues and alarms, and no ECS, VPC or scaling resources', () => {
+    const queuesOnly = synthesize({ worker: false });
+    queuesOnly.resourceCountIs('AWS::SQS::Queue', 3);
+    queuesOnly.resourceCountIs('AWS::SNS::Subscription', 1);
+    for (const type of ['AWS::ECS::Service', 'AWS::EC2::VPC', 'AWS::ApplicationAutoScaling::ScalingPolicy', 'AWS::IAM::Role']) queuesOnly.resourceCountIs(type, 0);
+    queuesOnly.resourceCountIs('AWS::CloudWatch::Alarm', 6);
   });
 });
