@@ -41,31 +41,6 @@ async function worker(queues: QueuePair, env: Record<string, string> = {}): Prom
   return started;
 }
 
-describe('worker app configuration', () => {
-  it.each([
-    [{ WORKER_MAX_IN_FLIGHT: '-1' }, 'WORKER_MAX_IN_FLIGHT'],
-    [{ WORKER_MAX_IN_FLIGHT: '0' }, 'WORKER_MAX_IN_FLIGHT'],
-    [{ WORKER_WAIT_TIME_SECONDS: '21' }, 'WORKER_WAIT_TIME_SECONDS'],
-    [{ WORKER_RECEIVE_BATCH_SIZE: '11' }, 'WORKER_RECEIVE_BATCH_SIZE'],
-    [{ WORKER_VISIBILITY_TIMEOUT_SECONDS: '43201' }, 'WORKER_VISIBILITY_TIMEOUT_SECONDS'],
-    [{ WORKER_HEALTH_PORT: 'eighty' }, 'WORKER_HEALTH_PORT'],
-    [{ RETRY_POLICY: '{"hopCeilingSeconds":901}' }, 'RETRY_POLICY'],
-    [{ RETRY_POLICY: '{"maxAttempts": 3' }, 'RETRY_POLICY'],
-    [{ RETRY_POLICY: '/no/such/policy.json' }, 'RETRY_POLICY'],
-    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
-    [{ WORKER_QUEUE_URL: 'not a url', WORKER_DLQ_URL: 'http://x' }, 'WORKER_QUEUE_URL'],
-    [{ NODE_ENV: 'production' }, 'WORKER_QUEUE_URL'],
-  ])('exits 1 with one line naming the setting for %j', async (env, variable) => {
-    const started = await startWorkerProcess(env);
-    running.push(started);
-    const { code } = await started.exited;
-    expect(code).toBe(1);
-    const lines = started.output().trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(variable);
-  });
-});
-
 describe('worker app with no queue URLs (npm start)', () => {
   it('starts the embedded emulator provisioned from the stack template, and consumes what is published to the topic', async () => {
     const emulatorPort = await freePort();

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { createRetryPolicy, parseRetryPolicyJson, RetryPolicyConfigError, type RetryPolicy } from '@requeue/retry';
 
 /** One configuration problem, reported as one line naming the variable. */
@@ -42,6 +43,29 @@ export interface WorkerConfig {
 type Env = Readonly<Record<string, string | undefined>>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+/** The handlers this app registers (src/handlers). An app of your own registers its own with @SqsHandler. */
+export const APP_HANDLERS = ['simulation', 'webhook'];
+
+/** The ledger is appended to on every success: a path that cannot be written would fail every message. */
+function ledgerPath(env: Env): string | undefined {
+  const path = env.SIMULATION_LEDGER?.trim();
+  if (!path) return undefined;
+  try {
+    accessSync(dirname(resolve(path)), constants.W_OK);
+  } catch (cause) {
+    throw new WorkerConfigError('SIMULATION_LEDGER', `its folder ${dirname(resolve(path))} does not exist or is not writable`, { cause });
+  }
+  return path;
+}
+
+function metricsNamespace(env: Env): string {
+  const namespace = env.METRICS_NAMESPACE?.trim() || 'requeue';
+  // CloudWatch's rule for namespaces; "AWS/" is reserved for AWS services.
+  if (!/^[\w.\-/#:]{1,255}$/.test(namespace) || namespace.startsWith('AWS/')) {
+    throw new WorkerConfigError('METRICS_NAMESPACE', `must be 1-255 of letters, digits and . - _ / # : and not start with AWS/, got ${JSON.stringify(namespace)}`);
+  }
+  return namespace;
+}
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number, why = ''): number {
   const raw = env[name];
@@ -105,7 +129,7 @@ export function loadWorkerConfig(env: Env): WorkerConfig {
   } else queues = 'embedded';
 
   const handler = env.WORKER_HANDLER?.trim() || 'simulation';
-  if (!/^[A-Za-z][\w-]{0,63}$/.test(handler)) throw new WorkerConfigError('WORKER_HANDLER', `is not a handler name: ${JSON.stringify(handler)}`);
+  if (!APP_HANDLERS.includes(handler)) throw new WorkerConfigError('WORKER_HANDLER', `must be one of ${APP_HANDLERS.join(', ')}, got ${JSON.stringify(handler)}`);
 
   const logLevel = env.LOG_LEVEL?.trim() || 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new WorkerConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
@@ -132,7 +156,7 @@ export function loadWorkerConfig(env: Env): WorkerConfig {
     emulatorPort: integer(env, 'WORKER_EMULATOR_PORT', 4566, 0, 65_535),
     retryPolicy: policy,
     retryPolicySource: source,
-    simulationLedger: env.SIMULATION_LEDGER?.trim() || undefined,
+    simulationLedger: ledgerPath(env),
     webhookUrl: url(env, 'WEBHOOK_URL'),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 900_000),
     logLevel,
@@ -140,7 +164,7 @@ export function loadWorkerConfig(env: Env): WorkerConfig {
       .split(',')
       .map((path) => path.trim())
       .filter(Boolean),
-    metricsNamespace: env.METRICS_NAMESPACE?.trim() || 'requeue',
+    metricsNamespace: metricsNamespace(env),
     production,
   };
 }

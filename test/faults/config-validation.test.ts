@@ -1,0 +1,66 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
+
+const running: WorkerProcess[] = [];
+afterEach(() => {
+  for (const worker of running.splice(0)) worker.child.kill('SIGKILL');
+});
+
+const queues = { WORKER_QUEUE_URL: 'http://127.0.0.1:1/000000000000/q', WORKER_DLQ_URL: 'http://127.0.0.1:1/000000000000/dlq' };
+
+// Every setting with an invalid value: negative, zero where not allowed, beyond the SQS
+// limits, malformed. Each must stop the worker before it touches a queue.
+const INVALID: Array<[Record<string, string>, string]> = [
+  [{ WORKER_MAX_IN_FLIGHT: '-1' }, 'WORKER_MAX_IN_FLIGHT'],
+  [{ WORKER_MAX_IN_FLIGHT: '0' }, 'WORKER_MAX_IN_FLIGHT'],
+  [{ WORKER_MAX_IN_FLIGHT: '2.5' }, 'WORKER_MAX_IN_FLIGHT'],
+  [{ WORKER_MAX_IN_FLIGHT: 'lots' }, 'WORKER_MAX_IN_FLIGHT'],
+  [{ WORKER_WAIT_TIME_SECONDS: '-1' }, 'WORKER_WAIT_TIME_SECONDS'],
+  [{ WORKER_WAIT_TIME_SECONDS: '21' }, 'WORKER_WAIT_TIME_SECONDS'],
+  [{ WORKER_RECEIVE_BATCH_SIZE: '0' }, 'WORKER_RECEIVE_BATCH_SIZE'],
+  [{ WORKER_RECEIVE_BATCH_SIZE: '11' }, 'WORKER_RECEIVE_BATCH_SIZE'],
+  [{ WORKER_HANDLER_TIMEOUT_MS: '0' }, 'WORKER_HANDLER_TIMEOUT_MS'],
+  [{ WORKER_HANDLER_TIMEOUT_MS: '43200001' }, 'WORKER_HANDLER_TIMEOUT_MS'],
+  [{ WORKER_DRAIN_TIMEOUT_MS: '-5' }, 'WORKER_DRAIN_TIMEOUT_MS'],
+  [{ WORKER_VISIBILITY_TIMEOUT_SECONDS: '0' }, 'WORKER_VISIBILITY_TIMEOUT_SECONDS'],
+  [{ WORKER_VISIBILITY_TIMEOUT_SECONDS: '43201' }, 'WORKER_VISIBILITY_TIMEOUT_SECONDS'],
+  [{ WORKER_HEALTH_PORT: '-1' }, 'WORKER_HEALTH_PORT'],
+  [{ WORKER_HEALTH_PORT: '65536' }, 'WORKER_HEALTH_PORT'],
+  [{ WORKER_HEALTH_PORT: 'eighty' }, 'WORKER_HEALTH_PORT'],
+  [{ WORKER_EMULATOR_PORT: '70000' }, 'WORKER_EMULATOR_PORT'],
+  [{ WEBHOOK_TIMEOUT_MS: '0' }, 'WEBHOOK_TIMEOUT_MS'],
+  [{ WEBHOOK_URL: 'ftp://example.com/hook' }, 'WEBHOOK_URL'],
+  [{ WORKER_HANDLER: 'does-not-exist' }, 'WORKER_HANDLER'],
+  [{ WORKER_HANDLER: 'bad name!' }, 'WORKER_HANDLER'],
+  [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+  [{ METRICS_NAMESPACE: 'AWS/SQS' }, 'METRICS_NAMESPACE'],
+  [{ METRICS_NAMESPACE: 'has spaces' }, 'METRICS_NAMESPACE'],
+  [{ SIMULATION_LEDGER: '/no/such/folder/ledger.jsonl' }, 'SIMULATION_LEDGER'],
+  [{ RETRY_POLICY: '{"maxAttempts": 3' }, 'RETRY_POLICY'],
+  [{ RETRY_POLICY: '/no/such/policy.json' }, 'RETRY_POLICY'],
+  [{ RETRY_POLICY: '{"maxAttempts":0}' }, 'RETRY_POLICY'],
+  [{ RETRY_POLICY: '{"maxAttempts":-3}' }, 'RETRY_POLICY'],
+  [{ RETRY_POLICY: '{"deadlineSeconds":-1}' }, 'RETRY_POLICY'],
+  [{ RETRY_POLICY: '{"types":{"TEMPORARY":{"backoff":{"type":"fixed","delayMs":-1}}}}' }, 'RETRY_POLICY'],
+  [{ RETRY_POLICY: '{"types":{"TEMPORARY":{"backoff":{"type":"warp"}}}}' }, 'RETRY_POLICY'],
+  // Delays over 900 s (the SQS DelaySeconds maximum) need hops; a hop ceiling above it cannot work.
+  [{ RETRY_POLICY: '{"hopCeilingSeconds":901}' }, 'RETRY_POLICY'],
+  [{ RETRY_POLICY: '{"jitter":{"type":"proportional","fraction":2}}' }, 'RETRY_POLICY'],
+  [{ RETRY_POLICY: '["not","an","object"]' }, 'RETRY_POLICY'],
+  [{ WORKER_QUEUE_URL: 'not a url', WORKER_DLQ_URL: 'http://x' }, 'WORKER_QUEUE_URL'],
+  [{ WORKER_QUEUE_URL: 'http://127.0.0.1:1/000000000000/q' }, 'WORKER_DLQ_URL'],
+  [{ NODE_ENV: 'production' }, 'WORKER_QUEUE_URL'],
+];
+
+describe('worker configuration validation', () => {
+  it.each(INVALID)('exits 1 with one line naming the setting for %j', async (env, variable) => {
+    const needsQueues = !('WORKER_QUEUE_URL' in env) && env.NODE_ENV !== 'production';
+    const started = await startWorkerProcess({ ...(needsQueues ? queues : {}), ...env });
+    running.push(started);
+    const { code } = await started.exited;
+    expect(code).toBe(1);
+    const lines = started.output().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^requeue worker: ${variable}: `));
+  });
+});
