@@ -1,9 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
-/** The real app entry, as built by `tsc -b` (npm test builds first). */
-export const WORKER_ENTRY = fileURLToPath(new URL('../../apps/worker/dist/main.js', import.meta.url));
+/**
+ * The real app entry, as built by `tsc -b` (npm test builds first). Found from test/support
+ * (vitest) or test/dist/support (the compiled soak).
+ */
+export const WORKER_ENTRY = [new URL('../../apps/worker/dist/main.js', import.meta.url), new URL('../../../apps/worker/dist/main.js', import.meta.url)]
+  .map((url) => fileURLToPath(url))
+  .find((path) => existsSync(path)) ?? fileURLToPath(new URL('../../apps/worker/dist/main.js', import.meta.url));
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -46,7 +46,9 @@ export class SimulationHandler {
     const failing = outcome !== 'ok' && (simulate?.failTimes === undefined || message.attempt <= simulate.failTimes);
     if (failing) await fail(outcome, simulate?.retryAfterMs);
     if (this.config.simulationLedger) {
-      appendFileSync(this.config.simulationLedger, `${JSON.stringify({ id, attempt: message.attempt, messageId: message.messageId, at: Date.now() })}\n`);
+      // originalMessageId (beyond the contract's four fields) ties retries' log lines to this id.
+      const line = { id, attempt: message.attempt, messageId: message.messageId, at: Date.now(), originalMessageId: message.idempotencyKey };
+      appendFileSync(this.config.simulationLedger, `${JSON.stringify(line)}\n`);
     }
   }
 }

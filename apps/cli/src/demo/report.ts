@@ -1,0 +1,131 @@
+import { parseDeadLetterRecord } from '@requeue/retry';
+import type { DemoRun } from './run.js';
+import type { DemoMessage } from './workload.js';
+
+/** The `--json` document (DESIGN.md 3.6). */
+export interface DemoSummary {
+  published: number;
+  succeeded: number;
+  deadLettered: { total: number; byReason: Record<string, number> };
+  attempts: { histogram: Record<string, number> };
+  retries: Array<{ errorType: string; delaySeconds: number }>;
+  durationSeconds: number;
+  /** Ids found neither in the ledger nor in the DLQ. The demo fails unless empty. */
+  lost: string[];
+  /** Ids that ended somewhere other than their kind says. */
+  unexpected: Array<{ id: string; expected: string; found: string }>;
+}
+
+export interface TimelineEvent {
+  atSeconds: number;
+  attempt: number;
+  outcome: string;
+  /** Seconds between this attempt and the previous one: the backoff actually waited. */
+  waitedSeconds?: number;
+}
+
+interface Outcome {
+  end: string;
+  attempts: number;
+  events: TimelineEvent[];
+}
+
+function outcomesById(workload: readonly DemoMessage[], run: DemoRun): Map<string, Outcome> {
+  const originalToId = new Map<string, string>();
+  const ends = new Map<string, { end: string; attempts: number; at: number }>();
+  for (const line of run.ledger) {
+    if (line.originalMessageId) originalToId.set(line.originalMessageId, line.id);
+    if (!ends.has(line.id)) ends.set(line.id, { end: 'succeeded', attempts: line.attempt, at: line.at });
+  }
+  for (const message of run.deadLetters) {
+    const id = (JSON.parse(message.Body ?? '{}') as { id?: string }).id ?? message.MessageId!;
+    const raw = message.MessageAttributes?.['x-dead-letter']?.StringValue;
+    const record = raw ? parseDeadLetterRecord(raw) : undefined;
+    if (record) originalToId.set(record.originalMessageId, id);
+    const end = record?.reason ?? 'redrive-backstop';
+    const previous = ends.get(id);
+    ends.set(id, { end: previous ? `${previous.end} and ${end}` : end, attempts: record?.attempts ?? 0, at: record?.deadLetteredAt ?? run.finishedAt });
+  }
+
+  const outcomes = new Map<string, Outcome>();
+  const seconds = (at: number) => Math.max(0, (at - run.publishedAt) / 1000);
+  for (const { id } of workload) {
+    const end = ends.get(id);
+    const failures = run.retries.filter((retry) => originalToId.get(retry.originalMessageId) === id).sort((a, b) => a.attempt - b.attempt);
+    const events: TimelineEvent[] = failures.map((retry) => ({ atSeconds: seconds(retry.at), attempt: retry.attempt, outcome: `${retry.errorType}, retry in ${retry.delaySeconds} s` }));
+    if (end) events.push({ atSeconds: seconds(end.at), attempt: end.attempts, outcome: end.end === 'succeeded' ? 'succeeded' : `dead-lettered: ${end.end}` });
+    for (let i = 1; i < events.length; i++) events[i]!.waitedSeconds = events[i]!.atSeconds - events[i - 1]!.atSeconds;
+    outcomes.set(id, { end: end?.end ?? 'lost', attempts: end?.attempts ?? 0, events });
+  }
+  return outcomes;
+}
+
+export function summarize(workload: readonly DemoMessage[], run: DemoRun): { summary: DemoSummary; outcomes: Map<string, Outcome> } {
+  const outcomes = outcomesById(workload, run);
+  const summary: DemoSummary = {
+    published: workload.length,
+    succeeded: 0,
+    deadLettered: { total: 0, byReason: {} },
+    attempts: { histogram: {} },
+    retries: run.retries.map(({ errorType, delaySeconds }) => ({ errorType, delaySeconds })),
+    durationSeconds: Math.round((run.finishedAt - run.publishedAt) / 100) / 10,
+    lost: [],
+    unexpected: [],
+  };
+  for (const message of workload) {
+    const outcome = outcomes.get(message.id)!;
+    if (outcome.end === 'lost') {
+      summary.lost.push(message.id);
+      continue;
+    }
+    if (outcome.end !== message.expected) summary.unexpected.push({ id: message.id, expected: message.expected, found: outcome.end });
+    if (outcome.end === 'succeeded') summary.succeeded++;
+    else {
+      summary.deadLettered.total++;
+      summary.deadLettered.byReason[outcome.end] = (summary.deadLettered.byReason[outcome.end] ?? 0) + 1;
+    }
+    const key = String(outcome.attempts);
+    summary.attempts.histogram[key] = (summary.attempts.histogram[key] ?? 0) + 1;
+  }
+  return { summary, outcomes };
+}
+
+const pad = (text: string, width: number) => text.padEnd(width);
+
+/** The human report: a few timelines, totals, and the DLQ by reason. */
+export function renderReport(workload: readonly DemoMessage[], summary: DemoSummary, outcomes: Map<string, Outcome>): string {
+  const lines: string[] = ['', 'Timelines (seconds since publishing):'];
+  const examples = ['transient-2', 'rate-limited-1', 'quota-1', 'exhausted-1', 'deadline-1', 'permanent-1'];
+  for (const id of examples) {
+    const message = workload.find((m) => m.id === id);
+    const outcome = outcomes.get(id);
+    if (!message || !outcome) continue;
+    lines.push(`  ${id}  (${message.kind})`);
+    for (const event of outcome.events) {
+      const waited = event.waitedSeconds === undefined ? '' : `   waited ${event.waitedSeconds.toFixed(1)} s`;
+      lines.push(`    +${pad(event.atSeconds.toFixed(1), 5)} attempt ${event.attempt}  ${pad(event.outcome, 40)}${waited}`);
+    }
+  }
+  const retriesByType = new Map<string, number[]>();
+  for (const retry of summary.retries) retriesByType.set(retry.errorType, [...(retriesByType.get(retry.errorType) ?? []), retry.delaySeconds]);
+  lines.push(
+    '',
+    'Totals:',
+    `  published ${summary.published}, succeeded ${summary.succeeded}, dead-lettered ${summary.deadLettered.total}, lost ${summary.lost.length}, in ${summary.durationSeconds} s`,
+    `  attempts per message: ${Object.entries(summary.attempts.histogram)
+      .map(([attempts, count]) => `${attempts}: ${count}`)
+      .join(', ')}`,
+    `  retries: ${summary.retries.length} (${[...retriesByType]
+      .map(([type, delays]) => `${type} ${delays.length}, delays ${Math.min(...delays)}-${Math.max(...delays)} s`)
+      .join('; ')})`,
+    '',
+    'DLQ by reason:',
+    ...Object.entries(summary.deadLettered.byReason).map(([reason, count]) => `  ${pad(reason, 20)} ${count}`),
+    '',
+    'Inspect them with `npm run dlq -- list` while `npm start` runs; replay with `npm run dlq -- replay`.',
+  );
+  if (summary.lost.length || summary.unexpected.length) {
+    lines.push('', `PROBLEM: lost ${JSON.stringify(summary.lost)}, unexpected ${JSON.stringify(summary.unexpected)}`);
+  }
+  return lines.join('\n');
+}

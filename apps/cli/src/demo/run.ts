@@ -1,0 +1,200 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PublishBatchCommand, SNSClient } from '@aws-sdk/client-sns';
+import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import { startLocalAws, synthesizeStackTemplate, type LocalAws } from '@requeue/local-aws';
+import { CliError } from '../errors.js';
+import { DEMO_RETRY_POLICY, type DemoMessage } from './workload.js';
+
+const WORKER_ENTRY = fileURLToPath(new URL('../../../worker/dist/main.js', import.meta.url));
+const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+export interface LedgerLine {
+  id: string;
+  attempt: number;
+  at: number;
+  originalMessageId?: string;
+}
+
+/** A retry the worker decided, from its log. */
+export interface RetryLogLine {
+  originalMessageId: string;
+  attempt: number;
+  errorType: string;
+  delaySeconds: number;
+  at: number;
+}
+
+export interface Progress {
+  elapsedSeconds: number;
+  published: number;
+  succeeded: number;
+  /** Visible or being handled. */
+  retrying: number;
+  /** Delayed: waiting out a backoff. */
+  waiting: number;
+  deadLettered: number;
+}
+
+export interface DemoRun {
+  publishedAt: number;
+  finishedAt: number;
+  ledger: LedgerLine[];
+  retries: RetryLogLine[];
+  deadLetters: Message[];
+  local: { endpoint: string; queueUrl: string; dlqUrl: string; topicArn: string };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+function readLedger(path: string): LedgerLine[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as LedgerLine);
+}
+
+/** The worker's pino lines about retries; EMF documents and other logs are skipped. */
+function retryLines(output: string): RetryLogLine[] {
+  const lines: RetryLogLine[] = [];
+  for (const line of output.split('\n')) {
+    if (!line.includes('retrying')) continue;
+    try {
+      const entry = JSON.parse(line) as { msg?: string; time: number; originalMessageId: string; attempt: number; errorType: string; delaySeconds: number };
+      if (entry.msg?.endsWith('retrying')) lines.push({ originalMessageId: entry.originalMessageId, attempt: entry.attempt, errorType: entry.errorType, delaySeconds: entry.delaySeconds, at: entry.time });
+    } catch {
+      // not a log line of ours
+    }
+  }
+  return lines;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitForHealth(worker: ChildProcess, port: number, output: () => string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (worker.exitCode !== null) throw new CliError(`the worker exited while starting:\n${output().slice(-2000)}`);
+    const status = await fetch(`http://127.0.0.1:${port}/health/ready`).then((r) => r.status, () => 0);
+    if (status === 200) return;
+    await sleep(100);
+  }
+  throw new CliError('the worker did not become ready within 30 s');
+}
+
+/**
+ * The demo: an embedded emulator provisioned from the stack template, the real worker
+ * app as a child process with the simulation handler, the workload published to the SNS
+ * topic, and progress until every message has succeeded or reached the DLQ.
+ */
+export async function runDemo(workload: readonly DemoMessage[], onProgress: (progress: Progress) => void, timeoutMs = 60_000): Promise<DemoRun> {
+  if (!existsSync(WORKER_ENTRY)) throw new CliError(`the worker is not built (${WORKER_ENTRY}): run \`npm run demo\`, which builds first`);
+  const local: LocalAws = await startLocalAws({ port: 0, template: synthesizeStackTemplate() });
+  const { QueueUrl: queueUrl, DLQUrl: dlqUrl, TopicArn: topicArn } = local.stack.outputs as Record<string, string>;
+  const sqs = new SQSClient({ endpoint: local.endpoint, region: local.region, credentials });
+  const sns = new SNSClient({ endpoint: local.endpoint, region: local.region, credentials });
+  const ledgerPath = join(mkdtempSync(join(tmpdir(), 'requeue-demo-')), 'ledger.jsonl');
+  const healthPort = await freePort();
+  let output = '';
+  const worker = spawn(process.execPath, [WORKER_ENTRY], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'development',
+      WORKER_QUEUE_URL: queueUrl!,
+      WORKER_DLQ_URL: dlqUrl!,
+      AWS_ENDPOINT_URL: local.endpoint,
+      AWS_REGION: local.region,
+      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+      WORKER_HANDLER: 'simulation',
+      WORKER_WAIT_TIME_SECONDS: '1',
+      WORKER_HEALTH_HOST: '127.0.0.1',
+      WORKER_HEALTH_PORT: String(healthPort),
+      SIMULATION_LEDGER: ledgerPath,
+      RETRY_POLICY: JSON.stringify(DEMO_RETRY_POLICY),
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  worker.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  worker.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  try {
+    await waitForHealth(worker, healthPort, () => output);
+    const publishedAt = Date.now();
+    for (let start = 0; start < workload.length; start += 10) {
+      const batch = workload.slice(start, start + 10);
+      const out = await sns.send(
+        new PublishBatchCommand({
+          TopicArn: topicArn,
+          PublishBatchRequestEntries: batch.map((message, i) => ({ Id: String(i), Message: message.body, MessageAttributes: message.attributes })),
+        }),
+      );
+      if (out.Failed?.length) throw new CliError(`SNS refused ${out.Failed.length} messages: ${JSON.stringify(out.Failed)}`);
+    }
+
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const depth = await queueDepth(sqs, queueUrl!);
+      const dlq = await queueDepth(sqs, dlqUrl!);
+      const succeeded = new Set(readLedger(ledgerPath).map((line) => line.id)).size;
+      const progress = {
+        elapsedSeconds: (Date.now() - publishedAt) / 1000,
+        published: workload.length,
+        succeeded,
+        retrying: depth.visible + depth.inFlight,
+        waiting: depth.delayed,
+        deadLettered: dlq.visible + dlq.inFlight,
+      };
+      onProgress(progress);
+      if (progress.succeeded + progress.deadLettered >= workload.length && depth.visible + depth.inFlight + depth.delayed === 0) break;
+      if (worker.exitCode !== null) throw new CliError(`the worker exited mid-run:\n${output.slice(-2000)}`);
+      if (Date.now() > deadline) throw new CliError(`not every message was accounted for within ${timeoutMs / 1000} s: ${JSON.stringify(progress)}`);
+      await sleep(1000);
+    }
+    const finishedAt = Date.now();
+    const deadLetters = await drain(sqs, dlqUrl!);
+    return { publishedAt, finishedAt, ledger: readLedger(ledgerPath), retries: retryLines(output), deadLetters, local: { endpoint: local.endpoint, queueUrl: queueUrl!, dlqUrl: dlqUrl!, topicArn: topicArn! } };
+  } finally {
+    if (worker.exitCode === null) {
+      const exited = new Promise((resolve) => worker.once('exit', resolve));
+      worker.kill('SIGTERM');
+      await exited;
+    }
+    sqs.destroy();
+    sns.destroy();
+    await local.stop();
+  }
+}
+
+async function queueDepth(sqs: SQSClient, queueUrl: string) {
+  const out = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
+  );
+  const a = out.Attributes ?? {};
+  return { visible: Number(a.ApproximateNumberOfMessages ?? 0), inFlight: Number(a.ApproximateNumberOfMessagesNotVisible ?? 0), delayed: Number(a.ApproximateNumberOfMessagesDelayed ?? 0) };
+}
+
+async function drain(sqs: SQSClient, queueUrl: string): Promise<Message[]> {
+  const all: Message[] = [];
+  for (;;) {
+    const out = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 60, MessageAttributeNames: ['All'], MessageSystemAttributeNames: ['All'] }),
+    );
+    if (!out.Messages?.length) return all;
+    all.push(...out.Messages);
+  }
+}

@@ -1,0 +1,146 @@
+import { createInterface } from 'node:readline/promises';
+import { parseCommandArgs, parseDuration, parsePositiveInteger, parseRate } from '../args.js';
+import { CliError, CliUsageError } from '../errors.js';
+import { discardDeadLetters } from './discard.js';
+import { entryJson, entryTable } from './format.js';
+import { listDeadLetters } from './list.js';
+import { redriveDeadLetters } from './redrive.js';
+import { replayDeadLetters } from './replay.js';
+import type { DlqEntry, DlqFilter } from './scan.js';
+import { explainAwsError, resolveDlq } from './target.js';
+
+export const DLQ_USAGE = `usage: requeue dlq <command> [options]     (npm run dlq -- <command> [options])
+
+commands:
+  list      show DLQ messages without consuming them
+  replay    send matching messages back to their source queue (or --to), then delete them from the DLQ
+  discard   delete matching messages for good (asks first, or --yes)
+  redrive   whole-queue redrive with SQS StartMessageMoveTask (real AWS)
+
+the DLQ:  --dlq <url>, else WORKER_DLQ_URL, else the local stack of \`npm start\` on ${'127.0.0.1:4566'}
+          AWS through the standard credential chain; any emulator through AWS_ENDPOINT_URL
+filters:  --reason <reason>  --error-type <type>  --older-than <90s|15m|2h|7d>
+list:     --limit N  --json
+replay:   --to <queue-url>  --reset-attempts  --rate N/s  --max N  --dry-run  --json
+discard:  --yes  --max N  --json
+redrive:  --to <queue-arn>  --rate N/s`;
+
+const filterOptions = {
+  dlq: { type: 'string' },
+  reason: { type: 'string' },
+  'error-type': { type: 'string' },
+  'older-than': { type: 'string' },
+  json: { type: 'boolean', default: false },
+} as const;
+
+const REASONS = ['non-retryable', 'max-attempts', 'deadline-exceeded', 'invalid-retry-state', 'handler-bug', 'redrive-backstop'];
+
+function filterFrom(values: { reason?: string; 'error-type'?: string; 'older-than'?: string }): DlqFilter {
+  if (values.reason !== undefined && !REASONS.includes(values.reason)) throw new CliUsageError(`--reason must be one of ${REASONS.join(', ')}, got ${JSON.stringify(values.reason)}`);
+  return {
+    reason: values.reason,
+    errorType: values['error-type'],
+    olderThanMs: values['older-than'] === undefined ? undefined : parseDuration('--older-than', values['older-than']),
+  };
+}
+
+export interface CliIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  env: Readonly<Record<string, string | undefined>>;
+  /** Asks a yes/no question; undefined when there is no terminal to ask on. */
+  ask: ((question: string) => Promise<string>) | undefined;
+}
+
+/** The terminal's yes/no prompt, when stdin is one. */
+export function terminalQuestion(): CliIo['ask'] {
+  if (!process.stdin.isTTY) return undefined;
+  return async (question) => {
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      return await rl.question(question);
+    } finally {
+      rl.close();
+    }
+  };
+}
+
+export async function runDlqCommand(argv: string[], io: CliIo): Promise<void> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    io.out(DLQ_USAGE);
+    return;
+  }
+  switch (command) {
+    case 'list': {
+      const { values } = parseCommandArgs('list', rest, { ...filterOptions, limit: { type: 'string' } });
+      const filter = filterFrom(values);
+      const limit = values.limit === undefined ? undefined : parsePositiveInteger('--limit', values.limit);
+      await withDlq(values.dlq, io, (target) => listDeadLetters(target, filter, { limit, json: values.json }, io.out));
+      return;
+    }
+    case 'replay': {
+      const { values } = parseCommandArgs('replay', rest, {
+        ...filterOptions,
+        to: { type: 'string' },
+        'reset-attempts': { type: 'boolean', default: false },
+        rate: { type: 'string' },
+        max: { type: 'string' },
+        'dry-run': { type: 'boolean', default: false },
+      });
+      const filter = filterFrom(values);
+      const options = {
+        to: values.to,
+        resetAttempts: values['reset-attempts'],
+        ratePerSecond: values.rate === undefined ? undefined : parseRate('--rate', values.rate),
+        max: values.max === undefined ? undefined : parsePositiveInteger('--max', values.max),
+        dryRun: values['dry-run'],
+      };
+      const result = await withDlq(values.dlq, io, (target) => replayDeadLetters(target, filter, options));
+      if (values.json) io.out(JSON.stringify(result, null, 2));
+      else {
+        for (const { messageId, to } of result.replayed) io.out(`${result.dryRun ? 'would replay' : 'replayed'} ${messageId} -> ${to}`);
+        for (const { messageId, why } of result.skipped) io.err(`skipped ${messageId}: ${why}`);
+        io.out(`${result.replayed.length} message(s) ${result.dryRun ? 'would be replayed (dry run: nothing changed)' : 'replayed'}${result.skipped.length ? `, ${result.skipped.length} skipped` : ''}`);
+      }
+      return;
+    }
+    case 'discard': {
+      const { values } = parseCommandArgs('discard', rest, { ...filterOptions, yes: { type: 'boolean', default: false }, max: { type: 'string' } });
+      const filter = filterFrom(values);
+      const max = values.max === undefined ? undefined : parsePositiveInteger('--max', values.max);
+      const confirm = async (entries: readonly DlqEntry[]) => {
+        if (values.yes) return true;
+        if (!io.ask) throw new CliError(`discard deletes ${entries.length} message(s) for good: rerun with --yes (no terminal to ask on)`);
+        io.err(entryTable(entries));
+        const answer = await io.ask(`Delete these ${entries.length} message(s) from the DLQ for good? [y/N] `);
+        return /^y(es)?$/i.test(answer.trim());
+      };
+      const deleted = await withDlq(values.dlq, io, (target) => discardDeadLetters(target, filter, { max }, confirm));
+      if (values.json) io.out(JSON.stringify({ deleted: deleted.map(entryJson) }, null, 2));
+      else io.out(deleted.length === 0 ? 'no matching messages: nothing deleted' : `${entryTable(deleted)}\ndeleted ${deleted.length} message(s)`);
+      return;
+    }
+    case 'redrive': {
+      const { values } = parseCommandArgs('redrive', rest, { dlq: { type: 'string' }, to: { type: 'string' }, rate: { type: 'string' } });
+      const maxPerSecond = values.rate === undefined ? undefined : Math.floor(parseRate('--rate', values.rate));
+      const handle = await withDlq(values.dlq, io, (target) => redriveDeadLetters(target, { toArn: values.to, maxPerSecond }));
+      io.out(`redrive started: task ${handle}`);
+      return;
+    }
+    default:
+      throw new CliUsageError(`unknown dlq command ${JSON.stringify(command)}\n${DLQ_USAGE}`);
+  }
+}
+
+async function withDlq<T>(dlqFlag: string | undefined, io: CliIo, run: (target: Awaited<ReturnType<typeof resolveDlq>>) => Promise<T>): Promise<T> {
+  const target = await resolveDlq(dlqFlag, io.env);
+  try {
+    return await run(target);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw explainAwsError(error, { dlqUrl: target.dlqUrl, endpoint: target.endpoint });
+  } finally {
+    target.sqs.destroy();
+  }
+}

@@ -1,0 +1,12 @@
+import { entryJson, entryTable } from './format.js';
+import { release, scanDlq, type DlqFilter } from './scan.js';
+import type { DlqTarget } from './target.js';
+
+/** Shows DLQ messages without consuming them: they are released as soon as they are read. */
+export async function listDeadLetters(target: DlqTarget, filter: DlqFilter, options: { limit?: number; json: boolean }, out: (text: string) => void) {
+  const { matched, skipped } = await scanDlq(target, filter, { limit: options.limit, hideSeconds: 30 });
+  await release(target, [...matched.map((e) => e.message), ...skipped]);
+  if (options.json) out(JSON.stringify(matched.map(entryJson), null, 2));
+  else out(matched.length === 0 ? 'no matching messages in the DLQ' : `${entryTable(matched)}\n${matched.length} message(s)`);
+  return matched;
+}

@@ -1,0 +1,83 @@
+import { DeleteMessageCommand, SendMessageCommand, type MessageAttributeValue } from '@aws-sdk/client-sqs';
+import { encodeRetryState, parseRetryState, RETRY_POLICY_ATTRIBUTE, RETRY_STATE_ATTRIBUTE } from '@requeue/retry';
+import { userAttributes, type MessageAttributes } from '@requeue/sqs';
+import { CliError } from '../errors.js';
+import { release, scanDlq, type DlqEntry, type DlqFilter } from './scan.js';
+import type { DlqTarget } from './target.js';
+
+export interface ReplayOptions {
+  /** Where to send; by default each message's source queue from `x-dead-letter`. */
+  to?: string;
+  resetAttempts: boolean;
+  ratePerSecond?: number;
+  max?: number;
+  dryRun: boolean;
+}
+
+export interface ReplayResult {
+  replayed: Array<{ messageId: string; to: string }>;
+  skipped: Array<{ messageId: string; why: string }>;
+  dryRun: boolean;
+}
+
+/**
+ * The attributes a replayed message carries: the publisher's own, unchanged; its
+ * `x-retry-policy`; and, unless the budget is reset, its `x-retry` moved on to the next
+ * attempt, so the message keeps its history (and its deadline).
+ */
+export function replayAttributes(entry: DlqEntry, resetAttempts: boolean, now: number): MessageAttributes {
+  const all = (entry.message.MessageAttributes ?? {}) as Record<string, MessageAttributeValue>;
+  const attributes: MessageAttributes = { ...userAttributes(all) };
+  if (all[RETRY_POLICY_ATTRIBUTE]) attributes[RETRY_POLICY_ATTRIBUTE] = all[RETRY_POLICY_ATTRIBUTE];
+  const rawState = all[RETRY_STATE_ATTRIBUTE]?.StringValue;
+  if (!resetAttempts && rawState !== undefined) {
+    try {
+      const state = parseRetryState(rawState, now);
+      attributes[RETRY_STATE_ATTRIBUTE] = { DataType: 'String', StringValue: encodeRetryState({ ...state, attempt: state.attempt + 1, notBefore: undefined }) };
+    } catch {
+      // A state the worker would reject anyway: the replay starts afresh rather than re-fail.
+    }
+  }
+  return attributes;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Sends matching DLQ messages back, body byte for byte, and deletes each from the DLQ only
+ * after its send succeeded: a failure leaves it in the DLQ, never nowhere.
+ */
+export async function replayDeadLetters(target: DlqTarget, filter: DlqFilter, options: ReplayOptions): Promise<ReplayResult> {
+  const { matched, skipped } = await scanDlq(target, filter, { limit: options.max, hideSeconds: 120 });
+  const result: ReplayResult = { replayed: [], skipped: [], dryRun: options.dryRun };
+  const untouched = [...skipped];
+  const interval = options.ratePerSecond ? 1000 / options.ratePerSecond : 0;
+  try {
+    for (const [index, entry] of matched.entries()) {
+      const messageId = entry.message.MessageId ?? '?';
+      const to = options.to ?? entry.record?.sourceQueue;
+      if (!to) {
+        result.skipped.push({ messageId, why: 'no x-dead-letter source queue (moved by SQS redrive): pass --to <queue-url>' });
+        untouched.push(entry.message);
+        continue;
+      }
+      if (options.dryRun) {
+        result.replayed.push({ messageId, to });
+        untouched.push(entry.message);
+        continue;
+      }
+      if (interval > 0 && index > 0) await sleep(interval);
+      try {
+        await target.sqs.send(new SendMessageCommand({ QueueUrl: to, MessageBody: entry.message.Body!, MessageAttributes: replayAttributes(entry, options.resetAttempts, Date.now()) }));
+      } catch (cause) {
+        untouched.push(...matched.slice(index).map((e) => e.message));
+        throw new CliError(`could not send ${messageId} to ${to}: ${(cause as Error).message}; it and the rest stay in the DLQ (${result.replayed.length} replayed)`, 1, { cause });
+      }
+      await target.sqs.send(new DeleteMessageCommand({ QueueUrl: target.dlqUrl, ReceiptHandle: entry.message.ReceiptHandle! }));
+      result.replayed.push({ messageId, to });
+    }
+  } finally {
+    await release(target, untouched);
+  }
+  return result;
+}

@@ -1,0 +1,97 @@
+import { ChangeMessageVisibilityBatchCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import { parseDeadLetterRecord, type DeadLetterRecord } from '@requeue/retry';
+import type { DlqTarget } from './target.js';
+
+/** What SQS's own redrive leaves: a DLQ message without `x-dead-letter` (a crash backstop). */
+export const REDRIVE_BACKSTOP = 'redrive-backstop';
+
+export interface DlqEntry {
+  message: Message;
+  /** The worker's `x-dead-letter`, when the message has a valid one. */
+  record: DeadLetterRecord | undefined;
+  reason: string;
+  errorType: string;
+  attempts: number;
+  firstReceivedAt: number | undefined;
+  deadLetteredAt: number | undefined;
+}
+
+export interface DlqFilter {
+  reason?: string;
+  errorType?: string;
+  /** Only messages dead-lettered more than this many ms ago. */
+  olderThanMs?: number;
+}
+
+function toEntry(message: Message): DlqEntry {
+  const raw = message.MessageAttributes?.['x-dead-letter']?.StringValue;
+  let record: DeadLetterRecord | undefined;
+  try {
+    record = raw === undefined ? undefined : parseDeadLetterRecord(raw);
+  } catch {
+    record = undefined;
+  }
+  const sent = Number(message.Attributes?.SentTimestamp);
+  return {
+    message,
+    record,
+    reason: record?.reason ?? REDRIVE_BACKSTOP,
+    errorType: record?.errorType ?? 'UNKNOWN',
+    attempts: record?.attempts ?? Number(message.Attributes?.ApproximateReceiveCount ?? 0),
+    firstReceivedAt: record?.firstReceivedAt ?? (Number.isFinite(sent) ? sent : undefined),
+    deadLetteredAt: record?.deadLetteredAt ?? (Number.isFinite(sent) ? sent : undefined),
+  };
+}
+
+export function matches(entry: DlqEntry, filter: DlqFilter, now: number): boolean {
+  if (filter.reason !== undefined && entry.reason !== filter.reason) return false;
+  if (filter.errorType !== undefined && entry.errorType !== filter.errorType) return false;
+  if (filter.olderThanMs !== undefined && (entry.deadLetteredAt === undefined || now - entry.deadLetteredAt < filter.olderThanMs)) return false;
+  return true;
+}
+
+/**
+ * Reads the DLQ without consuming it: every message received is hidden for
+ * `hideSeconds` while we look, then released by the caller (or by SQS when the time is
+ * up, if this process dies). Stops once `limit` messages matched, or the queue has
+ * nothing more to give on two receives in a row.
+ */
+export async function scanDlq(target: DlqTarget, filter: DlqFilter, options: { limit?: number; hideSeconds?: number; now?: number } = {}) {
+  const now = options.now ?? Date.now();
+  const matched: DlqEntry[] = [];
+  const skipped: Message[] = [];
+  let emptyReceives = 0;
+  while (emptyReceives < 2 && (options.limit === undefined || matched.length < options.limit)) {
+    const out = await target.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: target.dlqUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 0,
+        VisibilityTimeout: options.hideSeconds ?? 60,
+        MessageAttributeNames: ['All'],
+        MessageSystemAttributeNames: ['All'],
+      }),
+    );
+    const messages = out.Messages ?? [];
+    emptyReceives = messages.length === 0 ? emptyReceives + 1 : 0;
+    for (const message of messages) {
+      const entry = toEntry(message);
+      if (matches(entry, filter, now) && (options.limit === undefined || matched.length < options.limit)) matched.push(entry);
+      else skipped.push(message);
+    }
+  }
+  return { matched, skipped };
+}
+
+/** Makes messages visible again at once, for the worker or the next operator. */
+export async function release(target: DlqTarget, messages: readonly Message[]): Promise<void> {
+  for (let start = 0; start < messages.length; start += 10) {
+    const batch = messages.slice(start, start + 10);
+    await target.sqs.send(
+      new ChangeMessageVisibilityBatchCommand({
+        QueueUrl: target.dlqUrl,
+        Entries: batch.map((message, i) => ({ Id: String(i), ReceiptHandle: message.ReceiptHandle!, VisibilityTimeout: 0 })),
+      }),
+    );
+  }
+}

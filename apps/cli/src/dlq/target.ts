@@ -1,0 +1,59 @@
+import { GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CliError } from '../errors.js';
+
+/** The DLQ of the stack `npm start` and the demo provision locally (infra's default queue name). */
+export const LOCAL_DLQ_NAME = 'Requeue-jobs-dlq';
+export const LOCAL_ENDPOINT = 'http://127.0.0.1:4566';
+
+export interface DlqTarget {
+  sqs: SQSClient;
+  dlqUrl: string;
+  /** Where requests go: an emulator, or undefined for AWS itself. */
+  endpoint: string | undefined;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const isLoopback = (endpoint: string) => /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?/.test(endpoint);
+
+/**
+ * The DLQ to work on: `--dlq`, else WORKER_DLQ_URL, else the DLQ of a local `npm start`.
+ * Real AWS uses the standard credential chain; an emulator at AWS_ENDPOINT_URL (or the
+ * local default) accepts any credentials, so placeholder ones are supplied for it.
+ */
+export async function resolveDlq(dlqFlag: string | undefined, env: Env): Promise<DlqTarget> {
+  const configured = dlqFlag ?? env.WORKER_DLQ_URL;
+  const endpoint = env.AWS_ENDPOINT_URL_SQS ?? env.AWS_ENDPOINT_URL ?? (configured ? undefined : LOCAL_ENDPOINT);
+  const local = endpoint !== undefined && isLoopback(endpoint) && !env.AWS_ACCESS_KEY_ID;
+  const sqs = new SQSClient({
+    region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1',
+    ...(endpoint ? { endpoint } : {}),
+    ...(local ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+  });
+  if (configured) return { sqs, dlqUrl: configured, endpoint };
+  try {
+    const found = await sqs.send(new GetQueueUrlCommand({ QueueName: LOCAL_DLQ_NAME }));
+    return { sqs, dlqUrl: found.QueueUrl!, endpoint };
+  } catch (error) {
+    sqs.destroy();
+    throw explainAwsError(error, { dlqUrl: `${LOCAL_DLQ_NAME} at ${endpoint}`, endpoint, hint: 'pass --dlq <url> or set WORKER_DLQ_URL, or start the local stack with `npm start`' });
+  }
+}
+
+/** One line saying what went wrong and what to do, for the errors users actually hit. */
+export function explainAwsError(error: unknown, context: { dlqUrl: string; endpoint: string | undefined; hint?: string }): CliError {
+  const name = (error as { name?: string } | null)?.name ?? '';
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: string; cause?: { code?: string } } | null)?.code ?? (error as { cause?: { code?: string } } | null)?.cause?.code;
+  const where = context.endpoint ?? 'AWS';
+  if (name === 'QueueDoesNotExist' || name.includes('NonExistentQueue') || /does not exist/i.test(message)) {
+    return new CliError(`no queue ${context.dlqUrl} on ${where}: ${context.hint ?? 'check --dlq or WORKER_DLQ_URL'}`, 1, { cause: error });
+  }
+  if (name === 'CredentialsProviderError' || /credential/i.test(message)) {
+    return new CliError('no AWS credentials found: configure the standard chain (AWS_PROFILE, AWS_ACCESS_KEY_ID...) or point AWS_ENDPOINT_URL at an emulator', 1, { cause: error });
+  }
+  if (code === 'ECONNREFUSED' || /ECONNREFUSED|connect ECONN/.test(message)) {
+    return new CliError(`nothing answers at ${where}: is \`npm start\` (or your emulator) running? ${context.hint ?? ''}`.trim(), 1, { cause: error });
+  }
+  return new CliError(`${name || 'error'}: ${message}`, 1, { cause: error });
+}

@@ -1,0 +1,31 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const CLI = fileURLToPath(new URL('../../apps/cli/dist/main.js', import.meta.url));
+
+describe('requeue demo', () => {
+  it('--json prints one document accounting for every published message, and exits 0', async () => {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, 'demo', '--json'], { env: { PATH: process.env.PATH } });
+    const summary = JSON.parse(stdout) as {
+      published: number;
+      succeeded: number;
+      deadLettered: { total: number; byReason: Record<string, number> };
+      attempts: { histogram: Record<string, number> };
+      retries: Array<{ errorType: string; delaySeconds: number }>;
+      durationSeconds: number;
+      lost: string[];
+    };
+    expect(summary.lost).toEqual([]);
+    expect(summary.succeeded + summary.deadLettered.total).toBe(summary.published);
+    expect(summary.deadLettered.byReason).toEqual({ 'non-retryable': 6, 'handler-bug': 2, 'max-attempts': 2, 'deadline-exceeded': 2 });
+    expect(Object.values(summary.attempts.histogram).reduce((a, b) => a + b, 0)).toBe(summary.published);
+    expect(new Set(summary.retries.map((r) => r.errorType))).toEqual(new Set(['TEMPORARY', 'RATE_LIMIT', 'QUOTA_EXCEEDED']));
+    // Retry-After: 2 s is honoured, not shortened by the 1 s backoff.
+    expect(summary.retries.filter((r) => r.errorType === 'RATE_LIMIT').every((r) => r.delaySeconds >= 2)).toBe(true);
+    expect(summary.durationSeconds).toBeLessThan(60);
+    // Progress went to stderr, a line per second.
+    expect(stderr).toMatch(/succeeded \d+ +retrying \d+ +waiting \d+ +dead-lettered \d+ +\/ 40/);
+  }, 90_000);
+});
