@@ -10,3 +10,19 @@ export { type MessageHandler, type SqsWorkerOptions } from './options.js';
 export { unwrapSnsEnvelope } from './sns-envelope.js';
 export { SqsWorker, WorkerStoppingError, type WorkerHealth } from './worker.js';
 export { type WorkerMessage } from './worker-message.js';
+export {
+  DeadLetterOperationError,
+  discardDeadLetters,
+  matches,
+  redriveDeadLetters,
+  release,
+  REDRIVE_BACKSTOP,
+  replayAttributes,
+  replayDeadLetters,
+  scanDlq,
+  type DeadLetterQueue,
+  type DlqEntry,
+  type DlqFilter,
+  type ReplayOptions,
+  type ReplayResult,
+} from './dead-letters/index.js';

@@ -1,12 +1,9 @@
 import { createInterface } from 'node:readline/promises';
 import { parseCommandArgs, parseDuration, parsePositiveInteger, parseRate } from '../args.js';
 import { CliError, CliUsageError } from '../errors.js';
-import { discardDeadLetters } from './discard.js';
+import { DeadLetterOperationError, discardDeadLetters, redriveDeadLetters, replayDeadLetters, type DlqEntry, type DlqFilter } from '@requeue/sqs';
 import { entryJson, entryTable } from './format.js';
 import { listDeadLetters } from './list.js';
-import { redriveDeadLetters } from './redrive.js';
-import { replayDeadLetters } from './replay.js';
-import type { DlqEntry, DlqFilter } from './scan.js';
 import { explainAwsError, resolveDlq } from './target.js';
 
 export const DLQ_USAGE = `usage: requeue dlq <command> [options]     (npm run dlq -- <command> [options])
@@ -116,7 +113,8 @@ export async function runDlqCommand(argv: string[], io: CliIo): Promise<void> {
         const answer = await io.ask(`Delete these ${entries.length} message(s) from the DLQ for good? [y/N] `);
         return /^y(es)?$/i.test(answer.trim());
       };
-      const deleted = await withDlq(values.dlq, io, (target) => discardDeadLetters(target, filter, { max }, confirm));
+      const { deleted, cancelled, matched } = await withDlq(values.dlq, io, (target) => discardDeadLetters(target, filter, { max }, confirm));
+      if (cancelled) throw new CliError(`discard cancelled: ${matched} message(s) left in the DLQ`);
       if (values.json) io.out(JSON.stringify({ deleted: deleted.map(entryJson) }, null, 2));
       else io.out(deleted.length === 0 ? 'no matching messages: nothing deleted' : `${entryTable(deleted)}\ndeleted ${deleted.length} message(s)`);
       return;
@@ -139,6 +137,7 @@ async function withDlq<T>(dlqFlag: string | undefined, io: CliIo, run: (target: 
     return await run(target);
   } catch (error) {
     if (error instanceof CliError) throw error;
+    if (error instanceof DeadLetterOperationError) throw new CliError(error.message, 1, { cause: error });
     throw explainAwsError(error, { dlqUrl: target.dlqUrl, endpoint: target.endpoint });
   } finally {
     target.sqs.destroy();

@@ -1,4 +1,4 @@
-import type { DlqEntry } from './scan.js';
+import type { DlqEntry } from '@requeue/sqs';
 
 const iso = (ms: number | undefined) => (ms === undefined ? '-' : new Date(ms).toISOString().replace('.000Z', 'Z'));
 const clip = (text: string, width: number) => {

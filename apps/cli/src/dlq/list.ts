@@ -1,9 +1,8 @@
 import { entryJson, entryTable } from './format.js';
-import { release, scanDlq, type DlqFilter } from './scan.js';
-import type { DlqTarget } from './target.js';
+import { release, scanDlq, type DeadLetterQueue, type DlqFilter } from '@requeue/sqs';
 
 /** Shows DLQ messages without consuming them: they are released as soon as they are read. */
-export async function listDeadLetters(target: DlqTarget, filter: DlqFilter, options: { limit?: number; json: boolean }, out: (text: string) => void) {
+export async function listDeadLetters(target: DeadLetterQueue, filter: DlqFilter, options: { limit?: number; json: boolean }, out: (text: string) => void) {
   const { matched, skipped } = await scanDlq(target, filter, { limit: options.limit, hideSeconds: 30 });
   await release(target, [...matched.map((e) => e.message), ...skipped]);
   if (options.json) out(JSON.stringify(matched.map(entryJson), null, 2));

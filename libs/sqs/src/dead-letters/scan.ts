@@ -1,6 +1,12 @@
 import { ChangeMessageVisibilityBatchCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { parseDeadLetterRecord, type DeadLetterRecord } from '@requeue/retry';
-import type { DlqTarget } from './target.js';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+
+/** A dead-letter queue and the client to reach it. */
+export interface DeadLetterQueue {
+  sqs: SQSClient;
+  dlqUrl: string;
+}
 
 /** What SQS's own redrive leaves: a DLQ message without `x-dead-letter` (a crash backstop). */
 export const REDRIVE_BACKSTOP = 'redrive-backstop';
@@ -17,6 +23,8 @@ export interface DlqEntry {
 }
 
 export interface DlqFilter {
+  /** Exactly this message (the dashboard's replay and discard buttons). */
+  messageId?: string;
   reason?: string;
   errorType?: string;
   /** Only messages dead-lettered more than this many ms ago. */
@@ -44,6 +52,7 @@ function toEntry(message: Message): DlqEntry {
 }
 
 export function matches(entry: DlqEntry, filter: DlqFilter, now: number): boolean {
+  if (filter.messageId !== undefined && entry.message.MessageId !== filter.messageId) return false;
   if (filter.reason !== undefined && entry.reason !== filter.reason) return false;
   if (filter.errorType !== undefined && entry.errorType !== filter.errorType) return false;
   if (filter.olderThanMs !== undefined && (entry.deadLetteredAt === undefined || now - entry.deadLetteredAt < filter.olderThanMs)) return false;
@@ -56,7 +65,7 @@ export function matches(entry: DlqEntry, filter: DlqFilter, now: number): boolea
  * up, if this process dies). Stops once `limit` messages matched, or the queue has
  * nothing more to give on two receives in a row.
  */
-export async function scanDlq(target: DlqTarget, filter: DlqFilter, options: { limit?: number; hideSeconds?: number; now?: number } = {}) {
+export async function scanDlq(target: DeadLetterQueue, filter: DlqFilter, options: { limit?: number; hideSeconds?: number; now?: number } = {}) {
   const now = options.now ?? Date.now();
   const matched: DlqEntry[] = [];
   const skipped: Message[] = [];
@@ -84,7 +93,7 @@ export async function scanDlq(target: DlqTarget, filter: DlqFilter, options: { l
 }
 
 /** Makes messages visible again at once, for the worker or the next operator. */
-export async function release(target: DlqTarget, messages: readonly Message[]): Promise<void> {
+export async function release(target: DeadLetterQueue, messages: readonly Message[]): Promise<void> {
   for (let start = 0; start < messages.length; start += 10) {
     const batch = messages.slice(start, start + 10);
     await target.sqs.send(

@@ -1,21 +1,19 @@
 import { DeleteMessageBatchCommand } from '@aws-sdk/client-sqs';
-import { CliError } from '../errors.js';
-import { release, scanDlq, type DlqEntry, type DlqFilter } from './scan.js';
-import type { DlqTarget } from './target.js';
+import { release, scanDlq, type DeadLetterQueue, type DlqEntry, type DlqFilter } from './scan.js';
 
 /**
  * Deletes matching DLQ messages for good, after `confirm` agrees (the caller asks, or
- * `--yes` answered already). Returns what was deleted.
+ * `--yes` answered already). Returns what was deleted; a refusal releases everything.
  */
 export async function discardDeadLetters(
-  target: DlqTarget,
+  target: DeadLetterQueue,
   filter: DlqFilter,
   options: { max?: number },
   confirm: (entries: readonly DlqEntry[]) => Promise<boolean>,
-): Promise<DlqEntry[]> {
+): Promise<{ deleted: DlqEntry[]; cancelled: boolean; matched: number }> {
   const { matched, skipped } = await scanDlq(target, filter, { limit: options.max, hideSeconds: 120 });
   await release(target, skipped);
-  if (matched.length === 0) return [];
+  if (matched.length === 0) return { deleted: [], cancelled: false, matched: 0 };
   let confirmed = false;
   try {
     confirmed = await confirm(matched);
@@ -23,7 +21,7 @@ export async function discardDeadLetters(
     // Refused, or no way to ask: everything goes back untouched.
     if (!confirmed) await release(target, matched.map((e) => e.message));
   }
-  if (!confirmed) throw new CliError(`discard cancelled: ${matched.length} message(s) left in the DLQ`);
+  if (!confirmed) return { deleted: [], cancelled: true, matched: matched.length };
   const deleted: DlqEntry[] = [];
   for (let start = 0; start < matched.length; start += 10) {
     const batch = matched.slice(start, start + 10);
@@ -32,5 +30,5 @@ export async function discardDeadLetters(
     );
     for (const success of out.Successful ?? []) deleted.push(batch[Number(success.Id)]!);
   }
-  return deleted;
+  return { deleted, cancelled: false, matched: matched.length };
 }

@@ -1,9 +1,8 @@
 import { DeleteMessageCommand, SendMessageCommand, type MessageAttributeValue } from '@aws-sdk/client-sqs';
 import { encodeRetryState, parseRetryState, RETRY_POLICY_ATTRIBUTE, RETRY_STATE_ATTRIBUTE } from '@requeue/retry';
-import { userAttributes, type MessageAttributes } from '@requeue/sqs';
-import { CliError } from '../errors.js';
-import { release, scanDlq, type DlqEntry, type DlqFilter } from './scan.js';
-import type { DlqTarget } from './target.js';
+import { userAttributes, type MessageAttributes } from '../message-attributes.js';
+import { DeadLetterOperationError } from './errors.js';
+import { release, scanDlq, type DeadLetterQueue, type DlqEntry, type DlqFilter } from './scan.js';
 
 export interface ReplayOptions {
   /** Where to send; by default each message's source queue from `x-dead-letter`. */
@@ -47,7 +46,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Sends matching DLQ messages back, body byte for byte, and deletes each from the DLQ only
  * after its send succeeded: a failure leaves it in the DLQ, never nowhere.
  */
-export async function replayDeadLetters(target: DlqTarget, filter: DlqFilter, options: ReplayOptions): Promise<ReplayResult> {
+export async function replayDeadLetters(target: DeadLetterQueue, filter: DlqFilter, options: ReplayOptions): Promise<ReplayResult> {
   const { matched, skipped } = await scanDlq(target, filter, { limit: options.max, hideSeconds: 120 });
   const result: ReplayResult = { replayed: [], skipped: [], dryRun: options.dryRun };
   const untouched = [...skipped];
@@ -71,7 +70,7 @@ export async function replayDeadLetters(target: DlqTarget, filter: DlqFilter, op
         await target.sqs.send(new SendMessageCommand({ QueueUrl: to, MessageBody: entry.message.Body!, MessageAttributes: replayAttributes(entry, options.resetAttempts, Date.now()) }));
       } catch (cause) {
         untouched.push(...matched.slice(index).map((e) => e.message));
-        throw new CliError(`could not send ${messageId} to ${to}: ${(cause as Error).message}; it and the rest stay in the DLQ (${result.replayed.length} replayed)`, 1, { cause });
+        throw new DeadLetterOperationError(`could not send ${messageId} to ${to}: ${(cause as Error).message}; it and the rest stay in the DLQ (${result.replayed.length} replayed)`, { cause });
       }
       await target.sqs.send(new DeleteMessageCommand({ QueueUrl: target.dlqUrl, ReceiptHandle: entry.message.ReceiptHandle! }));
       result.replayed.push({ messageId, to });
