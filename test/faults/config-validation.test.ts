@@ -28,6 +28,8 @@ const INVALID: Array<[Record<string, string>, string]> = [
   [{ WORKER_HEALTH_PORT: '65536' }, 'WORKER_HEALTH_PORT'],
   [{ WORKER_HEALTH_PORT: 'eighty' }, 'WORKER_HEALTH_PORT'],
   [{ WORKER_EMULATOR_PORT: '70000' }, 'WORKER_EMULATOR_PORT'],
+  [{ WORKER_DASHBOARD: 'maybe' }, 'WORKER_DASHBOARD'],
+  [{ WORKER_DASHBOARD: 'on', WORKER_DASHBOARD_PORT: '70000' }, 'WORKER_DASHBOARD_PORT'],
   [{ WEBHOOK_TIMEOUT_MS: '0' }, 'WEBHOOK_TIMEOUT_MS'],
   [{ WEBHOOK_URL: 'ftp://example.com/hook' }, 'WEBHOOK_URL'],
   [{ WORKER_HANDLER: 'does-not-exist' }, 'WORKER_HANDLER'],

@@ -41,6 +41,8 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
       LOG_LEVEL: 'warn',
       WORKER_HEALTH_HOST: '127.0.0.1',
       WORKER_HEALTH_PORT: String(healthPort),
+      // Many workers run at once in the suites; the dashboard has its own tests.
+      WORKER_DASHBOARD: 'off',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -37,6 +37,8 @@ export interface WorkerConfig {
   logLevel: string;
   logRedact: string[];
   metricsNamespace: string;
+  /** The local dashboard: on by default outside production, off in production unless WORKER_DASHBOARD=on. */
+  dashboard: { enabled: boolean; host: string; port: number };
   production: boolean;
 }
 
@@ -56,6 +58,17 @@ function ledgerPath(env: Env): string | undefined {
     throw new WorkerConfigError('SIMULATION_LEDGER', `its folder ${dirname(resolve(path))} does not exist or is not writable`, { cause });
   }
   return path;
+}
+
+function dashboard(env: Env, production: boolean): WorkerConfig['dashboard'] {
+  const setting = env.WORKER_DASHBOARD?.trim().toLowerCase() || (production ? 'off' : 'on');
+  if (setting !== 'on' && setting !== 'off') throw new WorkerConfigError('WORKER_DASHBOARD', `must be on or off, got ${JSON.stringify(env.WORKER_DASHBOARD)}`);
+  return {
+    enabled: setting === 'on',
+    // Loopback by default: the page can replay and discard dead letters.
+    host: env.WORKER_DASHBOARD_HOST?.trim() || '127.0.0.1',
+    port: integer(env, 'WORKER_DASHBOARD_PORT', 8081, 0, 65_535),
+  };
 }
 
 function metricsNamespace(env: Env): string {
@@ -165,6 +178,7 @@ export function loadWorkerConfig(env: Env): WorkerConfig {
       .map((path) => path.trim())
       .filter(Boolean),
     metricsNamespace: metricsNamespace(env),
+    dashboard: dashboard(env, production),
     production,
   };
 }

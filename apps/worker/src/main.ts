@@ -6,6 +6,8 @@ import { Logger as NestPinoLogger } from 'nestjs-pino';
 import { pino } from 'pino';
 import { AppModule } from './app.module.js';
 import { loadWorkerConfig, WorkerConfigError, type WorkerConfig } from './config.js';
+import { allMetrics, DashboardMetrics } from './dashboard/dashboard-metrics.js';
+import { startDashboard } from './dashboard/server.js';
 import { EmbeddedAwsError, startEmbeddedAws, type EmbeddedAws } from './embedded-aws.js';
 
 function fail(message: string): never {
@@ -63,10 +65,20 @@ async function main(): Promise<void> {
     // The embedded emulator accepts any credentials; real AWS uses the standard chain.
     ...(local ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   });
-  const metrics = new EmfMetrics({ namespace: config.metricsNamespace, queueName: queues.queueUrl.split('/').pop() ?? 'queue' });
+  const emf = new EmfMetrics({ namespace: config.metricsNamespace, queueName: queues.queueUrl.split('/').pop() ?? 'queue' });
+  const activity = config.dashboard.enabled ? new DashboardMetrics() : undefined;
+  const metrics = activity ? allMetrics(emf, activity) : emf;
   const app = await NestFactory.create(AppModule.register({ config, queues, sqs, logger, metrics }), { bufferLogs: true });
   app.useLogger(app.get(NestPinoLogger));
   await app.listen(config.healthPort, config.healthHost);
+  const dashboard = activity
+    ? await startDashboard({ ...config.dashboard, sqs, queueUrl: queues.queueUrl, dlqUrl: queues.dlqUrl, metrics: activity, logger }).catch((error: unknown) => {
+        // The dashboard is a window on the work, not the work: a taken port must not stop processing.
+        logger.warn({ err: error, port: config.dashboard.port }, 'no local dashboard: its port is unavailable; set WORKER_DASHBOARD_PORT or WORKER_DASHBOARD=off');
+        return undefined;
+      })
+    : undefined;
+  if (dashboard) process.stderr.write(`requeue worker: dashboard on ${dashboard.url}\n`);
 
   let stopping = false;
   const shutDown = async (signal: NodeJS.Signals) => {
@@ -77,6 +89,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     await app.close();
+    await dashboard?.close();
     await local?.stop();
     sqs.destroy();
     process.exit(0);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PublishBatchCommand, SNSClient } from '@aws-sdk/client-sns';
-import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
 import { startLocalAws, synthesizeStackTemplate, type LocalAws } from '@requeue/local-aws';
 import { CliError } from '../errors.js';
 import { DEMO_RETRY_POLICY, type DemoMessage } from './workload.js';
@@ -101,7 +101,20 @@ async function waitForHealth(worker: ChildProcess, port: number, output: () => s
  * app as a child process with the simulation handler, the workload published to the SNS
  * topic, and progress until every message has succeeded or reached the DLQ.
  */
-export async function runDemo(workload: readonly DemoMessage[], onProgress: (progress: Progress) => void, timeoutMs = 60_000): Promise<DemoRun> {
+export interface DemoOptions {
+  onProgress: (progress: Progress) => void;
+  /** Serve the worker's local dashboard on this port (0: any free port). */
+  dashboardPort?: number;
+  onDashboard?: (url: string) => void;
+  /** A pause before publishing, to open the dashboard first. */
+  publishDelayMs?: number;
+  /** Awaited once the run is accounted for, before everything stops: keeps the dashboard up. */
+  holdOpen?: (run: DemoRun) => Promise<void>;
+  timeoutMs?: number;
+}
+
+export async function runDemo(workload: readonly DemoMessage[], options: DemoOptions): Promise<DemoRun> {
+  const { onProgress, timeoutMs = 60_000 } = options;
   if (!existsSync(WORKER_ENTRY)) throw new CliError(`the worker is not built (${WORKER_ENTRY}): run \`npm run demo\`, which builds first`);
   const local: LocalAws = await startLocalAws({ port: 0, template: synthesizeStackTemplate() });
   const { QueueUrl: queueUrl, DLQUrl: dlqUrl, TopicArn: topicArn } = local.stack.outputs as Record<string, string>;
@@ -127,6 +140,8 @@ export async function runDemo(workload: readonly DemoMessage[], onProgress: (pro
       SIMULATION_LEDGER: ledgerPath,
       RETRY_POLICY: JSON.stringify(DEMO_RETRY_POLICY),
       LOG_LEVEL: 'info',
+      WORKER_DASHBOARD: options.dashboardPort === undefined ? 'off' : 'on',
+      WORKER_DASHBOARD_PORT: String(options.dashboardPort ?? 0),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -134,6 +149,12 @@ export async function runDemo(workload: readonly DemoMessage[], onProgress: (pro
   worker.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   try {
     await waitForHealth(worker, healthPort, () => output);
+    if (options.dashboardPort !== undefined) {
+      const url = /dashboard on (\S+)/.exec(output)?.[1];
+      if (!url) throw new CliError(`the worker did not start its dashboard:\n${output.slice(-2000)}`);
+      options.onDashboard?.(url);
+    }
+    if (options.publishDelayMs) await sleep(options.publishDelayMs);
     const publishedAt = Date.now();
     for (let start = 0; start < workload.length; start += 10) {
       const batch = workload.slice(start, start + 10);
@@ -166,8 +187,10 @@ export async function runDemo(workload: readonly DemoMessage[], onProgress: (pro
       await sleep(1000);
     }
     const finishedAt = Date.now();
-    const deadLetters = await drain(sqs, dlqUrl!);
-    return { publishedAt, finishedAt, ledger: readLedger(ledgerPath), retries: retryLines(output), deadLetters, local: { endpoint: local.endpoint, queueUrl: queueUrl!, dlqUrl: dlqUrl!, topicArn: topicArn! } };
+    const deadLetters = await peek(sqs, dlqUrl!);
+    const run = { publishedAt, finishedAt, ledger: readLedger(ledgerPath), retries: retryLines(output), deadLetters, local: { endpoint: local.endpoint, queueUrl: queueUrl!, dlqUrl: dlqUrl!, topicArn: topicArn! } };
+    await options.holdOpen?.(run);
+    return run;
   } finally {
     if (worker.exitCode === null) {
       const exited = new Promise((resolve) => worker.once('exit', resolve));
@@ -188,13 +211,18 @@ async function queueDepth(sqs: SQSClient, queueUrl: string) {
   return { visible: Number(a.ApproximateNumberOfMessages ?? 0), inFlight: Number(a.ApproximateNumberOfMessagesNotVisible ?? 0), delayed: Number(a.ApproximateNumberOfMessagesDelayed ?? 0) };
 }
 
-async function drain(sqs: SQSClient, queueUrl: string): Promise<Message[]> {
+/** Reads every DLQ message and makes it visible again, so the dashboard (and the DLQ CLI) still see them. */
+async function peek(sqs: SQSClient, queueUrl: string): Promise<Message[]> {
   const all: Message[] = [];
   for (;;) {
     const out = await sqs.send(
-      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 60, MessageAttributeNames: ['All'], MessageSystemAttributeNames: ['All'] }),
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 30, MessageAttributeNames: ['All'], MessageSystemAttributeNames: ['All'] }),
     );
-    if (!out.Messages?.length) return all;
+    if (!out.Messages?.length) break;
     all.push(...out.Messages);
   }
+  for (const message of all) {
+    await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle!, VisibilityTimeout: 0 }));
+  }
+  return all;
 }

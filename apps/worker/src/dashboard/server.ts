@@ -1,0 +1,118 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { discardDeadLetters, release, replayDeadLetters, scanDlq, type DlqEntry, type WorkerLogger } from '@requeue/sqs';
+import type { DashboardMetrics } from './dashboard-metrics.js';
+import { DASHBOARD_PAGE } from './page.js';
+
+export interface DashboardOptions {
+  host: string;
+  port: number;
+  sqs: SQSClient;
+  queueUrl: string;
+  dlqUrl: string;
+  metrics: DashboardMetrics;
+  logger: Pick<WorkerLogger, 'warn'>;
+}
+
+export interface Dashboard {
+  /** The page, with the token in the fragment (never sent to the server in requests for the page). */
+  url: string;
+  token: string;
+  close(): Promise<void>;
+}
+
+const require = createRequire(import.meta.url);
+const ASSETS: Record<string, { path: string; type: string }> = {
+  '/assets/uplot.js': { path: require.resolve('uplot/dist/uPlot.iife.min.js'), type: 'text/javascript' },
+  '/assets/uplot.css': { path: require.resolve('uplot/dist/uPlot.min.css'), type: 'text/css' },
+};
+
+function send(response: ServerResponse, status: number, body: unknown, type = 'application/json'): void {
+  response.writeHead(status, { 'content-type': `${type}; charset=utf-8`, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  response.end(type === 'application/json' ? JSON.stringify(body) : String(body));
+}
+
+async function depth(sqs: SQSClient, queueUrl: string) {
+  const out = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
+  );
+  const a = out.Attributes ?? {};
+  return { visible: Number(a.ApproximateNumberOfMessages ?? 0), inFlight: Number(a.ApproximateNumberOfMessagesNotVisible ?? 0), delayed: Number(a.ApproximateNumberOfMessagesDelayed ?? 0) };
+}
+
+const row = (entry: DlqEntry) => ({
+  messageId: entry.message.MessageId,
+  reason: entry.reason,
+  errorType: entry.errorType,
+  error: entry.record?.error ?? '',
+  attempts: entry.attempts,
+  deadLetteredAt: entry.deadLetteredAt ?? null,
+  body: (entry.message.Body ?? '').slice(0, 200),
+});
+
+/**
+ * The local counterpart of the CloudWatch dashboard: one page on 127.0.0.1 with queue
+ * depths, per-second activity charts, the retry-delay histogram and the DLQ with replay
+ * and discard buttons. Reads need nothing; replay and discard need the token printed at
+ * startup, so another local process or a web page cannot change the DLQ.
+ */
+export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
+  const token = randomBytes(16).toString('hex');
+  const dlq = { sqs: options.sqs, dlqUrl: options.dlqUrl };
+  const authorized = (request: IncomingMessage) => {
+    const given = Buffer.from(String(request.headers['x-requeue-token'] ?? ''));
+    const expected = Buffer.from(token);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  };
+
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    const url = new URL(request.url ?? '/', 'http://dashboard');
+    if (request.method === 'GET' && url.pathname === '/') return send(response, 200, DASHBOARD_PAGE, 'text/html');
+    const asset = ASSETS[url.pathname];
+    if (request.method === 'GET' && asset) return send(response, 200, readFileSync(asset.path, 'utf8'), asset.type);
+    if (request.method === 'GET' && url.pathname === '/api/state') {
+      const [queue, deadLetters] = await Promise.all([depth(options.sqs, options.queueUrl), depth(options.sqs, options.dlqUrl)]);
+      return send(response, 200, { at: Date.now(), queue, dlq: deadLetters, activity: options.metrics.snapshot() });
+    }
+    if (request.method === 'GET' && url.pathname === '/api/dead-letters') {
+      // Looked at, not taken: hidden for the few seconds of the scan, then released.
+      const { matched, skipped } = await scanDlq(dlq, {}, { limit: 100, hideSeconds: 10 });
+      await release(dlq, [...matched.map((entry) => entry.message), ...skipped]);
+      return send(response, 200, matched.map(row));
+    }
+    const action = /^\/api\/dead-letters\/([^/]+)\/(replay|discard)$/.exec(url.pathname);
+    if (request.method === 'POST' && action) {
+      if (!authorized(request)) return send(response, 403, { error: 'replay and discard need the token printed when the worker started (x-requeue-token)' });
+      const messageId = decodeURIComponent(action[1]!);
+      if (action[2] === 'replay') {
+        // "Retry now": back to its source queue with a fresh retry budget.
+        const result = await replayDeadLetters(dlq, { messageId }, { resetAttempts: true, dryRun: false, max: 1 });
+        return send(response, result.replayed.length ? 200 : 404, result);
+      }
+      const result = await discardDeadLetters(dlq, { messageId }, { max: 1 }, async () => true);
+      return send(response, result.deleted.length ? 200 : 404, { deleted: result.deleted.map(row) });
+    }
+    return send(response, 404, { error: 'not found' });
+  };
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      options.logger.warn({ err: error, path: request.url }, 'dashboard request failed');
+      if (!response.headersSent) send(response, 502, { error: error instanceof Error ? error.message : String(error) });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  return {
+    url: `http://${options.host}:${port}/#token=${token}`,
+    token,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

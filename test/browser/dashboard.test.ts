@@ -1,0 +1,66 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/emulator.js';
+import { freePort } from '../support/worker-process.js';
+import { CHROMIUM, CHROMIUM_FLAGS, ensureChromium } from './chromium.js';
+
+const CLI = fileURLToPath(new URL('../../apps/cli/dist/main.js', import.meta.url));
+const SCREENSHOT = fileURLToPath(new URL('../../docs/dashboard.png', import.meta.url));
+
+let browser: Browser;
+let demo: ChildProcess;
+let stderr = '';
+
+beforeAll(async () => {
+  ensureChromium();
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+}, 300_000);
+
+afterAll(async () => {
+  if (demo && demo.exitCode === null) {
+    const exited = new Promise((resolve) => demo.once('exit', resolve));
+    demo.kill('SIGINT');
+    await exited;
+  }
+  await browser?.close();
+});
+
+describe('the local dashboard in a real browser', () => {
+  it('shows the counters moving during a demo run, and replay takes a message out of the DLQ', async () => {
+    const port = await freePort();
+    demo = spawn(process.execPath, [CLI, 'demo', '--dashboard', '--dashboard-port', String(port), '--publish-delay', '4s'], { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+    demo.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const url = await eventually(() => /dashboard: (\S+)/.exec(stderr)?.[1], 30_000, 'the dashboard URL');
+    expect(url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/#token=[0-9a-f]{32}$`));
+
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
+    await page.goto(url);
+    const processed = async () => Number(await page.locator('#processed').textContent());
+    expect(await processed()).toBe(0);
+    // The counters move as the demo's messages are handled.
+    await eventually(async () => ((await processed()) > 0 ? true : undefined), 30_000, 'processed to rise');
+    await eventually(async () => ((await processed()) >= 28 ? true : undefined), 30_000, 'every success counted');
+    await eventually(async () => ((await page.locator('#dlq').textContent()) === '12' ? true : undefined), 30_000, 'the DLQ tile at 12');
+    await expect.poll(() => page.locator('#dead-letters tr[data-message-id]').count(), { timeout: 15_000 }).toBe(12);
+    await expect.poll(() => page.locator('#activity canvas').count()).toBeGreaterThan(0);
+
+    if (process.env.UPDATE_DOCS) await page.screenshot({ path: SCREENSHOT, fullPage: true });
+
+    // Replay a permanent failure: it leaves the DLQ (and, still failing, comes back as a new message).
+    const row = page.locator('#dead-letters tr[data-message-id]', { hasText: 'permanent-1' });
+    const messageId = await row.getAttribute('data-message-id');
+    await row.locator('button[data-action="replay"]').click();
+    await expect.poll(() => page.locator(`#dead-letters tr[data-message-id="${messageId}"]`).count(), { timeout: 15_000 }).toBe(0);
+    // The worker handles the replayed message again; still failing, it returns under a new id.
+    await expect
+      .poll(async () => (await page.locator('#dead-letters tr[data-message-id]', { hasText: 'permanent-1' }).getAttribute('data-message-id').catch(() => null)) ?? messageId, { timeout: 20_000 })
+      .not.toBe(messageId);
+
+    // Without the token, the API refuses to change anything.
+    const refused = await page.evaluate(async (id) => (await fetch(`/api/dead-letters/${id}/discard`, { method: 'POST' })).status, messageId);
+    expect(refused).toBe(403);
+    await page.close();
+  }, 180_000);
+});
