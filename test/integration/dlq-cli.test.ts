@@ -148,7 +148,7 @@ describe('requeue dlq', () => {
     expect(await emulator.depth(queues.dlqUrl)).toMatchObject({ visible: 2, inFlight: 0 });
   }, 60_000);
 
-  it('gives one clear line for a missing queue, a bad filter, an unsupported redrive and an unreachable endpoint', async () => {
+  it('gives one clear line for a missing queue, a bad filter, an unsupported redrive, an unreachable endpoint and no credentials', async () => {
     const queues = await emulator.createQueues();
     const missing = await dlq({ ...queues, dlqUrl: `${queues.dlqUrl}-nope` }, 'list');
     expect(missing.code).toBe(1);
@@ -168,6 +168,11 @@ describe('requeue dlq', () => {
       (error: { stderr: string; code: number }) => error,
     );
     expect((unreachable as { code: number }).code).toBe(1);
+    const noCredentials = await run(process.execPath, [CLI, 'dlq', 'list', '--dlq', 'https://sqs.us-east-1.amazonaws.com/123456789012/jobs-dlq'], {
+      env: { PATH: process.env.PATH, HOME: mkdtempSync(join(tmpdir(), 'requeue-home-')), AWS_EC2_METADATA_DISABLED: 'true' },
+    }).catch((error: { stderr: string; code: number }) => error);
+    expect((noCredentials as { code: number }).code).toBe(1);
+    expect((noCredentials as { stderr: string }).stderr).toMatch(/^requeue: no AWS credentials found: configure the standard chain/);
     expect((unreachable as { stderr: string }).stderr).toMatch(/nothing answers at http:\/\/127.0.0.1:9/);
   }, 60_000);
 });
