@@ -32,10 +32,21 @@ export class InFlightLimit {
     if (this.free > 0) this.wake();
   }
 
-  /** Resolves once a slot is free (at once if one is). */
-  whenFree(): Promise<void> {
-    if (this.free > 0) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push(resolve));
+  /**
+   * Resolves once a slot is free (at once if one is), or when `signal` aborts. The abort
+   * listener lives only as long as this wait: racing every wait against one long-lived
+   * promise instead would retain a reaction per wait for the life of the worker.
+   */
+  whenFree(signal?: AbortSignal): Promise<void> {
+    if (this.free > 0 || signal?.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      this.waiters.push(done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
   }
 
   /** Resolves once nothing is in use. */

@@ -33,7 +33,6 @@ export class Poller {
   private stopping = false;
   /** Ends backoff sleeps and free-slot waits at stop; never aborts a receive. */
   private readonly abort = new AbortController();
-  private readonly stopped = new Promise<void>((resolve) => this.abort.signal.addEventListener('abort', () => resolve(), { once: true }));
   private loops: Promise<void>[] = [];
 
   constructor(private readonly options: PollerOptions) {
@@ -64,7 +63,7 @@ export class Poller {
   private async loop(): Promise<void> {
     const { limit, sqs, queueUrl } = this.options;
     while (!this.stopping) {
-      await Promise.race([limit.whenFree(), this.stopped]);
+      await limit.whenFree(this.abort.signal);
       if (this.stopping) break;
       const slots = limit.reserve(this.options.receiveBatchSize);
       if (slots === 0) continue;

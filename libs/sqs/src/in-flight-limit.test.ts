@@ -1,0 +1,40 @@
+import { getEventListeners } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { InFlightLimit } from './in-flight-limit.js';
+
+describe('InFlightLimit', () => {
+  it('grants at most the free slots and wakes waiters on release', async () => {
+    const limit = new InFlightLimit(3);
+    expect(limit.reserve(10)).toBe(3);
+    expect(limit.reserve(1)).toBe(0);
+    let woken = false;
+    const waiting = limit.whenFree().then(() => (woken = true));
+    await Promise.resolve();
+    expect(woken).toBe(false);
+    limit.release(2);
+    await waiting;
+    expect(limit.free).toBe(2);
+  });
+
+  it('ends a wait when its signal aborts', async () => {
+    const limit = new InFlightLimit(1);
+    limit.reserve(1);
+    const stop = new AbortController();
+    const waiting = limit.whenFree(stop.signal);
+    stop.abort();
+    await expect(waiting).resolves.toBeUndefined();
+    expect(limit.free).toBe(0);
+  });
+
+  it('leaves no listener on the signal after each wait, however many waits a long-lived worker makes', async () => {
+    const limit = new InFlightLimit(1);
+    const stop = new AbortController();
+    for (let i = 0; i < 1000; i++) {
+      limit.reserve(1);
+      const waiting = limit.whenFree(stop.signal);
+      limit.release(1);
+      await waiting;
+    }
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
+  });
+});

@@ -1,0 +1,80 @@
+import { createServer, request as forward, type IncomingMessage, type ServerResponse } from 'node:http';
+import { startFauxqs } from 'fauxqs';
+
+/**
+ * The bench's emulator, in its own process: fauxqs behind a proxy that counts SQS API
+ * calls by action (the X-Amz-Target of the JSON protocol), so every system under test is
+ * counted the same way without touching its code. Control endpoints under /__bench/ load
+ * backlogs straight into fauxqs and read depths without being counted.
+ */
+const counts = new Map<string, number>();
+const fauxqs = await startFauxqs({ port: 0, logger: false });
+
+function json(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  let body = '';
+  for await (const chunk of request) body += chunk;
+  return body;
+}
+
+async function control(request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {
+  if (path === '/__bench/counts') return json(response, 200, Object.fromEntries(counts));
+  if (path === '/__bench/reset') {
+    counts.clear();
+    return json(response, 200, {});
+  }
+  const input = JSON.parse((await readBody(request)) || '{}') as { queue: string; attributes?: Record<string, string>; bodies?: string[]; count?: number; simulate?: object };
+  if (path === '/__bench/create') {
+    const created = fauxqs.createQueue(input.queue, { attributes: input.attributes });
+    // Through the proxy, so that SDKs using the queue URL as their endpoint are counted too.
+    return json(response, 200, { ...created, queueUrl: `http://127.0.0.1:${proxyPort()}/000000000000/${created.queueName}` });
+  }
+  if (path === '/__bench/delete') {
+    fauxqs.deleteQueue(input.queue);
+    return json(response, 200, {});
+  }
+  if (path === '/__bench/load') {
+    for (let i = 0; i < (input.count ?? 0); i++) fauxqs.sendMessage(input.queue, JSON.stringify({ id: `m-${i}`, ...(input.simulate ? { simulate: input.simulate } : {}) }));
+    return json(response, 200, { loaded: input.count });
+  }
+  if (path === '/__bench/depth') {
+    const queue = fauxqs.inspectQueue(input.queue);
+    if (!queue) return json(response, 404, { error: `no queue ${input.queue}` });
+    return json(response, 200, { ready: queue.messages.ready.length, delayed: queue.messages.delayed.length, inflight: queue.messages.inflight.length });
+  }
+  return json(response, 404, { error: `unknown ${path}` });
+}
+
+const proxy = createServer((request, response) => {
+  const path = (request.url ?? '/').split('?')[0]!;
+  if (path.startsWith('/__bench/')) {
+    control(request, response, path).catch((error: unknown) => json(response, 500, { error: String(error) }));
+    return;
+  }
+  const target = request.headers['x-amz-target'];
+  const action = typeof target === 'string' ? target.replace(/^AmazonSQS\./, '') : 'Query';
+  counts.set(action, (counts.get(action) ?? 0) + 1);
+  const upstream = forward({ host: '127.0.0.1', port: fauxqs.port, method: request.method, path: request.url, headers: request.headers }, (reply) => {
+    response.writeHead(reply.statusCode ?? 502, reply.headers);
+    reply.pipe(response);
+  });
+  upstream.on('error', (error) => {
+    if (!response.headersSent) response.writeHead(502);
+    response.end(String(error));
+  });
+  request.pipe(upstream);
+});
+proxy.keepAliveTimeout = 60_000;
+function proxyPort(): number {
+  const address = proxy.address();
+  return typeof address === 'object' && address ? address.port : 0;
+}
+proxy.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: proxyPort() })}\n`));
+process.on('SIGTERM', () => {
+  proxy.close();
+  void fauxqs.stop().then(() => process.exit(0));
+});

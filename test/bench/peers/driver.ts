@@ -1,0 +1,210 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { freePort, WORKER_ENTRY } from '../../support/worker-process.js';
+
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The emulator process: fauxqs behind the counting proxy. */
+export interface BenchEmulator {
+  endpoint: string;
+  control<T>(path: string, body?: object): Promise<T>;
+  stop(): Promise<void>;
+}
+
+export async function startBenchEmulator(): Promise<BenchEmulator> {
+  const child = spawn(process.execPath, [here('./counting-emulator.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the bench emulator exited with ${code}`)));
+    child.stdout!.once('data', (chunk: Buffer) => resolve((JSON.parse(chunk.toString().split('\n')[0]!) as { port: number }).port));
+  });
+  const endpoint = `http://127.0.0.1:${port}`;
+  return {
+    endpoint,
+    async control<T>(path: string, body: object = {}) {
+      const response = await fetch(`${endpoint}/__bench/${path}`, { method: 'POST', body: JSON.stringify(body) });
+      if (!response.ok) throw new Error(`bench emulator ${path}: ${response.status} ${await response.text()}`);
+      return (await response.json()) as T;
+    },
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+export type SystemName = 'requeue' | 'raw-sdk-loop' | 'sqs-consumer' | 'sqs-consumer-batch' | 'seed-reference';
+
+export interface SystemUnderTest {
+  system: SystemName;
+  concurrency: number;
+  /** Extra environment: RETRY_POLICY, WORKER_HANDLER, WEBHOOK_URL... */
+  env?: Record<string, string>;
+}
+
+export const SYSTEM_LABELS: Record<SystemName, string> = {
+  requeue: 'requeue',
+  'raw-sdk-loop': 'raw SDK loop',
+  'sqs-consumer': 'sqs-consumer 15 (handleMessage, batchSize 10)',
+  'sqs-consumer-batch': 'sqs-consumer 15 (handleMessageBatch)',
+  'seed-reference': 'seed reference loop',
+};
+
+interface Started {
+  child: ChildProcess;
+  ready: Promise<void>;
+}
+
+/** Starts a system as its own process, pointed at the queue through the counting proxy. */
+function startSystem(sut: SystemUnderTest, endpoint: string, queueUrl: string, dlqUrl: string, healthPort: number): Started {
+  const base = { PATH: process.env.PATH ?? '', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench', AWS_REGION: 'us-east-1' };
+  if (sut.system === 'requeue') {
+    const child = spawn(process.execPath, [WORKER_ENTRY], {
+      env: {
+        ...base,
+        WORKER_QUEUE_URL: queueUrl,
+        WORKER_DLQ_URL: dlqUrl,
+        AWS_ENDPOINT_URL: endpoint,
+        WORKER_HANDLER: 'simulation',
+        WORKER_MAX_IN_FLIGHT: String(sut.concurrency),
+        WORKER_HEALTH_HOST: '127.0.0.1',
+        WORKER_HEALTH_PORT: String(healthPort),
+        WORKER_DASHBOARD: 'off',
+        LOG_LEVEL: 'error',
+        ...sut.env,
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const ready = (async () => {
+      for (;;) {
+        if (child.exitCode !== null) throw new Error('requeue exited while starting');
+        if ((await fetch(`http://127.0.0.1:${healthPort}/health/ready`).then((r) => r.status, () => 0)) === 200) return;
+        await sleep(20);
+      }
+    })();
+    return { child, ready };
+  }
+  const script = { 'raw-sdk-loop': 'raw-loop', 'sqs-consumer': 'sqs-consumer', 'sqs-consumer-batch': 'sqs-consumer', 'seed-reference': 'seed-reference' }[sut.system];
+  const child = spawn(process.execPath, [here(`./systems/${script}.js`)], {
+    env: {
+      ...base,
+      BENCH_QUEUE_URL: queueUrl,
+      BENCH_ENDPOINT: endpoint,
+      BENCH_CONCURRENCY: String(sut.concurrency),
+      BENCH_MODE: sut.system === 'sqs-consumer-batch' ? 'batch' : 'message',
+      ...sut.env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const ready = new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${sut.system} exited with ${code}`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('ready')) resolve();
+    });
+  });
+  return { child, ready };
+}
+
+/** Resident set size of a process, from /proc, in MB. */
+function rssMb(pid: number): number | undefined {
+  const path = `/proc/${pid}/status`;
+  if (!existsSync(path)) return undefined;
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(path, 'utf8'));
+  return match ? Number(match[1]) / 1024 : undefined;
+}
+
+export interface Measurement {
+  processed: number;
+  seconds: number;
+  messagesPerSecond: number;
+  sqsCalls: number;
+  callsPerMessage: number;
+  callsByAction: Record<string, number>;
+  peakRssMb: number;
+  /** [seconds since start, MB] every sample. */
+  rss: Array<[number, number]>;
+  drained: boolean;
+}
+
+export interface Backlog {
+  count: number;
+  /** Merged into each `{ id }` body: the simulation outcome. */
+  simulate?: object;
+}
+
+let sequence = 0;
+
+/**
+ * One measurement: a fresh queue (with a DLQ, redrive 5) loaded with the backlog inside
+ * the emulator, the system started, and the clock running from the first message it
+ * takes until the queue is empty or `capSeconds` pass. Calls are counted at the proxy.
+ */
+export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, backlog: Backlog, capSeconds: number, hooks: { onStart?: () => void } = {}): Promise<Measurement> {
+  const name = `bench-${process.pid}-${sequence++}`;
+  const dlq = await emulator.control<{ queueUrl: string; queueArn: string }>('create', { queue: `${name}-dlq` });
+  const queue = await emulator.control<{ queueUrl: string }>('create', {
+    queue: name,
+    attributes: { VisibilityTimeout: '30', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount: 5 }) },
+  });
+  await emulator.control('load', { queue: name, count: backlog.count, simulate: backlog.simulate });
+  const remaining = async () => {
+    const depth = await emulator.control<{ ready: number; delayed: number; inflight: number }>('depth', { queue: name });
+    return depth.ready + depth.delayed + depth.inflight;
+  };
+  await emulator.control('reset');
+  const started = startSystem(sut, emulator.endpoint, queue.queueUrl, dlq.queueUrl, await freePort());
+  const rss: Array<[number, number]> = [];
+  try {
+    await started.ready;
+    hooks.onStart?.();
+    const spawnedAt = Date.now();
+    let firstTakenAt: number | undefined;
+    let left = backlog.count;
+    let lastSample = 0;
+    for (;;) {
+      left = await remaining();
+      const now = Date.now();
+      if (firstTakenAt === undefined && left < backlog.count) firstTakenAt = now;
+      if (now - lastSample >= 200) {
+        const mb = rssMb(started.child.pid!);
+        if (mb !== undefined) rss.push([(now - spawnedAt) / 1000, mb]);
+        lastSample = now;
+      }
+      if (left === 0 || (firstTakenAt !== undefined && now - firstTakenAt >= capSeconds * 1000) || now - spawnedAt > (capSeconds + 30) * 1000) break;
+      await sleep(25);
+    }
+    const seconds = firstTakenAt === undefined ? capSeconds : (Date.now() - firstTakenAt) / 1000;
+    const processed = backlog.count - left;
+    const callsByAction = await emulator.control<Record<string, number>>('counts');
+    const sqsCalls = Object.values(callsByAction).reduce((a, b) => a + b, 0);
+    return {
+      processed,
+      seconds,
+      messagesPerSecond: processed / seconds,
+      sqsCalls,
+      callsPerMessage: processed > 0 ? sqsCalls / processed : Infinity,
+      callsByAction,
+      peakRssMb: Math.max(0, ...rss.map(([, mb]) => mb)),
+      rss,
+      drained: left === 0,
+    };
+  } finally {
+    if (started.child.exitCode === null) {
+      const exited = new Promise((resolve) => started.child.once('exit', resolve));
+      started.child.kill('SIGKILL');
+      await exited;
+    }
+    await emulator.control('delete', { queue: name });
+    await emulator.control('delete', { queue: `${name}-dlq` });
+  }
+}
+
+/** Median and spread (max - min) of repeated runs. */
+export function summarizeRuns(values: number[]): { median: number; min: number; max: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  const median = sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  return { median, min: sorted[0]!, max: sorted.at(-1)! };
+}

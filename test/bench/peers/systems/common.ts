@@ -1,0 +1,44 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
+
+/** The settings every system under test reads from its environment. */
+export function benchSettings() {
+  const required = (name: string) => {
+    const value = process.env[name];
+    if (!value) throw new Error(`${name} is not set`);
+    return value;
+  };
+  return {
+    queueUrl: required('BENCH_QUEUE_URL'),
+    endpoint: required('BENCH_ENDPOINT'),
+    concurrency: Number(process.env.BENCH_CONCURRENCY ?? '10'),
+  };
+}
+
+export function benchClient(endpoint: string): SQSClient {
+  return new SQSClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' } });
+}
+
+/** The simulation handler's body (DESIGN.md 3.4), the one workload every system runs. */
+interface BenchBody {
+  id: string;
+  simulate?: { outcome?: string; failTimes?: number; durationMs?: number };
+  retryCount?: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Does what the simulation handler does for the outcomes the bench uses: wait
+ * `durationMs`, then fail with a transient error while `attempt <= failTimes`.
+ */
+export async function simulate(rawBody: string, attempt: number): Promise<void> {
+  const body = JSON.parse(rawBody) as BenchBody;
+  if (body.simulate?.durationMs) await sleep(body.simulate.durationMs);
+  const outcome = body.simulate?.outcome ?? 'ok';
+  if (outcome !== 'ok' && attempt <= (body.simulate?.failTimes ?? Infinity)) throw new Error('simulated temporary failure');
+}
+
+/** Tells the bench driver the system is polling. */
+export function announceReady(): void {
+  process.stdout.write('ready\n');
+}
