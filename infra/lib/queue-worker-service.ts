@@ -10,6 +10,7 @@ import { createRetryPolicy, parseRetryPolicyJson, RetryPolicyConfigError, type R
 import { Construct } from 'constructs';
 import { InfraConfigError } from './errors.js';
 import { workerImageFromRepository } from './worker-image.js';
+import { workerNodeOptions } from './worker-node-options.js';
 
 /** Fargate waits at most this long between SIGTERM and SIGKILL. */
 const FARGATE_MAX_STOP_TIMEOUT_SECONDS = 120;
@@ -72,7 +73,10 @@ export interface QueueWorkerServiceProps {
   readonly drainTimeout?: Duration;
   /** @default 256 (0.25 vCPU) */
   readonly cpu?: number;
-  /** @default 512 */
+  /**
+   * Task memory. The worker's V8 heap is sized from it (`NODE_OPTIONS`, see worker-node-options.ts).
+   * @default 512
+   */
   readonly memoryLimitMiB?: number;
   /** @default 1 */
   readonly minCapacity?: number;
@@ -150,7 +154,7 @@ export class QueueWorkerService extends Construct {
 
     const taskDefinition = new ecs.FargateTaskDefinition(this, 'Task', {
       cpu: props.cpu ?? 256,
-      memoryLimitMiB: props.memoryLimitMiB ?? 512,
+      memoryLimitMiB: settings.memoryLimitMiB,
       taskRole: this.taskRole,
       runtimePlatform: { cpuArchitecture: ecs.CpuArchitecture.X86_64, operatingSystemFamily: ecs.OperatingSystemFamily.LINUX },
     });
@@ -158,6 +162,7 @@ export class QueueWorkerService extends Construct {
       image: props.image ?? workerImageFromRepository(),
       logging: ecs.LogDrivers.awsLogs({ logGroup: this.logGroup, streamPrefix: 'worker' }),
       environment: {
+        NODE_OPTIONS: workerNodeOptions(settings.memoryLimitMiB),
         ...props.environment,
         WORKER_QUEUE_URL: props.queue.queueUrl,
         WORKER_DLQ_URL: props.deadLetterQueue.queueUrl,
@@ -216,6 +221,7 @@ export class QueueWorkerService extends Construct {
 }
 
 interface Settings {
+  memoryLimitMiB: number;
   handler: string;
   retryPolicy: RetryPolicyJson;
   metricsNamespace: string;
@@ -253,7 +259,8 @@ function resolveSettings(props: QueueWorkerServiceProps): Settings {
   const minCapacity = wholeNumber('minCapacity', props.minCapacity ?? 1, 0, 1000);
   const maxCapacity = wholeNumber('maxCapacity', props.maxCapacity ?? 10, Math.max(1, minCapacity), 1000);
   const backlogPerTask = wholeNumber('backlogPerTask', props.backlogPerTask ?? 100, 4, 1_000_000);
-  return { handler, retryPolicy, metricsNamespace, maxInFlight, drainTimeout, stopTimeout: Duration.seconds(stopSeconds), minCapacity, maxCapacity, backlogPerTask };
+  const memoryLimitMiB = wholeNumber('memoryLimitMiB', props.memoryLimitMiB ?? 512, 512, 122_880);
+  return { memoryLimitMiB, handler, retryPolicy, metricsNamespace, maxInFlight, drainTimeout, stopTimeout: Duration.seconds(stopSeconds), minCapacity, maxCapacity, backlogPerTask };
 }
 
 function wholeNumber(prop: string, value: number, min: number, max: number): number {

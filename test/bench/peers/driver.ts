@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { workerNodeOptions } from '@requeue/infra';
 import { freePort, WORKER_ENTRY } from '../../support/worker-process.js';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
@@ -73,6 +74,8 @@ function startSystem(sut: SystemUnderTest, endpoint: string, queueUrl: string, d
         WORKER_HEALTH_PORT: String(healthPort),
         WORKER_DASHBOARD: 'off',
         LOG_LEVEL: 'error',
+        // As deployed: the stack sizes V8 from the default 512 MB task.
+        NODE_OPTIONS: workerNodeOptions(512),
         ...sut.env,
       },
       stdio: ['ignore', 'ignore', 'inherit'],
@@ -126,6 +129,8 @@ export interface Measurement {
   /** [seconds since start, MB] every sample. */
   rss: Array<[number, number]>;
   drained: boolean;
+  /** Messages in the DLQ at the end. */
+  deadLettered: number;
 }
 
 export interface Backlog {
@@ -178,6 +183,7 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
     const seconds = firstTakenAt === undefined ? capSeconds : (Date.now() - firstTakenAt) / 1000;
     const processed = backlog.count - left;
     const callsByAction = await emulator.control<Record<string, number>>('counts');
+    const dlqDepth = await emulator.control<{ ready: number; delayed: number; inflight: number }>('depth', { queue: `${name}-dlq` });
     const sqsCalls = Object.values(callsByAction).reduce((a, b) => a + b, 0);
     return {
       processed,
@@ -189,6 +195,7 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
       peakRssMb: Math.max(0, ...rss.map(([, mb]) => mb)),
       rss,
       drained: left === 0,
+      deadLettered: dlqDepth.ready + dlqDepth.inflight + dlqDepth.delayed,
     };
   } finally {
     if (started.child.exitCode === null) {

@@ -1,0 +1,240 @@
+import { cpus, totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { markdownTable, progress, replaceDocsSection, wantsJson } from '../report.js';
+import { measure, startBenchEmulator, summarizeRuns, SYSTEM_LABELS, type Backlog, type BenchEmulator, type SystemName, type SystemUnderTest } from './driver.js';
+import { writeHerdChart } from './herd-chart.js';
+import { HERD, runHerd, type HerdRun } from './herd.js';
+
+const DOCS = fileURLToPath(new URL('../../../../docs/benchmarks.md', import.meta.url));
+const CHART = fileURLToPath(new URL('../../../../docs/herd-e2e.svg', import.meta.url));
+
+interface Config {
+  quick: boolean;
+  runs: number;
+  backlog: number;
+  capSeconds: number;
+  retryBacklog: number;
+  memoryBacklog: number;
+  herdMessages: number;
+}
+
+interface Row {
+  scenario: string;
+  system: SystemName;
+  concurrency: number;
+  messagesPerSecond: { median: number; min: number; max: number };
+  callsPerMessage: number;
+  peakRssMb: number;
+}
+
+const RETRY_ONCE: Backlog['simulate'] = { outcome: 'transient', failTimes: 1 };
+/** requeue's retry path at the bench's 0-1 s delay: fixed 1 s with full jitter. */
+const REQUEUE_RETRY_POLICY = JSON.stringify({ jitter: { type: 'full' }, types: { TEMPORARY: { backoff: { type: 'fixed', delayMs: 1000 }, maxDelayMs: 1000 } } });
+
+function configFrom(argv: string[]): Config {
+  const quick = argv.includes('--quick');
+  return quick
+    ? { quick, runs: 1, backlog: 1000, capSeconds: 1, retryBacklog: 500, memoryBacklog: 5000, herdMessages: 50 }
+    : { quick, runs: 3, backlog: 20_000, capSeconds: 3, retryBacklog: 5000, memoryBacklog: 100_000, herdMessages: HERD.messages };
+}
+
+async function repeated(emulator: BenchEmulator, scenario: string, sut: SystemUnderTest, backlog: Backlog, config: Config, capSeconds = config.capSeconds): Promise<Row> {
+  const results = [];
+  for (let run = 0; run < config.runs; run++) results.push(await measure(emulator, sut, backlog, capSeconds));
+  const row: Row = {
+    scenario,
+    system: sut.system,
+    concurrency: sut.concurrency,
+    messagesPerSecond: summarizeRuns(results.map((r) => r.messagesPerSecond)),
+    callsPerMessage: summarizeRuns(results.map((r) => r.callsPerMessage)).median,
+    peakRssMb: Math.max(...results.map((r) => r.peakRssMb)),
+  };
+  progress(`  ${scenario}: ${SYSTEM_LABELS[sut.system]} @${sut.concurrency}: ${row.messagesPerSecond.median.toFixed(0)} msg/s, ${row.callsPerMessage.toFixed(3)} calls/msg`);
+  return row;
+}
+
+const HAPPY_SYSTEMS: SystemUnderTest[] = [
+  { system: 'requeue', concurrency: 10 },
+  { system: 'raw-sdk-loop', concurrency: 10 },
+  { system: 'sqs-consumer', concurrency: 10 },
+  { system: 'sqs-consumer-batch', concurrency: 10 },
+  { system: 'requeue', concurrency: 50 },
+  { system: 'raw-sdk-loop', concurrency: 50 },
+  { system: 'sqs-consumer', concurrency: 50 },
+  { system: 'sqs-consumer-batch', concurrency: 50 },
+  { system: 'seed-reference', concurrency: 1 },
+];
+
+function slopeMbPerMinute(samples: Array<[number, number]>): number {
+  // Least squares over the run after its first fifth (start-up allocations excluded).
+  const tail = samples.slice(Math.floor(samples.length / 5));
+  if (tail.length < 2) return 0;
+  const n = tail.length;
+  const meanX = tail.reduce((s, [x]) => s + x, 0) / n;
+  const meanY = tail.reduce((s, [, y]) => s + y, 0) / n;
+  const num = tail.reduce((s, [x, y]) => s + (x - meanX) * (y - meanY), 0);
+  const den = tail.reduce((s, [x]) => s + (x - meanX) ** 2, 0);
+  return den === 0 ? 0 : (num / den) * 60;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const config = configFrom(argv);
+  const started = Date.now();
+  const emulator = await startBenchEmulator();
+  try {
+    const happy: Row[] = [];
+    for (const [handler, simulate] of [
+      ['no-op', undefined],
+      ['5 ms I/O', { outcome: 'ok', durationMs: 5 }],
+    ] as const) {
+      progress(`happy path, ${handler} handler, ${config.backlog.toLocaleString('en-US')} messages, ${config.runs} run(s) each`);
+      for (const sut of HAPPY_SYSTEMS) happy.push(await repeated(emulator, `happy ${handler}`, sut, { count: config.backlog, simulate }, config));
+    }
+
+    progress(`retry path: every message fails once (retry after 0-1 s), ${config.retryBacklog.toLocaleString('en-US')} messages`);
+    const retry: Row[] = [];
+    for (const sut of [
+      { system: 'requeue', concurrency: 50, env: { RETRY_POLICY: REQUEUE_RETRY_POLICY } },
+      { system: 'raw-sdk-loop', concurrency: 50 },
+      { system: 'sqs-consumer', concurrency: 50 },
+      { system: 'seed-reference', concurrency: 1 },
+    ] satisfies SystemUnderTest[]) {
+      // The retry path is measured to the end: completions, not first attempts.
+      retry.push(await repeated(emulator, 'retry path', sut, { count: config.retryBacklog, simulate: RETRY_ONCE }, config, 15));
+    }
+
+    progress(`memory: requeue @50, ${config.memoryBacklog.toLocaleString('en-US')} messages at 1 ms`);
+    const memoryRun = await measure(emulator, { system: 'requeue', concurrency: 50 }, { count: config.memoryBacklog, simulate: { outcome: 'ok', durationMs: 1 } }, 300);
+    const memory = {
+      messages: config.memoryBacklog,
+      startMb: memoryRun.rss[0]?.[1] ?? 0,
+      peakMb: memoryRun.peakRssMb,
+      endMb: memoryRun.rss.at(-1)?.[1] ?? 0,
+      slopeMbPerMinute: slopeMbPerMinute(memoryRun.rss),
+      messagesPerSecond: memoryRun.messagesPerSecond,
+      drained: memoryRun.drained,
+    };
+
+    progress(`herd, end to end: ${config.herdMessages} webhooks, dependency down ${HERD.outageMs / 1000} s then ${HERD.capacityPerSecond}/s`);
+    const herd: HerdRun[] = [
+      await runHerd(emulator, 'requeue (default policy)', (url) => ({ system: 'requeue', concurrency: 50, env: { WORKER_HANDLER: 'webhook', WEBHOOK_URL: url } }), 900, config.herdMessages),
+      await runHerd(emulator, 'seed reference loop', (url) => ({ system: 'seed-reference', concurrency: 1, env: { BENCH_WEBHOOK_URL: url } }), 900, config.herdMessages),
+    ];
+    for (const run of herd) progress(`  ${run.policy}: ${run.downstreamRequests} requests, drained in ${run.drainSeconds.toFixed(0)} s, peak ${run.peakAfterRecovery}/s, ${run.deadLettered} dead-lettered`);
+
+    const document = { config, happy, retry, memory, herd: herd.map(({ timeline: _timeline, measurement: _measurement, ...rest }) => rest), targets: targets(happy, retry, memory, herd), durationSeconds: (Date.now() - started) / 1000 };
+    if (argv.includes('--update-docs')) {
+      await writeHerdChart(herd, CHART);
+      replaceDocsSection(DOCS, 'peers', renderDocs(document));
+    }
+    if (wantsJson(argv)) process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+    else process.stdout.write(`${renderDocs(document)}\n`);
+  } finally {
+    await emulator.stop();
+  }
+}
+
+type Document = { config: Config; happy: Row[]; retry: Row[]; memory: Record<string, number | boolean>; herd: Array<Omit<HerdRun, 'timeline' | 'measurement'>>; targets: Target[]; durationSeconds: number };
+
+interface Target {
+  measure: string;
+  target: string;
+  measured: string;
+  met: boolean;
+}
+
+function targets(happy: Row[], retry: Row[], memory: Document['memory'], herd: HerdRun[]): Target[] {
+  const rate = (scenario: string, system: SystemName, concurrency: number, rows = happy) => rows.find((r) => r.scenario === scenario && r.system === system && r.concurrency === concurrency)?.messagesPerSecond.median ?? NaN;
+  const best = (scenario: string, systems: SystemName[]) => Math.max(...happy.filter((r) => r.scenario === scenario && systems.includes(r.system)).map((r) => r.messagesPerSecond.median));
+  const ratio = (a: number, b: number) => a / b;
+  const out: Target[] = [];
+  const push = (measure: string, target: string, value: number, met: boolean, unit = '×') => out.push({ measure, target, measured: `${value.toFixed(2)}${unit}`, met });
+  for (const concurrency of [10, 50]) {
+    for (const handler of ['no-op', '5 ms I/O']) {
+      const r = ratio(rate(`happy ${handler}`, 'requeue', concurrency), rate(`happy ${handler}`, 'raw-sdk-loop', concurrency));
+      push(`throughput vs raw SDK loop, ${handler}, @${concurrency}`, '≥ 0.8×', r, r >= 0.8);
+    }
+  }
+  const requeueBest = (scenario: string) => Math.max(rate(scenario, 'requeue', 10), rate(scenario, 'requeue', 50));
+  const sqsConsumerBest = (scenario: string) => best(scenario, ['sqs-consumer', 'sqs-consumer-batch']);
+  const fiveMs = ratio(requeueBest('happy 5 ms I/O'), sqsConsumerBest('happy 5 ms I/O'));
+  push('throughput vs sqs-consumer best, 5 ms (best setting each)', '≥ 2×', fiveMs, fiveMs >= 2);
+  const equalFive = ratio(rate('happy 5 ms I/O', 'requeue', 10), Math.max(rate('happy 5 ms I/O', 'sqs-consumer', 10), rate('happy 5 ms I/O', 'sqs-consumer-batch', 10)));
+  push('throughput vs sqs-consumer best, 5 ms, both at concurrency 10', '(≥ 2× above)', equalFive, equalFive >= 2);
+  const noop = ratio(requeueBest('happy no-op'), sqsConsumerBest('happy no-op'));
+  push('throughput vs sqs-consumer best, no-op', '≥ 1×', noop, noop >= 1);
+  for (const handler of ['no-op', '5 ms I/O']) {
+    const r = ratio(requeueBest(`happy ${handler}`), rate(`happy ${handler}`, 'seed-reference', 1));
+    push(`throughput vs seed reference, ${handler}`, '≥ 10×', r, r >= 10);
+  }
+  const happyCalls = Math.max(...happy.filter((r) => r.system === 'requeue').map((r) => r.callsPerMessage));
+  push('SQS calls per message, happy path', '≤ 0.25', happyCalls, happyCalls <= 0.25, '');
+  const retryCalls = retry.find((r) => r.system === 'requeue')!.callsPerMessage;
+  push('SQS calls per message, fail-once retry path', '≤ 0.55', retryCalls, retryCalls <= 0.55, '');
+  const retryRatio = ratio(retry.find((r) => r.system === 'requeue')!.messagesPerSecond.median, rate('happy no-op', 'requeue', 50));
+  push('retry-path throughput vs our happy path (@50, no-op)', '≥ 0.5×', retryRatio, retryRatio >= 0.5);
+  push('peak RSS at the memory backlog', '< 200 MB', Number(memory.peakMb), Number(memory.peakMb) < 200, ' MB');
+  push('RSS slope over the memory run', 'no upward slope', Number(memory.slopeMbPerMinute), Number(memory.slopeMbPerMinute) <= 5, ' MB/min');
+  const [ours, seed] = herd;
+  push('herd: dead-lettered', '0', ours!.deadLettered, ours!.deadLettered === 0, '');
+  const herdRatio = ratio(ours!.downstreamRequests, seed!.downstreamRequests);
+  push('herd: downstream requests vs seed reference', '≤ 0.7×', herdRatio, herdRatio <= 0.7);
+  const peak = ours!.peakAfterRecovery / HERD.capacityPerSecond;
+  push('herd: peak after recovery vs capacity', '≤ 2×', peak, peak <= 2);
+  return out;
+}
+
+function renderDocs(document: Document): string {
+  const mps = (r: Row) => `${r.messagesPerSecond.median.toFixed(0)} (${r.messagesPerSecond.min.toFixed(0)}-${r.messagesPerSecond.max.toFixed(0)})`;
+  const rows = (list: Row[]) =>
+    markdownTable(list, [
+      { header: 'scenario', value: (r) => r.scenario },
+      { header: 'system', value: (r) => SYSTEM_LABELS[r.system] },
+      { header: 'concurrency', value: (r) => r.concurrency },
+      { header: 'messages/s median (min-max)', value: mps },
+      { header: 'SQS calls/message', value: (r) => r.callsPerMessage.toFixed(3) },
+      { header: 'peak RSS (MB)', value: (r) => r.peakRssMb.toFixed(0) },
+    ]);
+  const { config, memory } = document;
+  return [
+    `Measured with \`npm run bench${config.quick ? ' -- --quick' : ''}\` in ${document.durationSeconds.toFixed(0)} s on ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}; fauxqs in its own process behind a call-counting proxy, each system in its own process, ${config.runs} run(s) per row (median and range). Throughput is timed from the first message taken until the queue is empty or ${config.capSeconds} s have passed.`,
+    '',
+    '### Targets',
+    '',
+    markdownTable(document.targets, [
+      { header: 'measure', value: (t) => t.measure },
+      { header: 'target', value: (t) => t.target },
+      { header: 'measured', value: (t) => t.measured },
+      { header: 'met', value: (t) => (t.met ? 'yes' : '**no**') },
+    ]),
+    '',
+    `### Happy path (${config.backlog.toLocaleString('en-US')} messages)`,
+    '',
+    rows(document.happy),
+    '',
+    `### Retry path (${config.retryBacklog.toLocaleString('en-US')} messages, each failing once, retried after 0-1 s)`,
+    '',
+    rows(document.retry),
+    '',
+    `### Memory (requeue @50, ${Number(memory.messages).toLocaleString('en-US')} messages at 1 ms)`,
+    '',
+    `RSS start ${Number(memory.startMb).toFixed(0)} MB, peak ${Number(memory.peakMb).toFixed(0)} MB, end ${Number(memory.endMb).toFixed(0)} MB, slope ${Number(memory.slopeMbPerMinute).toFixed(1)} MB/min, ${Number(memory.messagesPerSecond).toFixed(0)} messages/s.`,
+    '',
+    `### Thundering herd, end to end (${config.herdMessages.toLocaleString('en-US')} webhooks; down ${HERD.outageMs / 1000} s, then ${HERD.capacityPerSecond} requests/s, 429 + Retry-After: 1 beyond)`,
+    '',
+    markdownTable(document.herd, [
+      { header: 'policy', value: (h) => h.policy },
+      { header: 'downstream requests', value: (h) => h.downstreamRequests },
+      { header: 'drain (s)', value: (h) => h.drainSeconds.toFixed(0) },
+      { header: 'peak requests/s after recovery', value: (h) => h.peakAfterRecovery },
+      { header: 'dead-lettered', value: (h) => h.deadLettered },
+    ]),
+    '',
+    '![Downstream requests per second, both policies, with the capacity line](herd-e2e.svg)',
+  ].join('\n');
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  progress(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exit(1);
+});
