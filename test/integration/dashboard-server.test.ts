@@ -1,34 +1,25 @@
 import { PublishCommand } from '@aws-sdk/client-sns';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startEmulator, type Emulator } from '../support/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { eventually } from '../support/emulator.js';
+import { emulatorSuite } from '../support/suite.js';
 import { simulation } from '../support/publish.js';
-import { freePort, startWorkerProcess, waitUntilReady, type WorkerProcess } from '../support/worker-process.js';
+import { freePort, startWorkerProcess, waitUntilReady } from '../support/worker-process.js';
 
-let emulator: Emulator;
-const workers: WorkerProcess[] = [];
-beforeAll(async () => {
-  emulator = await startEmulator();
-});
-afterEach(() => {
-  for (const worker of workers.splice(0)) worker.child.kill('SIGKILL');
-});
-afterAll(async () => {
-  await emulator.stop();
-});
+const suite = emulatorSuite();
 
 async function workerWithDashboard(env: Record<string, string> = {}) {
-  const queues = await emulator.createQueues();
+  const queues = await suite.emulator.createQueues();
   const port = await freePort();
   const worker = await startWorkerProcess({
     WORKER_QUEUE_URL: queues.queueUrl,
     WORKER_DLQ_URL: queues.dlqUrl,
-    AWS_ENDPOINT_URL: emulator.endpoint,
+    AWS_ENDPOINT_URL: suite.emulator.endpoint,
     WORKER_WAIT_TIME_SECONDS: '1',
     WORKER_DASHBOARD: 'on',
     WORKER_DASHBOARD_PORT: String(port),
     ...env,
   });
-  workers.push(worker);
+  suite.track(worker);
   await waitUntilReady(worker);
   const url = await eventually(() => /dashboard on (\S+)/.exec(worker.output())?.[1], 10_000, 'the dashboard line');
   return { queues, worker, url, base: `http://127.0.0.1:${port}`, token: new URL(url).hash.replace('#token=', '') };
@@ -38,8 +29,8 @@ describe('the local dashboard API (worker app)', () => {
   it('binds 127.0.0.1, reports depths and activity, lists the DLQ, and replays or discards only with the token', async () => {
     const { queues, url, base, token } = await workerWithDashboard();
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=[0-9a-f]{32}$/);
-    await emulator.sns.send(new PublishCommand({ TopicArn: queues.topicArn, Message: simulation('ok-1').body }));
-    await emulator.sns.send(new PublishCommand({ TopicArn: queues.topicArn, Message: simulation('bad-1', { outcome: 'permanent' }).body }));
+    await suite.emulator.sns.send(new PublishCommand({ TopicArn: queues.topicArn, Message: simulation('ok-1').body }));
+    await suite.emulator.sns.send(new PublishCommand({ TopicArn: queues.topicArn, Message: simulation('bad-1', { outcome: 'permanent' }).body }));
     const state = await eventually(async () => {
       const body = (await (await fetch(`${base}/api/state`)).json()) as { dlq: { visible: number }; activity: { totals: { succeeded: number; deadLettered: number } } };
       return body.activity.totals.succeeded === 1 && body.dlq.visible === 1 ? body : undefined;
@@ -50,7 +41,7 @@ describe('the local dashboard API (worker app)', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ reason: 'non-retryable' });
     // Listing released it again.
-    expect((await emulator.depth(queues.dlqUrl)).visible).toBe(1);
+    expect((await suite.emulator.depth(queues.dlqUrl)).visible).toBe(1);
 
     const withoutToken = await fetch(`${base}/api/dead-letters/${rows[0]!.messageId}/discard`, { method: 'POST' });
     expect(withoutToken.status).toBe(403);
@@ -58,7 +49,7 @@ describe('the local dashboard API (worker app)', () => {
     expect(wrongToken.status).toBe(403);
     const discarded = await fetch(`${base}/api/dead-letters/${rows[0]!.messageId}/discard`, { method: 'POST', headers: { 'x-requeue-token': token } });
     expect(discarded.status).toBe(200);
-    expect(await emulator.depth(queues.dlqUrl)).toMatchObject({ visible: 0, inFlight: 0 });
+    expect(await suite.emulator.depth(queues.dlqUrl)).toMatchObject({ visible: 0, inFlight: 0 });
     const missing = await fetch(`${base}/api/dead-letters/${rows[0]!.messageId}/replay`, { method: 'POST', headers: { 'x-requeue-token': token } });
     expect(missing.status).toBe(404);
 
@@ -68,10 +59,10 @@ describe('the local dashboard API (worker app)', () => {
   }, 60_000);
 
   it('is off under NODE_ENV=production unless WORKER_DASHBOARD=on', async () => {
-    const queues = await emulator.createQueues();
+    const queues = await suite.emulator.createQueues();
     const port = await freePort();
-    const off = await startWorkerProcess({ WORKER_QUEUE_URL: queues.queueUrl, WORKER_DLQ_URL: queues.dlqUrl, AWS_ENDPOINT_URL: emulator.endpoint, NODE_ENV: 'production', WORKER_DASHBOARD: '', WORKER_DASHBOARD_PORT: String(port) });
-    workers.push(off);
+    const off = await startWorkerProcess({ WORKER_QUEUE_URL: queues.queueUrl, WORKER_DLQ_URL: queues.dlqUrl, AWS_ENDPOINT_URL: suite.emulator.endpoint, NODE_ENV: 'production', WORKER_DASHBOARD: '', WORKER_DASHBOARD_PORT: String(port) });
+    suite.track(off);
     await waitUntilReady(off);
     expect(off.output()).not.toContain('dashboard on');
     await expect(fetch(`http://127.0.0.1:${port}/api/state`)).rejects.toThrow();
@@ -82,15 +73,15 @@ describe('the local dashboard API (worker app)', () => {
   it('keeps working without a dashboard when its port is taken', async () => {
     const first = await workerWithDashboard();
     const port = new URL(first.base).port;
-    const queues = await emulator.createQueues();
+    const queues = await suite.emulator.createQueues();
     const second = await startWorkerProcess({
       WORKER_QUEUE_URL: queues.queueUrl,
       WORKER_DLQ_URL: queues.dlqUrl,
-      AWS_ENDPOINT_URL: emulator.endpoint,
+      AWS_ENDPOINT_URL: suite.emulator.endpoint,
       WORKER_DASHBOARD: 'on',
       WORKER_DASHBOARD_PORT: port,
     });
-    workers.push(second);
+    suite.track(second);
     await waitUntilReady(second);
     expect(second.output()).toMatch(/no local dashboard: its port is unavailable/);
   }, 60_000);

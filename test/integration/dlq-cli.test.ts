@@ -5,32 +5,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startEmulator, type Emulator, type QueuePair } from '../support/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { eventually, type QueuePair } from '../support/emulator.js';
+import { emulatorSuite } from '../support/suite.js';
 import { readLedger } from '../support/ledger.js';
 import { sendAll, simulation } from '../support/publish.js';
-import { startWorkerProcess, waitUntilReady, type WorkerProcess } from '../support/worker-process.js';
+import { startWorkerProcess, waitUntilReady } from '../support/worker-process.js';
 
 const CLI = fileURLToPath(new URL('../../apps/cli/dist/main.js', import.meta.url));
 const run = promisify(execFile);
 
-let emulator: Emulator;
-const workers: WorkerProcess[] = [];
-beforeAll(async () => {
-  emulator = await startEmulator();
-});
-afterEach(() => {
-  for (const worker of workers.splice(0)) worker.child.kill('SIGKILL');
-});
-afterAll(async () => {
-  await emulator.stop();
-});
+const suite = emulatorSuite();
 
 /** Runs `requeue dlq ...` against the emulator; resolves with stdout, stderr and the exit code. */
 async function dlq(queues: QueuePair, ...args: string[]) {
   try {
     const { stdout, stderr } = await run(process.execPath, [CLI, 'dlq', ...args, '--dlq', queues.dlqUrl], {
-      env: { PATH: process.env.PATH, AWS_ENDPOINT_URL: emulator.endpoint, AWS_REGION: 'us-east-1' },
+      env: { PATH: process.env.PATH, AWS_ENDPOINT_URL: suite.emulator.endpoint, AWS_REGION: 'us-east-1' },
     });
     return { stdout, stderr, code: 0 };
   } catch (error) {
@@ -43,12 +34,12 @@ async function startWorker(queues: QueuePair, ledger: string, retryPolicy: objec
   const worker = await startWorkerProcess({
     WORKER_QUEUE_URL: queues.queueUrl,
     WORKER_DLQ_URL: queues.dlqUrl,
-    AWS_ENDPOINT_URL: emulator.endpoint,
+    AWS_ENDPOINT_URL: suite.emulator.endpoint,
     WORKER_WAIT_TIME_SECONDS: '1',
     SIMULATION_LEDGER: ledger,
     RETRY_POLICY: JSON.stringify(retryPolicy),
   });
-  workers.push(worker);
+  suite.track(worker);
   await waitUntilReady(worker);
   return worker;
 }
@@ -57,15 +48,15 @@ const FAST = { types: { TEMPORARY: { backoff: { type: 'fixed', delayMs: 0 } } } 
 
 /** A DLQ holding 2 max-attempts messages (transient, failing 3 times, with a budget of 2) and 1 non-retryable. */
 async function populatedDlq() {
-  const queues = await emulator.createQueues();
+  const queues = await suite.emulator.createQueues();
   const ledger = join(mkdtempSync(join(tmpdir(), 'requeue-dlq-')), 'ledger.jsonl');
-  await sendAll(emulator.sqs, queues.queueUrl, [
+  await sendAll(suite.emulator.sqs, queues.queueUrl, [
     { ...simulation('flaky-1', { outcome: 'transient', failTimes: 3 }), attributes: { tenant: { DataType: 'String', StringValue: 'acme' } } },
     simulation('flaky-2', { outcome: 'transient', failTimes: 3 }),
     simulation('broken', { outcome: 'permanent' }),
   ]);
   const worker = await startWorker(queues, ledger, { ...FAST, maxAttempts: 2 });
-  await eventually(async () => ((await emulator.depth(queues.dlqUrl)).visible === 3 ? true : undefined), 20_000, '3 dead letters');
+  await eventually(async () => ((await suite.emulator.depth(queues.dlqUrl)).visible === 3 ? true : undefined), 20_000, '3 dead letters');
   // Gracefully: a killed worker's pending long poll would swallow the first replayed message.
   worker.child.kill('SIGTERM');
   await worker.exited;
@@ -74,7 +65,7 @@ async function populatedDlq() {
 
 async function releaseAll(queueUrl: string, messages: Array<{ ReceiptHandle?: string }>) {
   for (const message of messages) {
-    await emulator.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle!, VisibilityTimeout: 0 }));
+    await suite.emulator.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle!, VisibilityTimeout: 0 }));
   }
 }
 
@@ -96,7 +87,7 @@ describe('requeue dlq', () => {
     expect(JSON.parse((await dlq(queues, 'list', '--older-than', '1h', '--json')).stdout)).toHaveLength(0);
     expect(JSON.parse((await dlq(queues, 'list', '--limit', '1', '--json')).stdout)).toHaveLength(1);
     // Listing consumed nothing: every message is visible again at once.
-    expect(await emulator.depth(queues.dlqUrl)).toMatchObject({ visible: 3, inFlight: 0 });
+    expect(await suite.emulator.depth(queues.dlqUrl)).toMatchObject({ visible: 3, inFlight: 0 });
   }, 60_000);
 
   it('replay --reset-attempts sends max-attempts messages back byte-identical with their attributes, and they succeed', async () => {
@@ -104,15 +95,15 @@ describe('requeue dlq', () => {
     const dryRun = await dlq(queues, 'replay', '--reason', 'max-attempts', '--dry-run');
     expect(dryRun.code).toBe(0);
     expect(dryRun.stdout).toContain('2 message(s) would be replayed (dry run: nothing changed)');
-    expect(await emulator.depth(queues.dlqUrl)).toMatchObject({ visible: 3, inFlight: 0 });
-    expect(await emulator.depth(queues.queueUrl)).toMatchObject({ visible: 0 });
+    expect(await suite.emulator.depth(queues.dlqUrl)).toMatchObject({ visible: 3, inFlight: 0 });
+    expect(await suite.emulator.depth(queues.queueUrl)).toMatchObject({ visible: 0 });
 
     const replayed = await dlq(queues, 'replay', '--reason', 'max-attempts', '--reset-attempts', '--rate', '20/s', '--json');
     expect(replayed.code).toBe(0);
     expect(JSON.parse(replayed.stdout).replayed).toHaveLength(2);
     // Only the non-retryable message is left in the DLQ.
-    expect(await emulator.depth(queues.dlqUrl)).toMatchObject({ visible: 1 });
-    const back = await emulator.drain(queues.queueUrl, 1);
+    expect(await suite.emulator.depth(queues.dlqUrl)).toMatchObject({ visible: 1 });
+    const back = await suite.emulator.drain(queues.queueUrl, 1);
     expect(back.map((m) => m.Body).sort()).toEqual([simulation('flaky-1', { outcome: 'transient', failTimes: 3 }).body, simulation('flaky-2', { outcome: 'transient', failTimes: 3 }).body]);
     const withTenant = back.find((m) => m.Body!.includes('flaky-1'))!;
     expect(withTenant.MessageAttributes?.tenant?.StringValue).toBe('acme');
@@ -129,7 +120,7 @@ describe('requeue dlq', () => {
     const { queues } = await populatedDlq();
     const replayed = await dlq(queues, 'replay', '--reason', 'max-attempts', '--max', '1', '--json');
     expect(JSON.parse(replayed.stdout).replayed).toHaveLength(1);
-    const [back] = await emulator.drain(queues.queueUrl, 1);
+    const [back] = await suite.emulator.drain(queues.queueUrl, 1);
     const state = JSON.parse(back!.MessageAttributes!['x-retry']!.StringValue!) as { attempt: number };
     expect(state.attempt).toBe(3);
   }, 60_000);
@@ -139,17 +130,17 @@ describe('requeue dlq', () => {
     const refused = await dlq(queues, 'discard', '--reason', 'non-retryable');
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/rerun with --yes/);
-    expect(await emulator.depth(queues.dlqUrl)).toMatchObject({ visible: 3, inFlight: 0 });
+    expect(await suite.emulator.depth(queues.dlqUrl)).toMatchObject({ visible: 3, inFlight: 0 });
 
     const discarded = await dlq(queues, 'discard', '--reason', 'non-retryable', '--yes');
     expect(discarded.code).toBe(0);
     expect(discarded.stdout).toContain('deleted 1 message(s)');
     expect(discarded.stdout).toContain('broken');
-    expect(await emulator.depth(queues.dlqUrl)).toMatchObject({ visible: 2, inFlight: 0 });
+    expect(await suite.emulator.depth(queues.dlqUrl)).toMatchObject({ visible: 2, inFlight: 0 });
   }, 60_000);
 
   it('gives one clear line for a missing queue, a bad filter, an unsupported redrive, an unreachable endpoint and no credentials', async () => {
-    const queues = await emulator.createQueues();
+    const queues = await suite.emulator.createQueues();
     const missing = await dlq({ ...queues, dlqUrl: `${queues.dlqUrl}-nope` }, 'list');
     expect(missing.code).toBe(1);
     expect(missing.stderr.trim().split('\n')).toHaveLength(1);

@@ -4,24 +4,14 @@ import { synthesizeStackTemplate } from '@requeue/local-aws';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startEmulator, type Emulator, type QueuePair } from '../support/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { eventually, type QueuePair } from '../support/emulator.js';
+import { emulatorSuite } from '../support/suite.js';
 import { readLedger } from '../support/ledger.js';
 import { sendAll, simulation } from '../support/publish.js';
 import { freePort, startWorkerProcess, waitUntilReady, type WorkerProcess } from '../support/worker-process.js';
 
-let emulator: Emulator;
-const running: WorkerProcess[] = [];
-
-beforeAll(async () => {
-  emulator = await startEmulator();
-});
-afterEach(() => {
-  for (const worker of running.splice(0)) worker.child.kill('SIGKILL');
-});
-afterAll(async () => {
-  await emulator.stop();
-});
+const suite = emulatorSuite();
 
 function ledgerPath(): string {
   return join(mkdtempSync(join(tmpdir(), 'requeue-ledger-')), 'ledger.jsonl');
@@ -31,12 +21,12 @@ async function worker(queues: QueuePair, env: Record<string, string> = {}): Prom
   const started = await startWorkerProcess({
     WORKER_QUEUE_URL: queues.queueUrl,
     WORKER_DLQ_URL: queues.dlqUrl,
-    AWS_ENDPOINT_URL: emulator.endpoint,
+    AWS_ENDPOINT_URL: suite.emulator.endpoint,
     WORKER_HANDLER: 'simulation',
     WORKER_WAIT_TIME_SECONDS: '1',
     ...env,
   });
-  running.push(started);
+  suite.track(started);
   await waitUntilReady(started);
   return started;
 }
@@ -46,7 +36,7 @@ describe('worker app with no queue URLs (npm start)', () => {
     const emulatorPort = await freePort();
     const ledger = ledgerPath();
     const started = await startWorkerProcess({ WORKER_EMULATOR_PORT: String(emulatorPort), WORKER_HANDLER: 'simulation', SIMULATION_LEDGER: ledger });
-    running.push(started);
+    suite.track(started);
     await waitUntilReady(started, 30_000);
     const banner = started.output();
     const topicArn = /topic\s+(arn:\S+)/.exec(banner)?.[1];
@@ -77,7 +67,7 @@ describe('worker app with no queue URLs (npm start)', () => {
 
 describe('worker app against the emulator', () => {
   it('black box: 1,000 messages end as exactly 900 ledger successes and 100 non-retryable dead letters', async () => {
-    const queues = await emulator.createQueues();
+    const queues = await suite.emulator.createQueues();
     const ledger = ledgerPath();
     const expectedSuccess = new Set<string>();
     const expectedDead = new Set<string>();
@@ -94,12 +84,12 @@ describe('worker app against the emulator', () => {
       expectedDead.add(id);
       return simulation(id, { outcome: 'permanent' });
     });
-    await sendAll(emulator.sqs, queues.queueUrl, messages);
+    await sendAll(suite.emulator.sqs, queues.queueUrl, messages);
     await worker(queues, { SIMULATION_LEDGER: ledger });
     await eventually(() => (new Set(readLedger(ledger).map((l) => l.id)).size === 900 ? true : undefined), 60_000, '900 successes');
     const dead = await eventually(async () => {
-      const depth = await emulator.depth(queues.dlqUrl);
-      return depth.visible === 100 ? emulator.drain(queues.dlqUrl) : undefined;
+      const depth = await suite.emulator.depth(queues.dlqUrl);
+      return depth.visible === 100 ? suite.emulator.drain(queues.dlqUrl) : undefined;
     }, 30_000, '100 dead letters');
     const succeeded = new Set(readLedger(ledger).map((l) => l.id));
     expect(succeeded).toEqual(expectedSuccess);
@@ -113,17 +103,17 @@ describe('worker app against the emulator', () => {
   });
 
   it('loses nothing on SIGTERM mid-work: unfinished messages are released at once and finish later, exactly once', async () => {
-    const queues = await emulator.createQueues({ visibilityTimeoutSeconds: 60 });
+    const queues = await suite.emulator.createQueues({ visibilityTimeoutSeconds: 60 });
     const ledger = ledgerPath();
     const ids = Array.from({ length: 20 }, (_, i) => `term-${i}`);
-    await sendAll(emulator.sqs, queues.queueUrl, ids.map((id) => simulation(id, { outcome: 'ok', durationMs: 3000 })));
+    await sendAll(suite.emulator.sqs, queues.queueUrl, ids.map((id) => simulation(id, { outcome: 'ok', durationMs: 3000 })));
     const first = await worker(queues, { SIMULATION_LEDGER: ledger, WORKER_DRAIN_TIMEOUT_MS: '300' });
-    await eventually(async () => ((await emulator.depth(queues.queueUrl)).inFlight === 20 ? true : undefined), 10_000, 'all 20 in flight');
+    await eventually(async () => ((await suite.emulator.depth(queues.queueUrl)).inFlight === 20 ? true : undefined), 10_000, 'all 20 in flight');
     first.child.kill('SIGTERM');
     const { code } = await first.exited;
     expect(code).toBe(0);
     // Released with visibility 0, not left hidden for the 60 s visibility timeout.
-    expect(await emulator.depth(queues.queueUrl)).toMatchObject({ visible: 20, inFlight: 0 });
+    expect(await suite.emulator.depth(queues.queueUrl)).toMatchObject({ visible: 20, inFlight: 0 });
     expect(readLedger(ledger)).toHaveLength(0);
     await worker(queues, { SIMULATION_LEDGER: ledger });
     await eventually(() => (readLedger(ledger).length >= 20 ? true : undefined), 20_000, 'all 20 to finish');

@@ -1,4 +1,5 @@
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import { queueDepth } from '@requeue/sqs';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { provisionFromTemplate, synthesizeStackTemplate } from '@requeue/local-aws';
 import { Duration } from 'aws-cdk-lib';
@@ -71,20 +72,7 @@ export async function startEmulator(options: { port?: number; dataDir?: string }
   }
 
   /** Counts of visible, in-flight and delayed messages. */
-  async function depth(queueUrl: string) {
-    const out = await sqs.send(
-      new GetQueueAttributesCommand({
-        QueueUrl: queueUrl,
-        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
-      }),
-    );
-    const a = out.Attributes ?? {};
-    return {
-      visible: Number(a.ApproximateNumberOfMessages ?? 0),
-      inFlight: Number(a.ApproximateNumberOfMessagesNotVisible ?? 0),
-      delayed: Number(a.ApproximateNumberOfMessagesDelayed ?? 0),
-    };
-  }
+  const depth = (queueUrl: string) => queueDepth(sqs, queueUrl);
 
   /** Receives everything visible now (hiding it for `hideSeconds`) without deleting it. */
   async function drain(queueUrl: string, hideSeconds = 30): Promise<Message[]> {

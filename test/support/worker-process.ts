@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { freePort } from '@requeue/local-aws';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -11,16 +11,7 @@ export const WORKER_ENTRY = [new URL('../../apps/worker/dist/main.js', import.me
   .map((url) => fileURLToPath(url))
   .find((path) => existsSync(path)) ?? fileURLToPath(new URL('../../apps/worker/dist/main.js', import.meta.url));
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+export { freePort };
 
 export interface WorkerProcess {
   child: ChildProcess;

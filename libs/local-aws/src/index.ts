@@ -3,3 +3,4 @@ export { provisionFromTemplate, type ProvisionedQueue, type ProvisionedStack, ty
 export { TemplateResolver, type PhysicalResource, type PseudoParameters } from './resolve.js';
 export { readStackTemplate, synthesizeStackTemplate } from './stack-template.js';
 export { asTemplate, LocalProvisioningError, type CloudFormationTemplate, type TemplateResource } from './template.js';
+export { freePort } from './free-port.js';

@@ -26,3 +26,4 @@ export {
   type ReplayOptions,
   type ReplayResult,
 } from './dead-letters/index.js';
+export { queueDepth, type QueueDepth } from './queue-depth.js';

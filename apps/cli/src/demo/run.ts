@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PublishBatchCommand, SNSClient } from '@aws-sdk/client-sns';
-import { ChangeMessageVisibilityCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
-import { startLocalAws, synthesizeStackTemplate, type LocalAws } from '@requeue/local-aws';
+import { ChangeMessageVisibilityCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import { freePort, startLocalAws, synthesizeStackTemplate, type LocalAws } from '@requeue/local-aws';
+import { queueDepth } from '@requeue/sqs';
 import { CliError } from '../errors.js';
 import { DEMO_RETRY_POLICY, type DemoMessage } from './workload.js';
 
@@ -47,17 +47,6 @@ export interface DemoRun {
   retries: RetryLogLine[];
   deadLetters: Message[];
   local: { endpoint: string; queueUrl: string; dlqUrl: string; topicArn: string };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 function readLedger(path: string): LedgerLine[] {
@@ -201,14 +190,6 @@ export async function runDemo(workload: readonly DemoMessage[], options: DemoOpt
     sns.destroy();
     await local.stop();
   }
-}
-
-async function queueDepth(sqs: SQSClient, queueUrl: string) {
-  const out = await sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
-  );
-  const a = out.Attributes ?? {};
-  return { visible: Number(a.ApproximateNumberOfMessages ?? 0), inFlight: Number(a.ApproximateNumberOfMessagesNotVisible ?? 0), delayed: Number(a.ApproximateNumberOfMessagesDelayed ?? 0) };
 }
 
 /** Reads every DLQ message and makes it visible again, so the dashboard (and the DLQ CLI) still see them. */

@@ -2,8 +2,8 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { discardDeadLetters, release, replayDeadLetters, scanDlq, type DlqEntry, type WorkerLogger } from '@requeue/sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { discardDeadLetters, queueDepth, release, replayDeadLetters, scanDlq, type DlqEntry, type WorkerLogger } from '@requeue/sqs';
 import type { DashboardMetrics } from './dashboard-metrics.js';
 import { DASHBOARD_PAGE } from './page.js';
 
@@ -33,14 +33,6 @@ const ASSETS: Record<string, { path: string; type: string }> = {
 function send(response: ServerResponse, status: number, body: unknown, type = 'application/json'): void {
   response.writeHead(status, { 'content-type': `${type}; charset=utf-8`, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
   response.end(type === 'application/json' ? JSON.stringify(body) : String(body));
-}
-
-async function depth(sqs: SQSClient, queueUrl: string) {
-  const out = await sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
-  );
-  const a = out.Attributes ?? {};
-  return { visible: Number(a.ApproximateNumberOfMessages ?? 0), inFlight: Number(a.ApproximateNumberOfMessagesNotVisible ?? 0), delayed: Number(a.ApproximateNumberOfMessagesDelayed ?? 0) };
 }
 
 const row = (entry: DlqEntry) => ({
@@ -74,7 +66,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     const asset = ASSETS[url.pathname];
     if (request.method === 'GET' && asset) return send(response, 200, readFileSync(asset.path, 'utf8'), asset.type);
     if (request.method === 'GET' && url.pathname === '/api/state') {
-      const [queue, deadLetters] = await Promise.all([depth(options.sqs, options.queueUrl), depth(options.sqs, options.dlqUrl)]);
+      const [queue, deadLetters] = await Promise.all([queueDepth(options.sqs, options.queueUrl), queueDepth(options.sqs, options.dlqUrl)]);
       return send(response, 200, { at: Date.now(), queue, dlq: deadLetters, activity: options.metrics.snapshot() });
     }
     if (request.method === 'GET' && url.pathname === '/api/dead-letters') {
