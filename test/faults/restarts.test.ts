@@ -2,19 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { runRestartScenario } from './scenarios.js';
 
 const MAX_IN_FLIGHT = 20;
+/** 3,000 mixed messages, a worker signalled 0.5-2.5 s after each start. */
+const RUN = { messages: 3000, maxInFlight: MAX_IN_FLIGHT, uptimeMs: [500, 2500] as [number, number], maxDurationMs: 200, timeoutMs: 120_000 };
 
 describe('fault tolerance: worker restarts with exact accounting', () => {
   it('crash loop: 3,000 messages, 15 SIGKILLs at random moments; nothing lost, duplicates within kills × maxInFlight', async () => {
-    const report = await runRestartScenario({
-      messages: 3000,
-      restarts: 15,
-      signal: 'SIGKILL',
-      maxInFlight: MAX_IN_FLIGHT,
-      uptimeMs: [500, 2500],
-      maxDurationMs: 200,
-      seed: 7,
-      timeoutMs: 120_000,
-    });
+    const report = await runRestartScenario({ ...RUN, restarts: 15, signal: 'SIGKILL', seed: 7 });
     console.info(`crash loop: ${JSON.stringify(report.accounting)} in ${report.durationSeconds} s`);
     expect(report.accounting.lost).toEqual([]);
     expect(report.accounting.misplaced).toEqual([]);
@@ -23,16 +16,7 @@ describe('fault tolerance: worker restarts with exact accounting', () => {
   }, 240_000);
 
   it('graceful restarts: 3,000 messages, 10 SIGTERMs at random moments; nothing lost, no duplicates, every exit clean', async () => {
-    const report = await runRestartScenario({
-      messages: 3000,
-      restarts: 10,
-      signal: 'SIGTERM',
-      maxInFlight: MAX_IN_FLIGHT,
-      uptimeMs: [500, 2500],
-      maxDurationMs: 200,
-      seed: 11,
-      timeoutMs: 120_000,
-    });
+    const report = await runRestartScenario({ ...RUN, restarts: 10, signal: 'SIGTERM', seed: 11 });
     console.info(`graceful restarts: ${JSON.stringify(report.accounting)} in ${report.durationSeconds} s`);
     expect(report.notes).toEqual([]);
     expect(report.accounting.lost).toEqual([]);

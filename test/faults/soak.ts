@@ -16,33 +16,14 @@ async function main(argv: string[]): Promise<void> {
   const failures: string[] = [];
 
   progress(`crash loop: ${messages} messages, ${kills} SIGKILLs`);
-  const crash = await runRestartScenario({
-    messages,
-    restarts: kills,
-    signal: 'SIGKILL',
-    maxInFlight: 20,
-    uptimeMs: [1000, 3000],
-    maxDurationMs: 200,
-    seed: 20_000,
-    timeoutMs: 600_000,
-    onProgress: progress,
-  });
+  const run = { messages, maxInFlight: 20, uptimeMs: [1000, 3000] as [number, number], maxDurationMs: 200, timeoutMs: 600_000, onProgress: progress };
+  const crash = await runRestartScenario({ ...run, restarts: kills, signal: 'SIGKILL', seed: 20_000 });
   reports.push(crash);
   if (crash.accounting.duplicates > kills * 20) failures.push(`crash loop: ${crash.accounting.duplicates} duplicates exceed kills × maxInFlight`);
 
   const terms = Math.max(10, Math.round(kills / 2));
   progress(`graceful restarts: ${messages} messages, ${terms} SIGTERMs`);
-  const graceful = await runRestartScenario({
-    messages,
-    restarts: terms,
-    signal: 'SIGTERM',
-    maxInFlight: 20,
-    uptimeMs: [1000, 3000],
-    maxDurationMs: 200,
-    seed: 20_001,
-    timeoutMs: 600_000,
-    onProgress: progress,
-  });
+  const graceful = await runRestartScenario({ ...run, restarts: terms, signal: 'SIGTERM', seed: 20_001 });
   reports.push(graceful);
   if (graceful.accounting.duplicates > 0) failures.push(`graceful restarts: ${graceful.accounting.duplicates} duplicates from the shutdown path`);
 
