@@ -8,7 +8,7 @@ import { HERD, type HerdRun } from './herd.js';
  * capacity and the end of its outage marked, rendered to SVG with Vega-Lite (no browser,
  * no native canvas).
  */
-export async function writeHerdChart(runs: readonly HerdRun[], path: string): Promise<void> {
+export async function writeHerdChart(runs: ReadonlyArray<Pick<HerdRun, 'policy' | 'timeline'>>, path: string): Promise<void> {
   const values = runs.flatMap((run) => run.timeline.map((s) => ({ policy: run.policy, second: s.second, requests: s.accepted + s.rejected })));
   const spec: TopLevelSpec = {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
@@ -22,7 +22,7 @@ export async function writeHerdChart(runs: readonly HerdRun[], path: string): Pr
         encoding: {
           x: { field: 'second', type: 'quantitative', title: 'seconds since the outage began' },
           y: { field: 'requests', type: 'quantitative', title: 'requests per second' },
-          color: { field: 'policy', type: 'nominal', title: null, legend: { orient: 'top-right' } },
+          color: { field: 'policy', type: 'nominal', title: null, legend: { orient: 'top-right', labelLimit: 320 } },
         },
       },
       {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { markdownTable, progress, replaceDocsSection, wantsJson } from '../report.js';
@@ -77,7 +78,17 @@ function slopeMbPerMinute(samples: Array<[number, number]>): number {
   return den === 0 ? 0 : (num / den) * 60;
 }
 
+/** Rewrites the docs section (and the herd chart, when the document has its timelines) from a saved `--json` document. */
+async function renderSaved(path: string): Promise<void> {
+  const saved = JSON.parse(readFileSync(path, 'utf8')) as Document;
+  const document = { ...saved, targets: targets(saved.happy, saved.retry, saved.memory, saved.herd) };
+  if (saved.herd.every((run) => Array.isArray(run.timeline))) await writeHerdChart(saved.herd, CHART);
+  replaceDocsSection(DOCS, 'peers', renderDocs(document));
+}
+
 async function main(argv: string[]): Promise<void> {
+  const savedIndex = argv.indexOf('--render-docs');
+  if (savedIndex !== -1) return renderSaved(argv[savedIndex + 1] ?? '');
   const config = configFrom(argv);
   const started = Date.now();
   const emulator = await startBenchEmulator();
@@ -122,7 +133,7 @@ async function main(argv: string[]): Promise<void> {
     ];
     for (const run of herd) progress(`  ${run.policy}: ${run.downstreamRequests} requests, drained in ${run.drainSeconds.toFixed(0)} s, peak ${run.peakAfterRecovery}/s, ${run.deadLettered} dead-lettered`);
 
-    const document = { config, happy, retry, memory, herd: herd.map(({ timeline: _timeline, measurement: _measurement, ...rest }) => rest), targets: targets(happy, retry, memory, herd), durationSeconds: (Date.now() - started) / 1000 };
+    const document = { config, happy, retry, memory, herd: herd.map(({ measurement: _measurement, ...rest }) => rest), targets: targets(happy, retry, memory, herd), durationSeconds: (Date.now() - started) / 1000 };
     if (argv.includes('--update-docs')) {
       await writeHerdChart(herd, CHART);
       replaceDocsSection(DOCS, 'peers', renderDocs(document));
@@ -134,7 +145,7 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-type Document = { config: Config; happy: Row[]; retry: Row[]; memory: Record<string, number | boolean>; herd: Array<Omit<HerdRun, 'timeline' | 'measurement'>>; targets: Target[]; durationSeconds: number };
+type Document = { config: Config; happy: Row[]; retry: Row[]; memory: Record<string, number | boolean>; herd: Array<Omit<HerdRun, 'measurement'>>; targets: Target[]; durationSeconds: number };
 
 interface Target {
   measure: string;
@@ -143,7 +154,7 @@ interface Target {
   met: boolean;
 }
 
-function targets(happy: Row[], retry: Row[], memory: Document['memory'], herd: HerdRun[]): Target[] {
+function targets(happy: Row[], retry: Row[], memory: Document['memory'], herd: ReadonlyArray<Omit<HerdRun, 'measurement'>>): Target[] {
   const rate = (scenario: string, system: SystemName, concurrency: number, rows = happy) => rows.find((r) => r.scenario === scenario && r.system === system && r.concurrency === concurrency)?.messagesPerSecond.median ?? NaN;
   const best = (scenario: string, systems: SystemName[]) => Math.max(...happy.filter((r) => r.scenario === scenario && systems.includes(r.system)).map((r) => r.messagesPerSecond.median));
   const ratio = (a: number, b: number) => a / b;
@@ -157,12 +168,18 @@ function targets(happy: Row[], retry: Row[], memory: Document['memory'], herd: H
   }
   const requeueBest = (scenario: string) => Math.max(rate(scenario, 'requeue', 10), rate(scenario, 'requeue', 50));
   const sqsConsumerBest = (scenario: string) => best(scenario, ['sqs-consumer', 'sqs-consumer-batch']);
-  const fiveMs = ratio(requeueBest('happy 5 ms I/O'), sqsConsumerBest('happy 5 ms I/O'));
-  push('throughput vs sqs-consumer best, 5 ms (best setting each)', '≥ 2×', fiveMs, fiveMs >= 2);
-  const equalFive = ratio(rate('happy 5 ms I/O', 'requeue', 10), Math.max(rate('happy 5 ms I/O', 'sqs-consumer', 10), rate('happy 5 ms I/O', 'sqs-consumer-batch', 10)));
-  push('throughput vs sqs-consumer best, 5 ms, both at concurrency 10', '(≥ 2× above)', equalFive, equalFive >= 2);
-  const noop = ratio(requeueBest('happy no-op'), sqsConsumerBest('happy no-op'));
-  push('throughput vs sqs-consumer best, no-op', '≥ 1×', noop, noop >= 1);
+  // One instance of each at its best setting: requeue at maxInFlight 50, one sqs-consumer
+  // at batchSize 10 (its maximum), whichever handler style is faster.
+  const oneConsumer = (scenario: string) => Math.max(rate(scenario, 'sqs-consumer', 10), rate(scenario, 'sqs-consumer-batch', 10));
+  for (const [handler, target] of [
+    ['5 ms I/O', 2],
+    ['no-op', 1],
+  ] as const) {
+    const single = ratio(rate(`happy ${handler}`, 'requeue', 50), oneConsumer(`happy ${handler}`));
+    push(`throughput vs sqs-consumer at its best setting (one instance each), ${handler}`, `≥ ${target}×`, single, single >= target);
+    const equal = ratio(requeueBest(`happy ${handler}`), sqsConsumerBest(`happy ${handler}`));
+    push(`throughput vs sqs-consumer's best at any concurrency (five consumers at 50), ${handler}`, `≥ ${target}×`, equal, equal >= target);
+  }
   for (const handler of ['no-op', '5 ms I/O']) {
     const r = ratio(requeueBest(`happy ${handler}`), rate(`happy ${handler}`, 'seed-reference', 1));
     push(`throughput vs seed reference, ${handler}`, '≥ 10×', r, r >= 10);
