@@ -5,8 +5,6 @@ import { QueueMonitoring, type QueueMonitoringProps } from './queue-monitoring.j
 import { DEFAULT_METRICS_NAMESPACE, QueueWorkerService, type QueueWorkerServiceProps } from './queue-worker-service.js';
 import { RetryingQueue, type RetryingQueueProps } from './retrying-queue.js';
 
-type Derived<T, K extends keyof T> = Omit<T, K>;
-
 export interface RequeueStackProps extends StackProps {
   /** The topic, the queue and the DLQ. @default - RetryingQueue's defaults */
   readonly queue?: RetryingQueueProps;
@@ -15,9 +13,9 @@ export interface RequeueStackProps extends StackProps {
    * elsewhere, or on emulators without ECS (LocalStack's free edition).
    * @default - QueueWorkerService's defaults
    */
-  readonly worker?: Derived<QueueWorkerServiceProps, 'queue' | 'deadLetterQueue'> | false;
+  readonly worker?: Omit<QueueWorkerServiceProps, 'queue' | 'deadLetterQueue'> | false;
   /** Alarms and dashboard. @default - QueueMonitoring's defaults */
-  readonly monitoring?: Derived<QueueMonitoringProps, 'topic' | 'queue' | 'deadLetterQueue' | 'service' | 'metricsNamespace'>;
+  readonly monitoring?: Omit<QueueMonitoringProps, 'topic' | 'queue' | 'deadLetterQueue' | 'service' | 'metricsNamespace'>;
 }
 
 /**

@@ -20,16 +20,9 @@ export class EmbeddedAwsError extends Error {
  * creates. Loaded lazily: production images carry neither the emulator nor the CDK.
  */
 export async function startEmbeddedAws(port: number): Promise<EmbeddedAws> {
-  const { startLocalAws, synthesizeStackTemplate, LocalProvisioningError } = await import('@requeue/local-aws');
+  const { startLocalRequeueStack, LocalProvisioningError } = await import('@requeue/local-aws');
   try {
-    const local = await startLocalAws({ port, template: synthesizeStackTemplate() });
-    const missing = ['QueueUrl', 'DLQUrl', 'TopicArn'].filter((name) => local.stack.outputs[name] === undefined);
-    if (missing.length > 0) {
-      await local.stop();
-      throw new LocalProvisioningError(`the stack template lacks the ${missing.join(', ')} output(s) the worker needs`);
-    }
-    const output = (name: string) => local.stack.outputs[name]!;
-    return { endpoint: local.endpoint, queueUrl: output('QueueUrl'), dlqUrl: output('DLQUrl'), topicArn: output('TopicArn'), stop: () => local.stop() };
+    return await startLocalRequeueStack({ port });
   } catch (cause) {
     if (cause instanceof LocalProvisioningError) throw new EmbeddedAwsError(cause.message, { cause });
     throw cause;

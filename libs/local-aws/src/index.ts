@@ -1,4 +1,4 @@
-export { startLocalAws, type LocalAws, type LocalAwsOptions } from './local-aws.js';
+export { startLocalAws, startLocalRequeueStack, type LocalAws, type LocalAwsOptions, type LocalRequeueStack } from './local-aws.js';
 export { provisionFromTemplate, type ProvisionedQueue, type ProvisionedStack, type ProvisionOptions } from './provision.js';
 export { TemplateResolver, type PhysicalResource, type PseudoParameters } from './resolve.js';
 export { readStackTemplate, synthesizeStackTemplate } from './stack-template.js';

@@ -1,7 +1,8 @@
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { startFauxqs } from 'fauxqs';
-import { provisionFromTemplate, type ProvisionedStack } from './provision.js';
+import { provisionFromTemplate, stackAddresses, type ProvisionedStack } from './provision.js';
+import { synthesizeStackTemplate } from './stack-template.js';
 import { LocalProvisioningError, type CloudFormationTemplate } from './template.js';
 
 export interface LocalAwsOptions {
@@ -55,5 +56,26 @@ export async function startLocalAws(options: LocalAwsOptions): Promise<LocalAws>
   } finally {
     sqs.destroy();
     sns.destroy();
+  }
+}
+
+export interface LocalRequeueStack extends LocalAws {
+  queueUrl: string;
+  dlqUrl: string;
+  topicArn: string;
+}
+
+/**
+ * The requeue stack, synthesized with the deployed props, on a fresh embedded emulator:
+ * what `npm start` and the demo run on. Fails, leaving nothing running, if the template
+ * lacks the outputs a worker needs.
+ */
+export async function startLocalRequeueStack(options: Omit<LocalAwsOptions, 'template'>): Promise<LocalRequeueStack> {
+  const local = await startLocalAws({ ...options, template: synthesizeStackTemplate() });
+  try {
+    return { ...local, ...stackAddresses(local.stack) };
+  } catch (error) {
+    await local.stop();
+    throw error;
   }
 }

@@ -169,3 +169,10 @@ function attributesOf(resolver: TemplateResolver, logicalId: string, properties:
   }
   return attributes;
 }
+
+/** The addresses a worker and a publisher need, from the stack's outputs; an error names any the template lacks. */
+export function stackAddresses(stack: ProvisionedStack): { queueUrl: string; dlqUrl: string; topicArn: string } {
+  const missing = ['QueueUrl', 'DLQUrl', 'TopicArn'].filter((name) => stack.outputs[name] === undefined);
+  if (missing.length > 0) throw new LocalProvisioningError(`the stack template lacks the ${missing.join(', ')} output(s) the worker needs`);
+  return { queueUrl: stack.outputs.QueueUrl!, dlqUrl: stack.outputs.DLQUrl!, topicArn: stack.outputs.TopicArn! };
+}

@@ -12,6 +12,7 @@ export { SqsWorker, WorkerStoppingError, type WorkerHealth } from './worker.js';
 export { type WorkerMessage } from './worker-message.js';
 export {
   DeadLetterOperationError,
+  deadLetterSummary,
   discardDeadLetters,
   matches,
   redriveDeadLetters,

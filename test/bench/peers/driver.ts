@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { workerNodeOptions } from '@requeue/infra';
-import { freePort, WORKER_ENTRY } from '../../support/worker-process.js';
+import { startWorkerProcess, waitUntilReady } from '../../support/worker-process.js';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -59,35 +59,21 @@ interface Started {
 }
 
 /** Starts a system as its own process, pointed at the queue through the counting proxy. */
-function startSystem(sut: SystemUnderTest, endpoint: string, queueUrl: string, dlqUrl: string, healthPort: number): Started {
+async function startSystem(sut: SystemUnderTest, endpoint: string, queueUrl: string, dlqUrl: string): Promise<Started> {
   const base = { PATH: process.env.PATH ?? '', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench', AWS_REGION: 'us-east-1' };
   if (sut.system === 'requeue') {
-    const child = spawn(process.execPath, [WORKER_ENTRY], {
-      env: {
-        ...base,
-        WORKER_QUEUE_URL: queueUrl,
-        WORKER_DLQ_URL: dlqUrl,
-        AWS_ENDPOINT_URL: endpoint,
-        WORKER_HANDLER: 'simulation',
-        WORKER_MAX_IN_FLIGHT: String(sut.concurrency),
-        WORKER_HEALTH_HOST: '127.0.0.1',
-        WORKER_HEALTH_PORT: String(healthPort),
-        WORKER_DASHBOARD: 'off',
-        LOG_LEVEL: 'error',
-        // As deployed: the stack sizes V8 from the default 512 MB task.
-        NODE_OPTIONS: workerNodeOptions(512),
-        ...sut.env,
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
+    const worker = await startWorkerProcess({
+      WORKER_QUEUE_URL: queueUrl,
+      WORKER_DLQ_URL: dlqUrl,
+      AWS_ENDPOINT_URL: endpoint,
+      WORKER_HANDLER: 'simulation',
+      WORKER_MAX_IN_FLIGHT: String(sut.concurrency),
+      LOG_LEVEL: 'error',
+      // As deployed: the stack sizes V8 from the default 512 MB task.
+      NODE_OPTIONS: workerNodeOptions(512),
+      ...sut.env,
     });
-    const ready = (async () => {
-      for (;;) {
-        if (child.exitCode !== null) throw new Error('requeue exited while starting');
-        if ((await fetch(`http://127.0.0.1:${healthPort}/health/ready`).then((r) => r.status, () => 0)) === 200) return;
-        await sleep(20);
-      }
-    })();
-    return { child, ready };
+    return { child: worker.child, ready: waitUntilReady(worker, 30_000) };
   }
   const script = { 'raw-sdk-loop': 'raw-loop', 'sqs-consumer': 'sqs-consumer', 'sqs-consumer-batch': 'sqs-consumer', 'seed-reference': 'seed-reference' }[sut.system];
   const child = spawn(process.execPath, [here(`./systems/${script}.js`)], {
@@ -159,7 +145,7 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
     return depth.ready + depth.delayed + depth.inflight;
   };
   await emulator.control('reset');
-  const started = startSystem(sut, emulator.endpoint, queue.queueUrl, dlq.queueUrl, await freePort());
+  const started = await startSystem(sut, emulator.endpoint, queue.queueUrl, dlq.queueUrl);
   const rss: Array<[number, number]> = [];
   try {
     await started.ready;

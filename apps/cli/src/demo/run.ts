@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PublishBatchCommand, SNSClient } from '@aws-sdk/client-sns';
 import { ChangeMessageVisibilityCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
-import { freePort, startLocalAws, synthesizeStackTemplate, type LocalAws } from '@requeue/local-aws';
+import { freePort, startLocalRequeueStack } from '@requeue/local-aws';
 import { queueDepth } from '@requeue/sqs';
 import { CliError } from '../errors.js';
 import { DEMO_RETRY_POLICY, type DemoMessage } from './workload.js';
@@ -105,8 +105,8 @@ export interface DemoOptions {
 export async function runDemo(workload: readonly DemoMessage[], options: DemoOptions): Promise<DemoRun> {
   const { onProgress, timeoutMs = 60_000 } = options;
   if (!existsSync(WORKER_ENTRY)) throw new CliError(`the worker is not built (${WORKER_ENTRY}): run \`npm run demo\`, which builds first`);
-  const local: LocalAws = await startLocalAws({ port: 0, template: synthesizeStackTemplate() });
-  const { QueueUrl: queueUrl, DLQUrl: dlqUrl, TopicArn: topicArn } = local.stack.outputs as Record<string, string>;
+  const local = await startLocalRequeueStack({ port: 0 });
+  const { queueUrl, dlqUrl, topicArn } = local;
   const sqs = new SQSClient({ endpoint: local.endpoint, region: local.region, credentials });
   const sns = new SNSClient({ endpoint: local.endpoint, region: local.region, credentials });
   const ledgerPath = join(mkdtempSync(join(tmpdir(), 'requeue-demo-')), 'ledger.jsonl');
@@ -116,8 +116,8 @@ export async function runDemo(workload: readonly DemoMessage[], options: DemoOpt
     env: {
       ...process.env,
       NODE_ENV: 'development',
-      WORKER_QUEUE_URL: queueUrl!,
-      WORKER_DLQ_URL: dlqUrl!,
+      WORKER_QUEUE_URL: queueUrl,
+      WORKER_DLQ_URL: dlqUrl,
       AWS_ENDPOINT_URL: local.endpoint,
       AWS_REGION: local.region,
       AWS_ACCESS_KEY_ID: credentials.accessKeyId,
@@ -158,8 +158,8 @@ export async function runDemo(workload: readonly DemoMessage[], options: DemoOpt
 
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const depth = await queueDepth(sqs, queueUrl!);
-      const dlq = await queueDepth(sqs, dlqUrl!);
+      const depth = await queueDepth(sqs, queueUrl);
+      const dlq = await queueDepth(sqs, dlqUrl);
       const succeeded = new Set(readLedger(ledgerPath).map((line) => line.id)).size;
       const progress = {
         elapsedSeconds: (Date.now() - publishedAt) / 1000,
@@ -176,8 +176,8 @@ export async function runDemo(workload: readonly DemoMessage[], options: DemoOpt
       await sleep(1000);
     }
     const finishedAt = Date.now();
-    const deadLetters = await peek(sqs, dlqUrl!);
-    const run = { publishedAt, finishedAt, ledger: readLedger(ledgerPath), retries: retryLines(output), deadLetters, local: { endpoint: local.endpoint, queueUrl: queueUrl!, dlqUrl: dlqUrl!, topicArn: topicArn! } };
+    const deadLetters = await peek(sqs, dlqUrl);
+    const run = { publishedAt, finishedAt, ledger: readLedger(ledgerPath), retries: retryLines(output), deadLetters, local: { endpoint: local.endpoint, queueUrl: queueUrl, dlqUrl: dlqUrl, topicArn: topicArn } };
     await options.holdOpen?.(run);
     return run;
   } finally {

@@ -1,4 +1,4 @@
-import type { DlqEntry } from '@requeue/sqs';
+import { deadLetterSummary, type DlqEntry } from '@requeue/sqs';
 
 const iso = (ms: number | undefined) => (ms === undefined ? '-' : new Date(ms).toISOString().replace('.000Z', 'Z'));
 const clip = (text: string, width: number) => {
@@ -6,19 +6,10 @@ const clip = (text: string, width: number) => {
   return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat;
 };
 
-/** The JSON shape of `list --json`: one object per message. */
+/** The JSON shape of `list --json`: one object per message, times in ISO 8601. */
 export function entryJson(entry: DlqEntry) {
-  return {
-    messageId: entry.message.MessageId,
-    reason: entry.reason,
-    errorType: entry.errorType,
-    error: entry.record?.error ?? null,
-    attempts: entry.attempts,
-    firstReceivedAt: iso(entry.firstReceivedAt),
-    deadLetteredAt: iso(entry.deadLetteredAt),
-    sourceQueue: entry.record?.sourceQueue ?? null,
-    bodyPreview: clip(entry.message.Body ?? '', 120),
-  };
+  const { body, firstReceivedAt, deadLetteredAt, ...summary } = deadLetterSummary(entry);
+  return { ...summary, firstReceivedAt: iso(firstReceivedAt ?? undefined), deadLetteredAt: iso(deadLetteredAt ?? undefined), bodyPreview: clip(body, 120) };
 }
 
 /** A fixed-width table for a terminal. */

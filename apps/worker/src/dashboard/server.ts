@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { discardDeadLetters, queueDepth, release, replayDeadLetters, scanDlq, type DlqEntry, type WorkerLogger } from '@requeue/sqs';
+import { deadLetterSummary, discardDeadLetters, queueDepth, release, replayDeadLetters, scanDlq, type DlqEntry, type WorkerLogger } from '@requeue/sqs';
 import type { DashboardMetrics } from './dashboard-metrics.js';
 import { DASHBOARD_PAGE } from './page.js';
 
@@ -35,15 +35,10 @@ function send(response: ServerResponse, status: number, body: unknown, type = 'a
   response.end(type === 'application/json' ? JSON.stringify(body) : String(body));
 }
 
-const row = (entry: DlqEntry) => ({
-  messageId: entry.message.MessageId,
-  reason: entry.reason,
-  errorType: entry.errorType,
-  error: entry.record?.error ?? '',
-  attempts: entry.attempts,
-  deadLetteredAt: entry.deadLetteredAt ?? null,
-  body: (entry.message.Body ?? '').slice(0, 200),
-});
+const row = (entry: DlqEntry) => {
+  const summary = deadLetterSummary(entry);
+  return { ...summary, body: summary.body.slice(0, 200) };
+};
 
 /**
  * The local counterpart of the CloudWatch dashboard: one page on 127.0.0.1 with queue

@@ -51,6 +51,21 @@ function toEntry(message: Message): DlqEntry {
   };
 }
 
+/** What an operator sees of a dead letter, as plain data: the CLI's `--json` and the dashboard's table. */
+export function deadLetterSummary(entry: DlqEntry) {
+  return {
+    messageId: entry.message.MessageId ?? '',
+    reason: entry.reason,
+    errorType: entry.errorType,
+    error: entry.record?.error ?? null,
+    attempts: entry.attempts,
+    firstReceivedAt: entry.firstReceivedAt ?? null,
+    deadLetteredAt: entry.deadLetteredAt ?? null,
+    sourceQueue: entry.record?.sourceQueue ?? null,
+    body: entry.message.Body ?? '',
+  };
+}
+
 export function matches(entry: DlqEntry, filter: DlqFilter, now: number): boolean {
   if (filter.messageId !== undefined && entry.message.MessageId !== filter.messageId) return false;
   if (filter.reason !== undefined && entry.reason !== filter.reason) return false;
