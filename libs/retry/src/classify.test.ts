@@ -18,8 +18,28 @@ describe('classifyFailure', () => {
       errorType: 'RATE_LIMIT',
       message: 'slow down',
       retryAfterMs: 7000,
+      scope: 'systemic',
     });
     expectRetryable(classify(new RetryableError('custom', { errorType: 'MY_TYPE' })), 'MY_TYPE');
+  });
+
+  it('scopes rate limits, quotas and unavailability as systemic, everything else retryable as the message', () => {
+    const scopeOf = (thrown: unknown) => {
+      const classification = classify(thrown);
+      return classification.retryable ? classification.scope : 'not retryable';
+    };
+    expect(scopeOf(Object.assign(new Error('x'), { status: 429 }))).toBe('systemic');
+    expect(scopeOf(Object.assign(new Error('x'), { status: 503 }))).toBe('systemic');
+    expect(scopeOf(new Error('monthly quota exceeded'))).toBe('systemic');
+    expect(scopeOf(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }))).toBe('systemic');
+    expect(scopeOf(new Error('something odd happened'))).toBe('message');
+    expect(scopeOf(Object.assign(new Error('x'), { status: 501 }))).toBe('message');
+    expect(scopeOf(new Error('user not found'))).toBe('not retryable');
+    // The thrower knows best: a 503 caused by this one payload is the message's.
+    expect(scopeOf(new RetryableError('bad payload crashes them', { errorType: 'TEMPORARY', scope: 'message' }))).toBe('message');
+    // A user rule that names no scope gets its error type's.
+    const ruled = classifyFailure(new Error('x'), 0, { rules: [() => ({ retryable: true, errorType: 'RATE_LIMIT', message: 'x' })] });
+    expect(ruled.retryable && ruled.scope).toBe('systemic');
   });
 
   it('never retries NonRetryableError, UnrecoverableError, or a subclass of any class named UnrecoverableError', () => {

@@ -3,10 +3,18 @@ import { NonRetryableError, RetryableError } from './errors.js';
 import { parseRetryAfter, retryAfterFromHeaders } from './retry-after.js';
 import { classNames, describeThrown, isErrorLike, readProperty, readString } from './safe-read.js';
 
+/**
+ * Whose fault a retryable failure is. `systemic`: the dependency's (rate limit, quota,
+ * unavailable), so it correlates across messages. `message`: this message's alone.
+ */
+export type FailureScope = 'systemic' | 'message';
+
 export interface RetryableFailure {
   retryable: true;
   errorType: string;
   message: string;
+  /** `classifyFailure` always sets it; a rule may leave it out and get `scopeOfErrorType`. */
+  scope?: FailureScope;
   /** The dependency asked not to be called before this many milliseconds. */
   retryAfterMs?: number;
 }
@@ -78,6 +86,18 @@ const TEXT_RULES: ReadonlyArray<[RegExp, Classification['retryable'], string]> =
 
 const MAX_CAUSE_DEPTH = 5;
 
+const SYSTEMIC_ERROR_TYPES: ReadonlySet<string> = new Set([ErrorType.RATE_LIMIT, ErrorType.QUOTA_EXCEEDED, ErrorType.TEMPORARY]);
+
+/** Rate limits, quotas and unavailability are the dependency's; anything else is the message's. */
+export function scopeOfErrorType(errorType: string): FailureScope {
+  return SYSTEMIC_ERROR_TYPES.has(errorType) ? 'systemic' : 'message';
+}
+
+/** The failure's scope: its own when it names one, else its error type's. */
+export function failureScope(failure: RetryableFailure): FailureScope {
+  return failure.scope ?? scopeOfErrorType(failure.errorType);
+}
+
 interface StatusTables {
   retryable: Readonly<Record<number, string>>;
   nonRetryable: readonly number[];
@@ -88,6 +108,11 @@ interface StatusTables {
  * including objects with throwing getters.
  */
 export function classifyFailure(thrown: unknown, now: number, options: ClassifierOptions = {}): Classification {
+  const classification = classifyUnscoped(thrown, now, options);
+  return classification.retryable ? { ...classification, scope: failureScope(classification) } : classification;
+}
+
+function classifyUnscoped(thrown: unknown, now: number, options: ClassifierOptions): Classification {
   for (const rule of options.rules ?? []) {
     try {
       const decided = rule(thrown, now);
@@ -101,7 +126,8 @@ export function classifyFailure(thrown: unknown, now: number, options: Classifie
     return { retryable: false, reason: 'handler-bug', errorType: ErrorType.HANDLER_BUG, message: `handler threw a non-Error value: ${message}`.slice(0, MAX_ERROR_TEXT) };
   }
   if (RetryableError.is(thrown)) {
-    return withRetryAfter({ retryable: true, errorType: thrown.errorType, message }, thrown.retryAfterMs ?? retryAfterOf(thrown, now));
+    const failure: RetryableFailure = { retryable: true, errorType: thrown.errorType, message, ...(thrown.scope ? { scope: thrown.scope } : {}) };
+    return withRetryAfter(failure, thrown.retryAfterMs ?? retryAfterOf(thrown, now));
   }
   if (NonRetryableError.is(thrown) || classNames(thrown).includes('UnrecoverableError')) {
     return { retryable: false, reason: 'non-retryable', errorType: readString(thrown, 'errorType') ?? ErrorType.PERMANENT, message };

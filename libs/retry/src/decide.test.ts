@@ -278,3 +278,25 @@ describe('decide: properties', () => {
     );
   });
 });
+
+describe('defer: systemic failures keep the attempt budget', () => {
+  const policy = createRetryPolicy({ deadlineSeconds: 3600 });
+  const rateLimited = { retryable: true as const, errorType: 'RATE_LIMIT', message: 'webhook answered 429', scope: 'systemic' as const };
+
+  it('keeps the attempt and the first receive, records the error, and rounds the wait up', () => {
+    const decision = policy.defer(atAttempt(3), rateLimited, 1200, NOW);
+    expect(decision).toMatchObject({ action: 'hop', delaySeconds: 2, errorType: 'RATE_LIMIT' });
+    expect(decision.action === 'hop' && decision.state).toMatchObject({ attempt: 3, firstReceivedAt: NOW, lastErrorType: 'RATE_LIMIT', lastError: 'webhook answered 429' });
+  });
+
+  it('hops past the longest SQS delay with notBefore', () => {
+    const decision = policy.defer(atAttempt(1), rateLimited, 3_000_000, NOW);
+    expect(decision).toMatchObject({ action: 'hop', delaySeconds: 900, state: { attempt: 1, notBefore: NOW + 3_000_000 } });
+  });
+
+  it('dead-letters when the wait would end past the deadline', () => {
+    const started = NOW - 3598 * 1000;
+    expect(policy.defer(atAttempt(2, started), rateLimited, 5_000, NOW)).toMatchObject({ action: 'dead-letter', reason: 'deadline-exceeded', attempts: 2 });
+    expect(policy.defer(atAttempt(2, started), rateLimited, 5_000, NOW, { deadlineSeconds: 7200 })).toMatchObject({ action: 'hop' });
+  });
+});

@@ -53,6 +53,12 @@ export interface RetryPolicy {
    * with the attempt unchanged. Returns undefined when it may run now.
    */
   deferUntilNotBefore(state: RetryState, now: number, rng: Random): HopDecision | undefined;
+  /**
+   * A systemic failure (the dependency is down or rate-limiting) defers the message for
+   * `waitMs`, which the dependency's state decides, without using an attempt. The
+   * deadline still applies: a wait that would end past it dead-letters now.
+   */
+  defer(state: RetryState, failure: RetryableFailure, waitMs: number, now: number, override?: PolicyOverride): HopDecision | DeadLetterDecision;
 }
 
 /** Arrivals this close to `notBefore` run now: SQS delays have one-second resolution. */
@@ -107,8 +113,26 @@ export function createRetryPolicy(input: RetryPolicyInput = {}): RetryPolicy {
     return { action: 'retry', delaySeconds, state: next, errorType: failure.errorType, error: failure.message };
   };
 
+  const defer: RetryPolicy['defer'] = (state, failure, waitMs, now, override) => {
+    const deadlineSeconds = override?.deadlineSeconds ?? config.deadlineSeconds;
+    const deadlineAt = deadlineSeconds === undefined ? Infinity : state.firstReceivedAt + deadlineSeconds * 1000;
+    const wait = Math.max(0, waitMs);
+    if (now + wait > deadlineAt) {
+      return { action: 'dead-letter', reason: 'deadline-exceeded', errorType: failure.errorType, error: failure.message, attempts: state.attempt };
+    }
+    const kept: RetryState = { ...state, lastErrorType: failure.errorType, lastError: failure.message };
+    delete kept.notBefore;
+    if (wait > hopCeilingMs) {
+      return { action: 'hop', delaySeconds: config.hopCeilingSeconds, state: { ...kept, notBefore: Math.ceil(now + wait) }, errorType: failure.errorType, error: failure.message };
+    }
+    // The dependency's wait is a floor: round up, never down.
+    const delaySeconds = Math.min(config.hopCeilingSeconds, Math.ceil(wait / 1000));
+    return { action: 'hop', delaySeconds, state: kept, errorType: failure.errorType, error: failure.message };
+  };
+
   return {
     config,
+    defer,
     decideClassified,
     decide: (state, thrown, now, rng, override) =>
       decideClassified(state, classifyFailure(thrown, now, config.classifier), now, rng, override),

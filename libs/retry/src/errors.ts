@@ -16,6 +16,8 @@ export interface RetryableErrorOptions {
   errorType?: string;
   /** The earliest the dependency wants to be called again, e.g. from `Retry-After`. */
   retryAfterMs?: number;
+  /** Whose fault it is. @default derived from `errorType`: RATE_LIMIT, QUOTA_EXCEEDED and TEMPORARY are `systemic` */
+  scope?: 'systemic' | 'message';
   cause?: unknown;
 }
 
@@ -26,6 +28,7 @@ export interface RetryableErrorOptions {
 export class RetryableError extends Error {
   readonly errorType: string;
   readonly retryAfterMs: number | undefined;
+  readonly scope: 'systemic' | 'message' | undefined;
   readonly [RETRYABLE] = true;
 
   constructor(message: string, options: RetryableErrorOptions = {}) {
@@ -33,6 +36,7 @@ export class RetryableError extends Error {
     this.name = 'RetryableError';
     this.errorType = options.errorType ?? 'DEFAULT';
     this.retryAfterMs = options.retryAfterMs;
+    this.scope = options.scope;
   }
 
   /** True for any `RetryableError`, even one from another copy of this package. */

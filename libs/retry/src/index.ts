@@ -2,10 +2,13 @@ export { Bounds } from './bounds.js';
 export { applyJitter, decorrelatedDelayMs, strategyDelayMs } from './backoff.js';
 export {
   classifyFailure,
+  failureScope,
   MAX_ERROR_TEXT,
+  scopeOfErrorType,
   type Classification,
   type ClassifierOptions,
   type ClassifierRule,
+  type FailureScope,
   type NonRetryableFailure,
   type RetryableFailure,
 } from './classify.js';
