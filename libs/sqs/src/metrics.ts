@@ -3,6 +3,7 @@ import type { IEnvironment } from 'aws-embedded-metrics/lib/environment/IEnviron
 import type { MetricsContext } from 'aws-embedded-metrics/lib/logger/MetricsContext.js';
 import { LogSerializer } from 'aws-embedded-metrics/lib/serializers/LogSerializer.js';
 import type { Writable } from 'node:stream';
+import type { DeferCause, DependencySnapshot } from './backpressure/dependency.js';
 
 /** What the engine reports. `EmfMetrics` publishes it; tests may record it. */
 export interface WorkerMetrics {
@@ -12,6 +13,10 @@ export interface WorkerMetrics {
   retried(errorType: string, delaySeconds: number): void;
   deadLettered(reason: string): void;
   duplicateRisk(): void;
+  /** A message handed back without running or without using an attempt, because of its dependency. */
+  deferred(cause: DeferCause): void;
+  /** The dependencies' state, just before each flush: published as gauges. */
+  dependencyStates(states: readonly DependencySnapshot[]): void;
   flush(): Promise<void>;
 }
 
@@ -22,6 +27,8 @@ export const noMetrics: WorkerMetrics = {
   retried: () => undefined,
   deadLettered: () => undefined,
   duplicateRisk: () => undefined,
+  deferred: () => undefined,
+  dependencyStates: () => undefined,
   flush: async () => undefined,
 };
 
@@ -92,6 +99,19 @@ export class EmfMetrics implements WorkerMetrics {
     this.count('DuplicateRisk', 1);
   }
 
+  deferred(cause: DeferCause): void {
+    this.count('MessagesDeferred', 1, { Reason: cause });
+  }
+
+  /** BreakerOpen (1 open or probing, 0 closed) and ConcurrencyLimit, per Queue and Dependency. */
+  dependencyStates(states: readonly DependencySnapshot[]): void {
+    for (const state of states) {
+      const dimensions = { Dependency: state.key };
+      this.gauge('BreakerOpen', state.breaker === 'open' || state.breaker === 'half-open' ? 1 : 0, dimensions);
+      this.gauge('ConcurrencyLimit', state.concurrencyLimit, dimensions);
+    }
+  }
+
   async flush(): Promise<void> {
     const counters = this.counters;
     const samples = this.samples;
@@ -118,10 +138,13 @@ export class EmfMetrics implements WorkerMetrics {
     await Promise.all([...byDimensions.values()].map((logger) => logger.flush()));
   }
 
+  /** A gauge is its latest value; it shares the counters' map, keyed apart by name. */
+  private gauge(name: string, value: number, dimensions: Record<string, string>): void {
+    this.counters.set(counterKey(name, dimensions), { name, value, dimensions });
+  }
+
   private count(name: string, value: number, dimensions: Record<string, string> = {}): void {
-    // Called for every message: a plain string key, not JSON.stringify, on this path.
-    let key = name;
-    for (const dimension in dimensions) key += `\u0000${dimension}=${dimensions[dimension]}`;
+    const key = counterKey(name, dimensions);
     const counter = this.counters.get(key);
     if (counter) counter.value += value;
     else this.counters.set(key, { name, value, dimensions });
@@ -138,4 +161,11 @@ export class EmfMetrics implements WorkerMetrics {
       if (slot < this.maxSamples) entry.values[slot] = value;
     }
   }
+}
+
+/** Called for every message: a plain string key, not JSON.stringify, on this path. */
+function counterKey(name: string, dimensions: Record<string, string>): string {
+  let key = name;
+  for (const dimension in dimensions) key += `\u0000${dimension}=${dimensions[dimension]}`;
+  return key;
 }

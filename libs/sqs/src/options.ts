@@ -1,5 +1,6 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { RetryPolicy, Random } from '@requeue/retry';
+import { resolveBackpressure, type BackpressureOptions, type ResolvedBackpressure } from './backpressure/options.js';
 import { SqsWorkerConfigError } from './errors.js';
 import type { WorkerLogger } from './logger.js';
 import type { WorkerMetrics } from './metrics.js';
@@ -35,6 +36,17 @@ export interface SqsWorkerOptions {
   pollers?: number;
   /** @default { initialMs: 200, maxMs: 20000 } */
   pollBackoff?: { initialMs: number; maxMs: number };
+  /**
+   * Adaptive backpressure: a circuit breaker and an AIMD concurrency limit per dependency,
+   * and rate-limit pauses. Systemic failures then defer messages without using attempts.
+   * `false` turns it all off. @default on, with the defaults in docs/retry-policy.md
+   */
+  backpressure?: BackpressureOptions | false;
+  /**
+   * Which dependency a message calls, e.g. the webhook's host: each key gets its own
+   * breaker and limit. @default every message shares one key, the queue's name
+   */
+  dependencyKey?: (message: Omit<WorkerMessage, 'signal'>) => string | undefined;
   logger?: WorkerLogger;
   metrics?: WorkerMetrics;
   /** @default 60000 */
@@ -43,8 +55,10 @@ export interface SqsWorkerOptions {
   random?: Random;
 }
 
-export type ResolvedWorkerOptions = Required<Omit<SqsWorkerOptions, 'visibilityTimeoutSeconds' | 'maxReceiveCount'>> &
-  Pick<SqsWorkerOptions, 'visibilityTimeoutSeconds' | 'maxReceiveCount'>;
+type Optional = 'visibilityTimeoutSeconds' | 'maxReceiveCount' | 'dependencyKey';
+
+export type ResolvedWorkerOptions = Required<Omit<SqsWorkerOptions, Optional | 'backpressure'>> &
+  Pick<SqsWorkerOptions, Optional> & { backpressure: ResolvedBackpressure | false };
 
 function integerIn(option: string, value: number | undefined, fallback: number, min: number, max: number): number {
   const chosen = value ?? fallback;
@@ -62,6 +76,9 @@ export function resolveWorkerOptions(options: SqsWorkerOptions, defaults: { logg
     }
   }
   if (typeof options.handler !== 'function') throw new SqsWorkerConfigError('handler', 'must be a function');
+  if (options.dependencyKey !== undefined && typeof options.dependencyKey !== 'function') {
+    throw new SqsWorkerConfigError('dependencyKey', 'must be a function from the message to a key, or left out');
+  }
   const maxInFlight = integerIn('maxInFlight', options.maxInFlight, 50, 1, 10_000);
   const backoff = options.pollBackoff ?? { initialMs: 200, maxMs: 20_000 };
   return {
@@ -83,6 +100,7 @@ export function resolveWorkerOptions(options: SqsWorkerOptions, defaults: { logg
       initialMs: integerIn('pollBackoff.initialMs', backoff.initialMs, 200, 1, 60_000),
       maxMs: integerIn('pollBackoff.maxMs', backoff.maxMs, 20_000, 1, 600_000),
     },
+    backpressure: options.backpressure === false ? false : resolveBackpressure(options.backpressure),
     logger: options.logger ?? defaults.logger,
     metrics: options.metrics ?? defaults.metrics,
     metricsFlushIntervalMs: integerIn('metricsFlushIntervalMs', options.metricsFlushIntervalMs, 60_000, 100, 3_600_000),

@@ -19,7 +19,12 @@ export interface PollerOptions {
   random: Random;
   /** Each received message already holds a slot; the callee releases it when done. */
   onMessage: (message: Message) => void;
+  /** Until when receiving would be pointless (every dependency blocked), or undefined. */
+  blockedUntil: () => number | undefined;
 }
+
+/** A blocked poller still wakes this often, so liveness never sees a long cool-down as a hang. */
+const MAX_BLOCKED_SLEEP_MS = 5000;
 
 /**
  * Long-polls the queue with several receive loops, each of which reserves free slots
@@ -63,6 +68,12 @@ export class Poller {
   private async loop(): Promise<void> {
     const { limit, sqs, queueUrl } = this.options;
     while (!this.stopping) {
+      const blockedUntil = this.options.blockedUntil();
+      if (blockedUntil !== undefined) {
+        await sleep(Math.min(MAX_BLOCKED_SLEEP_MS, blockedUntil - this.options.now()), this.abort.signal);
+        this.lastActivityAt = this.options.now();
+        continue;
+      }
       await limit.whenFree(this.abort.signal);
       if (this.stopping) break;
       const slots = limit.reserve(this.options.receiveBatchSize);

@@ -1,5 +1,8 @@
 import { GetQueueAttributesCommand, type Message } from '@aws-sdk/client-sqs';
-import type { DeadLetterReason, HopDecision, RetryDecision } from '@requeue/retry';
+import { classifyFailure, ErrorType, type Classification, type DeadLetterDecision, type DeadLetterReason, type HopDecision, type RetryDecision } from '@requeue/retry';
+import { callOutcomeOf, dependencyKeyOf } from './backpressure/call-outcome.js';
+import { Dependencies } from './backpressure/dependencies.js';
+import type { DeferCause, Dependency, DependencySnapshot, DependencyTicket } from './backpressure/dependency.js';
 import { SqsBatchClient } from './batch-client.js';
 import { deadLetterAttributes, retryCopyAttributes } from './copies.js';
 import { decodeMessage, parseBody, type DecodedMessage } from './decode.js';
@@ -14,6 +17,7 @@ import { noMetrics } from './metrics.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type SqsWorkerOptions } from './options.js';
 import { Poller } from './poller.js';
 import { sleep } from './sleep.js';
+import type { WorkerMessage } from './worker-message.js';
 
 export interface WorkerHealth {
   /** The poll loop is making progress (it may be backing off). */
@@ -24,6 +28,8 @@ export interface WorkerHealth {
   maxInFlight: number;
   lastPollActivityAt: number;
   consecutivePollFailures: number;
+  /** Each dependency's breaker and concurrency limit: details, never a reason to be unready. */
+  dependencies: DependencySnapshot[];
 }
 
 /** Raised into a handler's signal when shutdown outlasts the drain timeout. */
@@ -59,12 +65,21 @@ export class SqsWorker {
   /** Messages received and not yet finished (slots also count receives under way). */
   private handling = 0;
   private readonly queueName: string;
+  private readonly dependencies: Dependencies | undefined;
 
   constructor(options: SqsWorkerOptions) {
     this.options = resolveWorkerOptions(options, { logger: silentLogger, metrics: noMetrics });
     this.limit = new InFlightLimit(this.options.maxInFlight);
     this.batch = new SqsBatchClient(this.options.sqs, this.options.batchWaitMs);
     this.queueName = this.options.queueUrl.split('/').pop() ?? this.options.queueUrl;
+    const { backpressure, maxInFlight, now, random, logger } = this.options;
+    this.dependencies = backpressure
+      ? new Dependencies(backpressure, maxInFlight, now, random, (key, state) =>
+          state === 'open'
+            ? logger.warn({ dependency: key }, 'dependency failing: circuit open; deferring its messages without using attempts')
+            : logger.info({ dependency: key, state }, state === 'closed' ? 'dependency recovered: circuit closed' : 'dependency cool-down over: probing'),
+        )
+      : undefined;
   }
 
   async start(): Promise<void> {
@@ -91,8 +106,9 @@ export class SqsWorker {
       now: options.now,
       random: options.random,
       onMessage: (message) => this.dispatch(message),
+      blockedUntil: () => this.dependencies?.receiveBlockedUntil(),
     });
-    this.metricsTimer = setInterval(() => void this.options.metrics.flush(), options.metricsFlushIntervalMs);
+    this.metricsTimer = setInterval(() => void this.flushMetrics(), options.metricsFlushIntervalMs);
     this.metricsTimer.unref();
     this.poller.start();
     options.logger.info(
@@ -123,13 +139,21 @@ export class SqsWorker {
       maxInFlight: this.limit.capacity,
       lastPollActivityAt: poller?.lastActivityAt ?? 0,
       consecutivePollFailures: poller?.consecutiveFailures ?? 0,
+      dependencies: this.dependencies?.snapshot() ?? [],
     };
+  }
+
+  private flushMetrics(): Promise<void> {
+    if (this.dependencies) this.options.metrics.dependencyStates(this.dependencies.snapshot());
+    return this.options.metrics.flush();
   }
 
   private async shutDown(drainTimeoutMs: number): Promise<void> {
     const { logger } = this.options;
     logger.info({ inFlight: this.handling, drainTimeoutMs }, 'stopping: no new messages; draining');
     const pollersDone = this.poller?.stop();
+    // Messages waiting for a dependency go back at once rather than wait out the drain.
+    this.dependencies?.stop();
     const drained = await Promise.race([this.limit.whenIdle().then(() => true), sleep(drainTimeoutMs).then(() => false)]);
     await pollersDone;
     if (!drained && this.limit.inUse > 0) {
@@ -140,7 +164,7 @@ export class SqsWorker {
     await this.batch.flush();
     this.heartbeat?.stop();
     if (this.metricsTimer) clearInterval(this.metricsTimer);
-    await this.options.metrics.flush();
+    await this.flushMetrics();
     logger.info({}, 'worker stopped');
   }
 
@@ -212,38 +236,44 @@ export class SqsWorker {
   private async handle(message: DecodedMessage, receivedAt: number): Promise<void> {
     const { options } = this;
     const heartbeat = this.heartbeat!;
+    // Tracked from now: a message may wait here for its dependency before it runs.
     heartbeat.track(message.receiptHandle, message.messageId, receivedAt);
+    const input = this.handlerInput(message);
+    const gate = this.dependencies?.get(dependencyKeyOf(options.dependencyKey, input, this.queueName));
+    const admission = gate ? await gate.admit() : undefined;
+    if (admission && admission.kind !== 'run') {
+      await heartbeat.untrack(message.receiptHandle);
+      if (admission.kind === 'stopped') await this.release(message);
+      else await this.deferUnrun(message, gate!.key, admission.untilMs, admission.cause);
+      return;
+    }
     const started = options.now();
-    const outcome = await runWithTimeout(
-      (signal) =>
-        options.handler({
-          body: parseBody(message.payload),
-          rawBody: message.payload,
-          attributes: attributeStrings(message.payloadAttributes),
-          attempt: message.state.attempt,
-          firstReceivedAt: message.state.firstReceivedAt,
-          idempotencyKey: message.state.originalMessageId,
-          messageId: message.messageId,
-          receiveCount: message.receiveCount,
-          signal,
-        }),
-      options.handlerTimeoutMs,
-      this.stopController.signal,
-    );
+    const outcome = await runWithTimeout((signal) => options.handler({ ...input, signal }), options.handlerTimeoutMs, this.stopController.signal);
     // The heartbeat stops, and any extension under way lands, before the delete.
     await heartbeat.untrack(message.receiptHandle);
     const durationMs = options.now() - started;
+    const failure = outcome.ok || outcome.stopped ? undefined : classifyFailure(outcome.error, options.now(), options.retryPolicy.config.classifier);
+    if (gate && admission?.kind === 'run') this.report(gate, admission.ticket, outcome.ok, failure);
     if (outcome.ok) {
       options.metrics.succeeded(message.state.attempt, durationMs);
       await this.deleteOriginal(message, 'success');
       return;
     }
     options.metrics.failed(durationMs);
-    if (outcome.stopped) {
+    if (!failure) {
       await this.release(message);
       return;
     }
-    const decision = options.retryPolicy.decide(message.state, outcome.error, options.now(), options.random, message.override);
+    // Systemic, and the dependency's state confirms it (paused, or its breaker now open):
+    // defer without using an attempt. An isolated 503 with the breaker closed is the
+    // message's failure, so a message that alone keeps failing cannot retry forever.
+    const blockedUntil = failure.retryable && failure.scope === 'systemic' ? gate?.blockedUntil() : undefined;
+    if (failure.retryable && blockedUntil !== undefined) {
+      const decision = options.retryPolicy.defer(message.state, failure, blockedUntil - options.now(), options.now(), message.override);
+      await this.defer(message, decision, callOutcomeOf(failure).kind === 'rate-limited' ? 'rate-limited' : 'breaker-open');
+      return;
+    }
+    const decision = options.retryPolicy.decideClassified(message.state, failure, options.now(), options.random, message.override);
     if (decision.action === 'dead-letter') {
       await this.deadLetter(message, decision.reason, decision.errorType, decision.error);
       return;
@@ -258,6 +288,51 @@ export class SqsWorker {
     };
     if (message.state.attempt === 1) options.logger.warn(fields, 'handler failed; retrying');
     else options.logger.info(fields, 'handler failed again; retrying');
+    await this.requeue(message, decision);
+  }
+
+  private handlerInput(message: DecodedMessage): Omit<WorkerMessage, 'signal'> {
+    return {
+      body: parseBody(message.payload),
+      rawBody: message.payload,
+      attributes: attributeStrings(message.payloadAttributes),
+      attempt: message.state.attempt,
+      firstReceivedAt: message.state.firstReceivedAt,
+      idempotencyKey: message.state.originalMessageId,
+      messageId: message.messageId,
+      receiveCount: message.receiveCount,
+    };
+  }
+
+  /** Tells the dependency's gate how the call went, before the message's fate is decided. */
+  private report(gate: Dependency, ticket: DependencyTicket, ok: boolean, failure: Classification | undefined): void {
+    gate.finish(ticket, ok ? { kind: 'success' } : failure ? callOutcomeOf(failure) : { kind: 'neutral' });
+  }
+
+  /** A message that never ran, because its dependency is open or paused: back to SQS, attempt unchanged. */
+  private deferUnrun(message: DecodedMessage, key: string, untilMs: number, cause: DeferCause): Promise<void> {
+    const { state } = message;
+    const reason = { retryable: true as const, errorType: state.lastErrorType ?? ErrorType.TEMPORARY, message: state.lastError ?? `deferred: dependency ${key} is ${cause}` };
+    const now = this.options.now();
+    return this.defer(message, this.options.retryPolicy.defer(state, reason, untilMs - now, now, message.override), cause);
+  }
+
+  /**
+   * Hands a deferred message back without using an attempt: ChangeMessageVisibility while
+   * the receive count leaves room under the redrive maxReceiveCount, else a copy, whose
+   * count starts again, so that deferrals alone never push a message to the DLQ.
+   */
+  private async defer(message: DecodedMessage, decision: HopDecision | DeadLetterDecision, cause: DeferCause): Promise<void> {
+    if (decision.action === 'dead-letter') {
+      await this.deadLetter(message, decision.reason, decision.errorType, decision.error);
+      return;
+    }
+    this.options.metrics.deferred(cause);
+    const maxReceiveCount = this.facts?.maxReceiveCount;
+    if (this.facts?.fifo || maxReceiveCount === undefined || message.receiveCount < maxReceiveCount - 1) {
+      await this.hideFor(message, this.secondsUntilDue(message, decision));
+      return;
+    }
     await this.requeue(message, decision);
   }
 
@@ -294,20 +369,28 @@ export class SqsWorker {
       await this.deadLetter(message, 'max-attempts', decision.errorType, decision.error);
       return;
     }
-    const now = options.now();
+    const seconds = this.secondsUntilDue(message, decision);
+    if ((await this.hideFor(message, seconds)) && decision.action === 'retry') options.metrics.retried(decision.errorType, seconds);
+  }
+
+  /** The decision's wait, bounded by what SQS allows: 12 hours of invisibility from the first receive. */
+  private secondsUntilDue(message: DecodedMessage, decision: RetryDecision | HopDecision): number {
+    const now = this.options.now();
     const waitSeconds =
       decision.action === 'hop' && decision.state.notBefore !== undefined ? Math.ceil((decision.state.notBefore - now) / 1000) : decision.delaySeconds;
     const elapsedSeconds = Math.ceil((now - message.state.firstReceivedAt) / 1000);
-    const seconds = Math.max(0, Math.min(waitSeconds, MAX_VISIBILITY_SECONDS - elapsedSeconds - 1));
-    const changed = await this.batch.changeVisibility(options.queueUrl, message.receiptHandle, seconds);
-    if (changed.ok) {
-      if (decision.action === 'retry') options.metrics.retried(decision.errorType, seconds);
-      return;
-    }
-    options.logger.error(
-      { messageId: message.messageId, err: batchFailure('ChangeMessageVisibilityBatch', options.queueUrl, message, changed) },
+    return Math.max(0, Math.min(waitSeconds, MAX_VISIBILITY_SECONDS - elapsedSeconds - 1));
+  }
+
+  /** Keeps the original hidden for `seconds`; it reappears then, with its receive count one higher. */
+  private async hideFor(message: DecodedMessage, seconds: number): Promise<boolean> {
+    const changed = await this.batch.changeVisibility(this.options.queueUrl, message.receiptHandle, seconds);
+    if (changed.ok) return true;
+    this.options.logger.error(
+      { messageId: message.messageId, err: batchFailure('ChangeMessageVisibilityBatch', this.options.queueUrl, message, changed) },
       'could not delay the message; it reappears after its visibility timeout',
     );
+    return false;
   }
 
   /** Dead-letter: send to the DLQ with the reason, delete the original only once it is there. */

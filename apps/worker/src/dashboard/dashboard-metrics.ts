@@ -11,7 +11,7 @@ export interface SecondOfActivity {
 
 export interface ActivitySnapshot {
   seconds: SecondOfActivity[];
-  totals: { received: number; succeeded: number; retried: number; deadLettered: number };
+  totals: { received: number; succeeded: number; retried: number; deadLettered: number; deferred: number };
   /** Retry delays chosen, by bucket: `0`, `1`, `2-3`, `4-7`, ... seconds. */
   delayHistogram: Array<{ bucket: string; count: number }>;
 }
@@ -31,7 +31,7 @@ const bucketLabel = (i: number) => {
 export class DashboardMetrics implements WorkerMetrics {
   private readonly ring: SecondOfActivity[] = [];
   private readonly delayCounts = DELAY_BUCKETS.map(() => 0);
-  private readonly totals = { received: 0, succeeded: 0, retried: 0, deadLettered: 0 };
+  private readonly totals = { received: 0, succeeded: 0, retried: 0, deadLettered: 0, deferred: 0 };
 
   constructor(
     private readonly now: () => number = Date.now,
@@ -65,6 +65,12 @@ export class DashboardMetrics implements WorkerMetrics {
   }
 
   duplicateRisk(): void {}
+
+  deferred(): void {
+    this.totals.deferred++;
+  }
+
+  dependencyStates(): void {}
 
   async flush(): Promise<void> {}
 
@@ -103,6 +109,8 @@ export function allMetrics(...sinks: WorkerMetrics[]): WorkerMetrics {
     retried: (errorType, delaySeconds) => sinks.forEach((sink) => sink.retried(errorType, delaySeconds)),
     deadLettered: (reason) => sinks.forEach((sink) => sink.deadLettered(reason)),
     duplicateRisk: () => sinks.forEach((sink) => sink.duplicateRisk()),
+    deferred: (cause) => sinks.forEach((sink) => sink.deferred(cause)),
+    dependencyStates: (states) => sinks.forEach((sink) => sink.dependencyStates(states)),
     flush: async () => void (await Promise.all(sinks.map((sink) => sink.flush()))),
   };
 }

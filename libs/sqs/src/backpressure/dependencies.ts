@@ -1,0 +1,63 @@
+import type { Random } from '@requeue/retry';
+import type { BreakerState } from './circuit-breaker.js';
+import { Dependency, type DependencySnapshot } from './dependency.js';
+import type { ResolvedBackpressure } from './options.js';
+
+/** Idle gates older than this are forgotten, so per-host keys cannot grow without bound. */
+const IDLE_EVICTION_MS = 10 * 60 * 1000;
+
+/** Every dependency the worker has seen, by key. */
+export class Dependencies {
+  private readonly gates = new Map<string, Dependency>();
+  private lastSweepAt: number;
+
+  constructor(
+    private readonly options: ResolvedBackpressure,
+    private readonly maxInFlight: number,
+    private readonly now: () => number,
+    private readonly random: Random,
+    private readonly onBreakerTransition: (key: string, state: BreakerState) => void = () => undefined,
+  ) {
+    this.lastSweepAt = now();
+  }
+
+  get(key: string): Dependency {
+    this.sweep();
+    let gate = this.gates.get(key);
+    if (!gate) {
+      gate = new Dependency(key, this.options, this.maxInFlight, this.now, this.random, this.onBreakerTransition);
+      this.gates.set(key, gate);
+    }
+    return gate;
+  }
+
+  /**
+   * While every known dependency is blocked (breaker open, or paused), anything received
+   * would only be handed back: polling waits until the first of them unblocks. With no
+   * key set by the handler there is one dependency, the queue's own.
+   */
+  receiveBlockedUntil(): number | undefined {
+    let earliest: number | undefined;
+    for (const gate of this.gates.values()) {
+      const until = gate.blockedUntil();
+      if (until === undefined) return undefined;
+      earliest = earliest === undefined ? until : Math.min(earliest, until);
+    }
+    return earliest;
+  }
+
+  snapshot(): DependencySnapshot[] {
+    return [...this.gates.values()].map((gate) => gate.snapshot());
+  }
+
+  stop(): void {
+    for (const gate of this.gates.values()) gate.stop();
+  }
+
+  private sweep(): void {
+    const now = this.now();
+    if (now - this.lastSweepAt < IDLE_EVICTION_MS) return;
+    this.lastSweepAt = now;
+    for (const [key, gate] of this.gates) if (gate.idle && now - gate.lastUsedAt > IDLE_EVICTION_MS) this.gates.delete(key);
+  }
+}

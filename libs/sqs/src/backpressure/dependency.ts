@@ -1,0 +1,178 @@
+import type { Random } from '@requeue/retry';
+import { AimdLimit } from './aimd-limit.js';
+import { CircuitBreaker, type BreakerState, type BreakerTicket, type CallResult } from './circuit-breaker.js';
+import type { ResolvedBackpressure } from './options.js';
+
+/** What a finished call tells the dependency's gate. */
+export type CallOutcome =
+  | { kind: 'success' }
+  /** Unavailable: 503, timeouts, refused connections. Feeds the breaker and the limit. */
+  | { kind: 'unavailable' }
+  /** 429 or quota: the dependency is up but wants less. Pauses dispatch and feeds the limit. */
+  | { kind: 'rate-limited'; retryAfterMs: number | undefined }
+  /** Answered, but says nothing about the dependency's health (a 400, a handler bug). */
+  | { kind: 'neutral' };
+
+export interface DependencyTicket {
+  startedAt: number;
+  breaker: BreakerTicket | undefined;
+}
+
+export type DeferCause = 'breaker-open' | 'rate-limited';
+
+export type Admission =
+  | { kind: 'run'; ticket: DependencyTicket }
+  /** Do not run: hand the message back to SQS until `untilMs`. It costs no attempt. */
+  | { kind: 'defer'; untilMs: number; cause: DeferCause }
+  /** The worker is stopping: release the message untouched. */
+  | { kind: 'stopped' };
+
+export interface DependencySnapshot {
+  key: string;
+  breaker: BreakerState | 'off';
+  concurrencyLimit: number;
+  inFlight: number;
+  waiting: number;
+  /** Epoch ms until which dispatch is paused (rate limit or open breaker), if it is. */
+  blockedUntil: number | undefined;
+}
+
+type Verdict = Admission | { kind: 'wait'; retryAt: number | undefined };
+
+interface Waiter {
+  resolve: (admission: Admission) => void;
+}
+
+/**
+ * The gate in front of one dependency: its circuit breaker, its adaptive concurrency
+ * limit and its rate-limit pause. Messages that may not run yet either wait here, in
+ * order, when the wait is short, or are deferred through SQS when it is not.
+ */
+export class Dependency {
+  private readonly breaker: CircuitBreaker | undefined;
+  private readonly limit: AimdLimit | undefined;
+  private running = 0;
+  private pausedUntil = 0;
+  private consecutivePauses = 0;
+  private waiters: Waiter[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  lastUsedAt: number;
+
+  constructor(
+    readonly key: string,
+    private readonly options: ResolvedBackpressure,
+    private readonly maxInFlight: number,
+    private readonly now: () => number,
+    random: Random,
+    onBreakerTransition: (key: string, state: BreakerState) => void = () => undefined,
+  ) {
+    this.breaker = options.breaker ? new CircuitBreaker(options.breaker, now, random, (state) => onBreakerTransition(key, state)) : undefined;
+    this.limit = options.adaptiveConcurrency ? new AimdLimit({ min: 1, max: maxInFlight, decreaseFactor: options.decreaseFactor }, now) : undefined;
+    this.lastUsedAt = now();
+  }
+
+  /** Resolves when the message may run, must be deferred, or the worker stops. */
+  admit(): Promise<Admission> {
+    this.lastUsedAt = this.now();
+    if (this.waiters.length === 0) {
+      const verdict = this.evaluate();
+      if (verdict.kind !== 'wait') return Promise.resolve(verdict);
+      this.wakeAt(verdict.retryAt);
+    }
+    return new Promise((resolve) => this.waiters.push({ resolve }));
+  }
+
+  /** Reports how a call admitted by `admit` ended. */
+  finish(ticket: DependencyTicket, outcome: CallOutcome): void {
+    this.running = Math.max(0, this.running - 1);
+    const now = this.now();
+    if (outcome.kind === 'success') {
+      this.consecutivePauses = 0;
+      this.limit?.onSuccess();
+    } else if (outcome.kind !== 'neutral') {
+      this.limit?.onOverload(ticket.startedAt);
+    }
+    if (outcome.kind === 'rate-limited') {
+      this.consecutivePauses++;
+      const backoffMs = Math.min(this.options.maxPauseMs, this.options.rateLimitPauseMs * 2 ** Math.min(this.consecutivePauses - 1, 30));
+      this.pausedUntil = Math.max(this.pausedUntil, now + (outcome.retryAfterMs ?? backoffMs));
+    }
+    if (ticket.breaker) this.breaker?.record(ticket.breaker, breakerResult(outcome));
+    this.pump();
+  }
+
+  /** Until when nothing may be dispatched, or undefined when something may. */
+  blockedUntil(): number | undefined {
+    const now = this.now();
+    const until = Math.max(this.pausedUntil, this.breaker?.state === 'open' ? this.breaker.probeAt : 0);
+    return until > now ? until : undefined;
+  }
+
+  get idle(): boolean {
+    return this.running === 0 && this.waiters.length === 0 && this.blockedUntil() === undefined && (this.breaker?.state ?? 'closed') === 'closed';
+  }
+
+  snapshot(): DependencySnapshot {
+    return {
+      key: this.key,
+      breaker: this.breaker?.state ?? 'off',
+      concurrencyLimit: this.limit?.current ?? this.maxInFlight,
+      inFlight: this.running,
+      waiting: this.waiters.length,
+      blockedUntil: this.blockedUntil(),
+    };
+  }
+
+  /** Releases every waiting message: the worker is shutting down. */
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.pump();
+  }
+
+  private evaluate(): Verdict {
+    if (this.stopped) return { kind: 'stopped' };
+    const now = this.now();
+    if (this.breaker?.state === 'open') return { kind: 'defer', untilMs: this.breaker.probeAt, cause: 'breaker-open' };
+    if (this.pausedUntil > now) {
+      if (this.pausedUntil - now > this.options.holdMs) return { kind: 'defer', untilMs: this.pausedUntil, cause: 'rate-limited' };
+      return { kind: 'wait', retryAt: this.pausedUntil };
+    }
+    if (this.running >= (this.limit?.current ?? this.maxInFlight)) return { kind: 'wait', retryAt: undefined };
+    const admission = this.breaker?.admit();
+    // Half-open with its probes under way: the next call waits for their verdict.
+    if (admission?.kind === 'wait') return { kind: 'wait', retryAt: undefined };
+    if (admission?.kind === 'open') return { kind: 'defer', untilMs: admission.probeAt, cause: 'breaker-open' };
+    this.running++;
+    return { kind: 'run', ticket: { startedAt: now, breaker: admission?.ticket } };
+  }
+
+  /** Admits waiters in arrival order for as long as the gate lets them through. */
+  private pump(): void {
+    while (this.waiters.length > 0) {
+      const verdict = this.evaluate();
+      if (verdict.kind === 'wait') {
+        this.wakeAt(verdict.retryAt);
+        return;
+      }
+      this.waiters.shift()!.resolve(verdict);
+    }
+  }
+
+  private wakeAt(at: number | undefined): void {
+    if (at === undefined || this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.pump();
+    }, Math.max(0, at - this.now()));
+    this.timer.unref();
+  }
+}
+
+function breakerResult(outcome: CallOutcome): CallResult {
+  if (outcome.kind === 'unavailable') return 'failure';
+  // A 429 proves the dependency is up: pace it, but do not cut it off.
+  return outcome.kind === 'neutral' ? 'neutral' : 'success';
+}
