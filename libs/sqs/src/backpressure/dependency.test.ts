@@ -1,0 +1,131 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Dependencies } from './dependencies.js';
+import { Dependency, type Admission, type DependencyTicket } from './dependency.js';
+import { resolveBackpressure, type BackpressureOptions } from './options.js';
+
+const START = 1_000_000;
+
+function gate(options: BackpressureOptions = {}, maxInFlight = 4) {
+  return new Dependency('api.example.com', resolveBackpressure(options), maxInFlight, () => Date.now(), () => 1);
+}
+
+const ticketOf = (admission: Admission): DependencyTicket => {
+  if (admission.kind !== 'run') throw new Error(`expected run, got ${admission.kind}`);
+  return admission.ticket;
+};
+
+/** Settles a promise's state without waiting for it. */
+async function peek<T>(promise: Promise<T>): Promise<T | 'pending'> {
+  return Promise.race([promise, new Promise<'pending'>((resolve) => setImmediate(() => resolve('pending')))]);
+}
+
+describe('Dependency gate', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    vi.setSystemTime(START);
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it('holds calls beyond its limit in memory, in order, and lets the next through as one finishes', async () => {
+    const dependency = gate({ breaker: false }, 2);
+    const first = ticketOf(await dependency.admit());
+    ticketOf(await dependency.admit());
+    const third = dependency.admit();
+    expect(await peek(third)).toBe('pending');
+    dependency.finish(first, { kind: 'success' });
+    expect((await third).kind).toBe('run');
+  });
+
+  it('halves its limit on a 503 and lets no more than that run', async () => {
+    const dependency = gate({ breaker: false }, 4);
+    const tickets = [];
+    for (let i = 0; i < 4; i++) tickets.push(ticketOf(await dependency.admit()));
+    vi.advanceTimersByTime(10);
+    dependency.finish(tickets[0]!, { kind: 'unavailable' });
+    expect(dependency.snapshot().concurrencyLimit).toBe(2);
+    // Three still run, above the new limit of 2: the next waits until only one does.
+    const next = dependency.admit();
+    dependency.finish(tickets[1]!, { kind: 'success' });
+    expect(await peek(next)).toBe('pending');
+    dependency.finish(tickets[2]!, { kind: 'success' });
+    expect((await next).kind).toBe('run');
+  });
+
+  it('pauses every call for Retry-After: short pauses wait in memory, long ones defer through SQS', async () => {
+    const dependency = gate({ breaker: false, holdMs: 2000 });
+    dependency.finish(ticketOf(await dependency.admit()), { kind: 'rate-limited', retryAfterMs: 1000 });
+    expect(dependency.blockedUntil()).toBe(START + 1000);
+    const held = dependency.admit();
+    expect(await peek(held)).toBe('pending');
+    vi.advanceTimersByTime(999);
+    expect(await peek(held)).toBe('pending');
+    vi.advanceTimersByTime(1);
+    expect((await held).kind).toBe('run');
+
+    dependency.finish(ticketOf(await held), { kind: 'rate-limited', retryAfterMs: 30_000 });
+    expect(await dependency.admit()).toEqual({ kind: 'defer', untilMs: START + 1000 + 30_000, cause: 'rate-limited' });
+  });
+
+  it('doubles the pause while rate limits without Retry-After continue, and resets on a success', async () => {
+    const dependency = gate({ breaker: false, rateLimitPauseMs: 1000, holdMs: 0 });
+    const pauses = [];
+    for (let i = 0; i < 3; i++) {
+      vi.setSystemTime(Math.max(Date.now(), dependency.blockedUntil() ?? 0));
+      dependency.finish(ticketOf(await dependency.admit()), { kind: 'rate-limited', retryAfterMs: undefined });
+      pauses.push(dependency.blockedUntil()! - Date.now());
+    }
+    expect(pauses).toEqual([1000, 2000, 4000]);
+    vi.setSystemTime(dependency.blockedUntil()!);
+    dependency.finish(ticketOf(await dependency.admit()), { kind: 'success' });
+    dependency.finish(ticketOf(await dependency.admit()), { kind: 'rate-limited', retryAfterMs: undefined });
+    expect(dependency.blockedUntil()! - Date.now()).toBe(1000);
+  });
+
+  it('defers waiting messages once the breaker opens, and defers new ones until the probe', async () => {
+    const dependency = gate({ breaker: { minimumRequests: 2, cooldownMs: 4000 } }, 2);
+    const a = ticketOf(await dependency.admit());
+    const b = ticketOf(await dependency.admit());
+    const waiting = dependency.admit();
+    dependency.finish(a, { kind: 'unavailable' });
+    dependency.finish(b, { kind: 'unavailable' });
+    expect(await waiting).toEqual({ kind: 'defer', untilMs: START + 4000, cause: 'breaker-open' });
+    expect(await dependency.admit()).toEqual({ kind: 'defer', untilMs: START + 4000, cause: 'breaker-open' });
+    expect(dependency.snapshot()).toMatchObject({ breaker: 'open', blockedUntil: START + 4000 });
+
+    vi.setSystemTime(START + 4000);
+    const probe = ticketOf(await dependency.admit());
+    const afterProbe = dependency.admit();
+    expect(await peek(afterProbe)).toBe('pending');
+    dependency.finish(probe, { kind: 'success' });
+    expect((await afterProbe).kind).toBe('run');
+    expect(dependency.snapshot().breaker).toBe('closed');
+  });
+
+  it('releases every waiting message at stop', async () => {
+    const dependency = gate({ breaker: false }, 1);
+    ticketOf(await dependency.admit());
+    const waiting = dependency.admit();
+    dependency.stop();
+    expect(await waiting).toEqual({ kind: 'stopped' });
+  });
+});
+
+describe('Dependencies', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    vi.setSystemTime(START);
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it('blocks receiving only while every known dependency is blocked', async () => {
+    const dependencies = new Dependencies(resolveBackpressure({ breaker: false }), 10, () => Date.now(), () => 1);
+    const a = dependencies.get('a.example.com');
+    const b = dependencies.get('b.example.com');
+    a.finish(ticketOf(await a.admit()), { kind: 'rate-limited', retryAfterMs: 5000 });
+    expect(dependencies.receiveBlockedUntil()).toBeUndefined();
+    b.finish(ticketOf(await b.admit()), { kind: 'rate-limited', retryAfterMs: 3000 });
+    expect(dependencies.receiveBlockedUntil()).toBe(START + 3000);
+    vi.setSystemTime(START + 3000);
+    expect(dependencies.receiveBlockedUntil()).toBeUndefined();
+  });
+});
