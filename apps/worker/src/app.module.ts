@@ -7,7 +7,7 @@ import { LoggerModule } from 'nestjs-pino';
 import type { Logger } from 'pino';
 import type { WorkerConfig } from './config.js';
 import { SimulationHandler } from './handlers/simulation.handler.js';
-import { WebhookHandler } from './handlers/webhook.handler.js';
+import { WebhookHandler, webhookDependencyKey } from './handlers/webhook.handler.js';
 import { HealthController } from './health.controller.js';
 import { APP_CONFIG } from './tokens.js';
 
@@ -38,6 +38,9 @@ export class AppModule {
           receiveBatchSize: config.receiveBatchSize,
           handlerTimeoutMs: config.handlerTimeoutMs,
           drainTimeoutMs: config.drainTimeoutMs,
+          backpressure: config.backpressure,
+          // Webhooks to different hosts fail apart: each host gets its own breaker and limit.
+          ...(config.handler === 'webhook' ? { dependencyKey: webhookDependencyKey(config.webhookUrl) } : {}),
           ...(config.visibilityTimeoutSeconds === undefined ? {} : { visibilityTimeoutSeconds: config.visibilityTimeoutSeconds }),
           logger,
           metrics,

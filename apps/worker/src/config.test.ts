@@ -30,6 +30,18 @@ describe('loadWorkerConfig', () => {
     expect(loadWorkerConfig({ NODE_ENV: 'production', WORKER_QUEUE_URL: 'https://q', WORKER_DLQ_URL: 'https://d' }).queues).toEqual({ queueUrl: 'https://q', dlqUrl: 'https://d' });
   });
 
+  it('turns backpressure on by default with the measured breaker defaults, and lets each part be tuned or turned off', () => {
+    expect(loadWorkerConfig({}).backpressure).toEqual({
+      breaker: { failureRate: 0.5, minimumRequests: 20, windowMs: 10_000, cooldownMs: 1000, maxCooldownMs: 30_000 },
+      adaptiveConcurrency: true,
+    });
+    expect(loadWorkerConfig({ WORKER_BACKPRESSURE: 'off' }).backpressure).toBe(false);
+    expect(loadWorkerConfig({ WORKER_BREAKER: 'off', WORKER_ADAPTIVE_CONCURRENCY: 'off' }).backpressure).toEqual({ breaker: false, adaptiveConcurrency: false });
+    expect(loadWorkerConfig({ WORKER_BREAKER_FAILURE_RATE: '0.8', WORKER_BREAKER_COOLDOWN_MS: '60000' }).backpressure).toMatchObject({
+      breaker: { failureRate: 0.8, cooldownMs: 60_000, maxCooldownMs: 60_000 },
+    });
+  });
+
   it('prefers AWS_ENDPOINT_URL_SQS over AWS_ENDPOINT_URL', () => {
     expect(loadWorkerConfig({ AWS_ENDPOINT_URL: 'http://a', AWS_ENDPOINT_URL_SQS: 'http://b' }).endpoint).toBe('http://b');
   });

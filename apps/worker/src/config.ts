@@ -1,6 +1,7 @@
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createRetryPolicy, parseRetryPolicyJson, RetryPolicyConfigError, type RetryPolicy } from '@requeue/retry';
+import { DEFAULT_BREAKER, type BackpressureOptions } from '@requeue/sqs';
 
 /** One configuration problem, reported as one line naming the variable. */
 export class WorkerConfigError extends Error {
@@ -31,6 +32,8 @@ export interface WorkerConfig {
   emulatorPort: number;
   retryPolicy: RetryPolicy;
   retryPolicySource: string;
+  /** Circuit breaker, adaptive concurrency and rate-limit pauses per dependency; `false` when WORKER_BACKPRESSURE=off. */
+  backpressure: BackpressureOptions | false;
   simulationLedger: string | undefined;
   webhookUrl: string | undefined;
   webhookTimeoutMs: number;
@@ -60,11 +63,15 @@ function ledgerPath(env: Env): string | undefined {
   return path;
 }
 
+function onOff(env: Env, name: string, fallback: 'on' | 'off'): boolean {
+  const setting = env[name]?.trim().toLowerCase() || fallback;
+  if (setting !== 'on' && setting !== 'off') throw new WorkerConfigError(name, `must be on or off, got ${JSON.stringify(env[name])}`);
+  return setting === 'on';
+}
+
 function dashboard(env: Env, production: boolean): WorkerConfig['dashboard'] {
-  const setting = env.WORKER_DASHBOARD?.trim().toLowerCase() || (production ? 'off' : 'on');
-  if (setting !== 'on' && setting !== 'off') throw new WorkerConfigError('WORKER_DASHBOARD', `must be on or off, got ${JSON.stringify(env.WORKER_DASHBOARD)}`);
   return {
-    enabled: setting === 'on',
+    enabled: onOff(env, 'WORKER_DASHBOARD', production ? 'off' : 'on'),
     // Loopback by default: the page can replay and discard dead letters.
     host: env.WORKER_DASHBOARD_HOST?.trim() || '127.0.0.1',
     port: integer(env, 'WORKER_DASHBOARD_PORT', 8081, 0, 65_535),
@@ -88,6 +95,32 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new WorkerConfigError(name, `must be a whole number from ${min} to ${max}${why}, got ${JSON.stringify(raw)}`);
   }
   return value;
+}
+
+function fraction(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^\s*(0|1)?(\.\d+)?\s*$/.test(raw) || !Number.isFinite(value) || value <= 0 || value > 1) {
+    throw new WorkerConfigError(name, `must be a number above 0 and at most 1, e.g. 0.5, got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+function backpressure(env: Env): BackpressureOptions | false {
+  if (!onOff(env, 'WORKER_BACKPRESSURE', 'on')) return false;
+  const cooldownMs = integer(env, 'WORKER_BREAKER_COOLDOWN_MS', DEFAULT_BREAKER.cooldownMs, 10, 3_600_000);
+  const maxCooldownMs = integer(env, 'WORKER_BREAKER_MAX_COOLDOWN_MS', Math.max(cooldownMs, DEFAULT_BREAKER.maxCooldownMs), cooldownMs, 3_600_000, ' and at least WORKER_BREAKER_COOLDOWN_MS');
+  return {
+    breaker: onOff(env, 'WORKER_BREAKER', 'on') && {
+      failureRate: fraction(env, 'WORKER_BREAKER_FAILURE_RATE', DEFAULT_BREAKER.failureRate),
+      minimumRequests: integer(env, 'WORKER_BREAKER_MIN_REQUESTS', DEFAULT_BREAKER.minimumRequests, 1, 100_000),
+      windowMs: integer(env, 'WORKER_BREAKER_WINDOW_MS', DEFAULT_BREAKER.windowMs, 100, 3_600_000),
+      cooldownMs,
+      maxCooldownMs,
+    },
+    adaptiveConcurrency: onOff(env, 'WORKER_ADAPTIVE_CONCURRENCY', 'on'),
+  };
 }
 
 function url(env: Env, name: string): string | undefined {
@@ -169,6 +202,7 @@ export function loadWorkerConfig(env: Env): WorkerConfig {
     emulatorPort: integer(env, 'WORKER_EMULATOR_PORT', 4566, 0, 65_535),
     retryPolicy: policy,
     retryPolicySource: source,
+    backpressure: backpressure(env),
     simulationLedger: ledgerPath(env),
     webhookUrl: url(env, 'WEBHOOK_URL'),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 900_000),

@@ -30,6 +30,8 @@ export class SqsHealthIndicator {
       maxInFlight: health.maxInFlight,
       lastPollActivityAt: health.lastPollActivityAt,
       consecutivePollFailures: health.consecutivePollFailures,
+      // An open breaker is the dependency's outage, not the worker's: a detail, never "down".
+      dependencies: health.dependencies,
     };
     return health[aspect] ? session.up(details) : session.down(details);
   }

@@ -28,3 +28,11 @@ export {
   type ReplayResult,
 } from './dead-letters/index.js';
 export { queueDepth, type QueueDepth } from './queue-depth.js';
+export {
+  DEFAULT_BREAKER,
+  type BackpressureOptions,
+  type BreakerState,
+  type CircuitBreakerOptions,
+  type DeferCause,
+  type DependencySnapshot,
+} from './backpressure/index.js';

@@ -4,7 +4,7 @@ import { classifyFailure, NonRetryableError, RetryableError } from '@requeue/ret
 import type { WorkerMessage } from '@requeue/sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadWorkerConfig } from '../config.js';
-import { WebhookHandler } from './webhook.handler.js';
+import { WebhookHandler, webhookDependencyKey } from './webhook.handler.js';
 
 let server: Server;
 let base: string;
@@ -81,5 +81,14 @@ describe('webhook handler', () => {
   it('rejects a body without a usable url as non-retryable when WEBHOOK_URL is unset', async () => {
     expect(await handler.handle(message({ hello: 'world' })).catch((e: unknown) => e)).toBeInstanceOf(NonRetryableError);
     expect(await handler.handle(message({ url: 'ftp://x' })).catch((e: unknown) => e)).toBeInstanceOf(NonRetryableError);
+  });
+
+  it('keys each message by its target host, so hosts fail apart', () => {
+    const keyOf = webhookDependencyKey('http://default.example.com:8080/hooks');
+    expect(keyOf({ body: { url: 'https://a.example.com/x', payload: 1 } })).toBe('a.example.com');
+    expect(keyOf({ body: { url: 'http://b.example.com:9000/y' } })).toBe('b.example.com:9000');
+    expect(keyOf({ body: { order: 7 } })).toBe('default.example.com:8080');
+    expect(webhookDependencyKey(undefined)({ body: { order: 7 } })).toBeUndefined();
+    expect(keyOf({ body: { url: 'not a url' } })).toBeUndefined();
   });
 });

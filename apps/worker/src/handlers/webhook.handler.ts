@@ -17,7 +17,7 @@ export class WebhookHandler {
 
   @SqsHandler('webhook')
   async handle(message: WorkerMessage): Promise<void> {
-    const { url, payload } = this.target(message.body);
+    const { url, payload } = webhookTarget(message.body, this.config.webhookUrl);
     const signal = AbortSignal.any([message.signal, AbortSignal.timeout(this.config.webhookTimeoutMs)]);
     const response = await fetch(url, {
       method: 'POST',
@@ -30,15 +30,27 @@ export class WebhookHandler {
     classifyResponse(response, url);
   }
 
-  private target(body: unknown): { url: string; payload: unknown } {
-    if (typeof body === 'object' && body !== null && 'url' in body) {
-      const { url, payload } = body as { url: unknown; payload?: unknown };
-      if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new NonRetryableError(`validation: "url" must be an http(s) URL, got ${JSON.stringify(url)}`);
-      return { url, payload: payload ?? null };
-    }
-    if (!this.config.webhookUrl) throw new NonRetryableError('validation: the body has no "url" and WEBHOOK_URL is not set');
-    return { url: this.config.webhookUrl, payload: body };
+}
+
+function webhookTarget(body: unknown, webhookUrl: string | undefined): { url: string; payload: unknown } {
+  if (typeof body === 'object' && body !== null && 'url' in body) {
+    const { url, payload } = body as { url: unknown; payload?: unknown };
+    if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new NonRetryableError(`validation: "url" must be an http(s) URL, got ${JSON.stringify(url)}`);
+    return { url, payload: payload ?? null };
   }
+  if (!webhookUrl) throw new NonRetryableError('validation: the body has no "url" and WEBHOOK_URL is not set');
+  return { url: webhookUrl, payload: body };
+}
+
+/** The dependency a webhook message calls: its target's host (and port). A body with no usable URL gets the queue's key. */
+export function webhookDependencyKey(webhookUrl: string | undefined): (message: Pick<WorkerMessage, 'body'>) => string | undefined {
+  return (message) => {
+    try {
+      return new URL(webhookTarget(message.body, webhookUrl).url).host;
+    } catch {
+      return undefined;
+    }
+  };
 }
 
 /** 2xx: done. 429: rate limit with Retry-After. 408, 425, 5xx: transient. Other 4xx: permanent. */
