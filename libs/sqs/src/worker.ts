@@ -318,9 +318,11 @@ export class SqsWorker {
   }
 
   /**
-   * Hands a deferred message back without using an attempt: ChangeMessageVisibility while
-   * the receive count leaves room under the redrive maxReceiveCount, else a copy, whose
-   * count starts again, so that deferrals alone never push a message to the DLQ.
+   * Hands a deferred message back without using an attempt: a copy whose `x-retry` keeps
+   * the attempt, delayed until the dependency is due. Not ChangeMessageVisibility: the
+   * message would come back with its receive count one higher, which the worker counts
+   * as an attempt (that is how crash loops are caught) and SQS counts toward the redrive
+   * maxReceiveCount. A FIFO queue has no per-message delay, so it does hide the original.
    */
   private async defer(message: DecodedMessage, decision: HopDecision | DeadLetterDecision, cause: DeferCause): Promise<void> {
     if (decision.action === 'dead-letter') {
@@ -328,8 +330,7 @@ export class SqsWorker {
       return;
     }
     this.options.metrics.deferred(cause);
-    const maxReceiveCount = this.facts?.maxReceiveCount;
-    if (this.facts?.fifo || maxReceiveCount === undefined || message.receiveCount < maxReceiveCount - 1) {
+    if (this.facts?.fifo) {
       await this.hideFor(message, this.secondsUntilDue(message, decision));
       return;
     }
