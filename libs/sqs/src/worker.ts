@@ -240,7 +240,7 @@ export class SqsWorker {
     heartbeat.track(message.receiptHandle, message.messageId, receivedAt);
     const input = this.handlerInput(message);
     const gate = this.dependencies?.get(dependencyKeyOf(options.dependencyKey, input, this.queueName));
-    const admission = gate ? await gate.admit() : undefined;
+    const admission = gate ? await gate.admit(message.state.attempt === 1) : undefined;
     if (admission && admission.kind !== 'run') {
       await heartbeat.untrack(message.receiptHandle);
       if (admission.kind === 'stopped') await this.release(message);

@@ -4,6 +4,7 @@ import { SqsHandler } from '@requeue/nest';
 import { ErrorType, NonRetryableError, RetryableError, UnrecoverableError } from '@requeue/retry';
 import type { WorkerMessage } from '@requeue/sqs';
 import { z } from 'zod';
+import { TryCounter } from './try-counter.js';
 import { APP_CONFIG } from '../tokens.js';
 import type { WorkerConfig } from '../config.js';
 
@@ -24,13 +25,16 @@ const simulationBody = z.object({
 export type SimulationBody = z.infer<typeof simulationBody>;
 
 /**
- * The demo, test and benchmark handler (DESIGN.md 3.4). With `failTimes` n, attempts
- * 1..n fail with the outcome and attempt n+1 succeeds; without it, the outcome happens
+ * The demo, test and benchmark handler (DESIGN.md 3.4). With `failTimes` n, tries
+ * 1..n fail with the outcome and try n+1 succeeds (a try is an attempt, or a call that
+ * backpressure deferred without one: see TryCounter); without it, the outcome happens
  * on every attempt. Each success appends a line to SIMULATION_LEDGER, synchronously and
  * before the message is deleted, so a crash can duplicate a ledger line but never lose one.
  */
 @Injectable()
 export class SimulationHandler {
+  private readonly tries = new TryCounter();
+
   constructor(@Inject(APP_CONFIG) private readonly config: WorkerConfig) {}
 
   @SqsHandler('simulation')
@@ -43,7 +47,7 @@ export class SimulationHandler {
     const { id, simulate } = parsed.data;
     if (simulate?.durationMs) await workFor(simulate.durationMs, message.signal);
     const outcome = simulate?.outcome ?? 'ok';
-    const failing = outcome !== 'ok' && (simulate?.failTimes === undefined || message.attempt <= simulate.failTimes);
+    const failing = outcome !== 'ok' && (simulate?.failTimes === undefined || this.tries.next(message) <= simulate.failTimes);
     if (failing) await fail(outcome, simulate?.retryAfterMs);
     if (this.config.simulationLedger) {
       // originalMessageId (beyond the contract's four fields) ties retries' log lines to this id.

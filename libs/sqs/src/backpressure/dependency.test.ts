@@ -101,6 +101,14 @@ describe('Dependency gate', () => {
     expect(dependency.snapshot().breaker).toBe('closed');
   });
 
+  it('samples only first attempts into the breaker: a tail of failing retries is not an outage', async () => {
+    const dependency = gate({ breaker: { minimumRequests: 5 } }, 50);
+    for (let i = 0; i < 20; i++) dependency.finish(ticketOf(await dependency.admit(false)), { kind: 'unavailable' });
+    expect(dependency.snapshot().breaker).toBe('closed');
+    for (let i = 0; i < 5; i++) dependency.finish(ticketOf(await dependency.admit(true)), { kind: 'unavailable' });
+    expect(dependency.snapshot().breaker).toBe('open');
+  });
+
   it('releases every waiting message at stop', async () => {
     const dependency = gate({ breaker: false }, 1);
     ticketOf(await dependency.admit());

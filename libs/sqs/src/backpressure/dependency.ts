@@ -16,6 +16,8 @@ export type CallOutcome =
 export interface DependencyTicket {
   startedAt: number;
   breaker: BreakerTicket | undefined;
+  /** Whether the call's result joins the breaker's window (see `admit`). */
+  sampled: boolean;
 }
 
 export type DeferCause = 'breaker-open' | 'rate-limited';
@@ -41,6 +43,7 @@ type Verdict = Admission | { kind: 'wait'; retryAt: number | undefined };
 
 interface Waiter {
   resolve: (admission: Admission) => void;
+  sampled: boolean;
 }
 
 /**
@@ -72,15 +75,20 @@ export class Dependency {
     this.lastUsedAt = now();
   }
 
-  /** Resolves when the message may run, must be deferred, or the worker stops. */
-  admit(): Promise<Admission> {
+  /**
+   * Resolves when the message may run, must be deferred, or the worker stops. Only first
+   * attempts are `sampled` into the breaker's window: retries are the messages that
+   * already failed once, and the tail of a backlog, all retries, would otherwise look
+   * like an outage. Probes count whatever they are.
+   */
+  admit(sampled = true): Promise<Admission> {
     this.lastUsedAt = this.now();
     if (this.waiters.length === 0) {
-      const verdict = this.evaluate();
+      const verdict = this.evaluate(sampled);
       if (verdict.kind !== 'wait') return Promise.resolve(verdict);
       this.wakeAt(verdict.retryAt);
     }
-    return new Promise((resolve) => this.waiters.push({ resolve }));
+    return new Promise((resolve) => this.waiters.push({ resolve, sampled }));
   }
 
   /** Reports how a call admitted by `admit` ended. */
@@ -98,7 +106,7 @@ export class Dependency {
       const backoffMs = Math.min(this.options.maxPauseMs, this.options.rateLimitPauseMs * 2 ** Math.min(this.consecutivePauses - 1, 30));
       this.pausedUntil = Math.max(this.pausedUntil, now + (outcome.retryAfterMs ?? backoffMs));
     }
-    if (ticket.breaker) this.breaker?.record(ticket.breaker, breakerResult(outcome));
+    if (ticket.breaker && (ticket.sampled || ticket.breaker.probe)) this.breaker?.record(ticket.breaker, breakerResult(outcome));
     this.pump();
   }
 
@@ -131,7 +139,7 @@ export class Dependency {
     this.pump();
   }
 
-  private evaluate(): Verdict {
+  private evaluate(sampled: boolean): Verdict {
     if (this.stopped) return { kind: 'stopped' };
     const now = this.now();
     if (this.breaker?.state === 'open') return { kind: 'defer', untilMs: this.breaker.probeAt, cause: 'breaker-open' };
@@ -145,13 +153,13 @@ export class Dependency {
     if (admission?.kind === 'wait') return { kind: 'wait', retryAt: undefined };
     if (admission?.kind === 'open') return { kind: 'defer', untilMs: admission.probeAt, cause: 'breaker-open' };
     this.running++;
-    return { kind: 'run', ticket: { startedAt: now, breaker: admission?.ticket } };
+    return { kind: 'run', ticket: { startedAt: now, breaker: admission?.ticket, sampled } };
   }
 
   /** Admits waiters in arrival order for as long as the gate lets them through. */
   private pump(): void {
     while (this.waiters.length > 0) {
-      const verdict = this.evaluate();
+      const verdict = this.evaluate(this.waiters[0]!.sampled);
       if (verdict.kind === 'wait') {
         this.wakeAt(verdict.retryAt);
         return;
