@@ -32,7 +32,7 @@ describe('loadWorkerConfig', () => {
 
   it('turns backpressure on by default with the measured breaker defaults, and lets each part be tuned or turned off', () => {
     expect(loadWorkerConfig({}).backpressure).toEqual({
-      breaker: { failureRate: 0.5, minimumRequests: 20, windowMs: 10_000, cooldownMs: 1000, maxCooldownMs: 30_000 },
+      breaker: { failureRate: 0.5, minimumRequests: 20, windowMs: 10_000, cooldownMs: 1000, maxCooldownMs: 5000 },
       adaptiveConcurrency: true,
     });
     expect(loadWorkerConfig({ WORKER_BACKPRESSURE: 'off' }).backpressure).toBe(false);

@@ -270,7 +270,14 @@ export class SqsWorker {
     const blockedUntil = failure.retryable && failure.scope === 'systemic' ? gate?.blockedUntil() : undefined;
     if (failure.retryable && blockedUntil !== undefined) {
       const decision = options.retryPolicy.defer(message.state, failure, blockedUntil - options.now(), options.now(), message.override);
-      await this.defer(message, decision, callOutcomeOf(failure).kind === 'rate-limited' ? 'rate-limited' : 'breaker-open');
+      const cause = callOutcomeOf(failure).kind === 'rate-limited' ? 'rate-limited' : 'breaker-open';
+      if (decision.action === 'hop') {
+        options.logger.info(
+          { messageId: message.messageId, originalMessageId: message.state.originalMessageId, attempt: message.state.attempt, errorType: failure.errorType, delaySeconds: decision.delaySeconds, dependency: gate!.key, cause },
+          'dependency rate-limiting or down; deferred without using an attempt',
+        );
+      }
+      await this.defer(message, decision, cause);
       return;
     }
     const decision = options.retryPolicy.decideClassified(message.state, failure, options.now(), options.random, message.override);

@@ -36,7 +36,7 @@ export async function startBenchEmulator(): Promise<BenchEmulator> {
   };
 }
 
-export type SystemName = 'requeue' | 'raw-sdk-loop' | 'sqs-consumer' | 'sqs-consumer-batch' | 'seed-reference';
+export type SystemName = 'requeue' | 'requeue-no-backpressure' | 'raw-sdk-loop' | 'sqs-consumer' | 'sqs-consumer-batch' | 'seed-reference';
 
 export interface SystemUnderTest {
   system: SystemName;
@@ -47,6 +47,7 @@ export interface SystemUnderTest {
 
 export const SYSTEM_LABELS: Record<SystemName, string> = {
   requeue: 'requeue',
+  'requeue-no-backpressure': 'requeue, backpressure off',
   'raw-sdk-loop': 'raw SDK loop',
   'sqs-consumer': 'sqs-consumer 15 (handleMessage, batchSize 10)',
   'sqs-consumer-batch': 'sqs-consumer 15 (handleMessageBatch)',
@@ -61,7 +62,7 @@ interface Started {
 /** Starts a system as its own process, pointed at the queue through the counting proxy. */
 async function startSystem(sut: SystemUnderTest, endpoint: string, queueUrl: string, dlqUrl: string): Promise<Started> {
   const base = { PATH: process.env.PATH ?? '', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench', AWS_REGION: 'us-east-1' };
-  if (sut.system === 'requeue') {
+  if (sut.system === 'requeue' || sut.system === 'requeue-no-backpressure') {
     const worker = await startWorkerProcess({
       WORKER_QUEUE_URL: queueUrl,
       WORKER_DLQ_URL: dlqUrl,
@@ -71,6 +72,7 @@ async function startSystem(sut: SystemUnderTest, endpoint: string, queueUrl: str
       LOG_LEVEL: 'error',
       // As deployed: the stack sizes V8 from the default 512 MB task.
       NODE_OPTIONS: workerNodeOptions(512),
+      ...(sut.system === 'requeue-no-backpressure' ? { WORKER_BACKPRESSURE: 'off' } : {}),
       ...sut.env,
     });
     return { child: worker.child, ready: waitUntilReady(worker, 30_000) };
@@ -106,7 +108,10 @@ function rssMb(pid: number): number | undefined {
 
 export interface Measurement {
   processed: number;
+  /** From the first message taken (the throughput clock). */
   seconds: number;
+  /** From `onStart` (the herd's clock: the outage begins there). */
+  secondsSinceStart: number;
   messagesPerSecond: number;
   sqsCalls: number;
   callsPerMessage: number;
@@ -167,6 +172,7 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
       await sleep(25);
     }
     const seconds = firstTakenAt === undefined ? capSeconds : (Date.now() - firstTakenAt) / 1000;
+    const secondsSinceStart = (Date.now() - spawnedAt) / 1000;
     const processed = backlog.count - left;
     const callsByAction = await emulator.control<Record<string, number>>('counts');
     const dlqDepth = await emulator.control<{ ready: number; delayed: number; inflight: number }>('depth', { queue: `${name}-dlq` });
@@ -174,6 +180,7 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
     return {
       processed,
       seconds,
+      secondsSinceStart,
       messagesPerSecond: processed / seconds,
       sqsCalls,
       callsPerMessage: processed > 0 ? sqsCalls / processed : Infinity,

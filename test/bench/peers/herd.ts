@@ -28,7 +28,8 @@ export async function runHerd(emulator: BenchEmulator, policy: string, sut: (url
       policy,
       measurement,
       downstreamRequests: downstream.total(),
-      drainSeconds: measurement.seconds,
+      // From the start of the outage: the wait through it is part of the drain.
+      drainSeconds: measurement.secondsSinceStart,
       peakAfterRecovery: Math.max(0, ...timeline.filter((s) => s.second >= recovery).map((s) => s.accepted + s.rejected)),
       deadLettered: measurement.deadLettered,
       timeline,

@@ -28,6 +28,13 @@ interface Row {
   peakRssMb: number;
 }
 
+/** The herd's three runs: our defaults, the same with backpressure off, and the seed's worker. */
+const HERD_POLICIES = {
+  backpressure: 'requeue defaults (backpressure on)',
+  plain: 'requeue, backpressure off (retry policy alone)',
+  seed: 'seed reference loop',
+} as const;
+
 const RETRY_ONCE: Backlog['simulate'] = { outcome: 'transient', failTimes: 1 };
 /** requeue's retry path at the bench's 0-1 s delay: fixed 1 s with full jitter. */
 const REQUEUE_RETRY_POLICY = JSON.stringify({ jitter: { type: 'full' }, types: { TEMPORARY: { backoff: { type: 'fixed', delayMs: 1000 }, maxDelayMs: 1000 } } });
@@ -60,6 +67,7 @@ const HAPPY_SYSTEMS: SystemUnderTest[] = [
   { system: 'sqs-consumer', concurrency: 10 },
   { system: 'sqs-consumer-batch', concurrency: 10 },
   { system: 'requeue', concurrency: 50 },
+  { system: 'requeue-no-backpressure', concurrency: 50 },
   { system: 'raw-sdk-loop', concurrency: 50 },
   { system: 'sqs-consumer', concurrency: 50 },
   { system: 'sqs-consumer-batch', concurrency: 50 },
@@ -81,7 +89,7 @@ function slopeMbPerMinute(samples: Array<[number, number]>): number {
 /** Rewrites the docs section (and the herd chart, when the document has its timelines) from a saved `--json` document. */
 async function renderSaved(path: string): Promise<void> {
   const saved = JSON.parse(readFileSync(path, 'utf8')) as Document;
-  const document = { ...saved, targets: targets(saved.happy, saved.retry, saved.memory, saved.herd) };
+  const document = { ...saved, targets: targets(saved.happy, saved.retry, saved.memory, saved.herd, saved.config.herdMessages) };
   if (saved.herd.every((run) => Array.isArray(run.timeline))) await writeHerdChart(saved.herd, CHART);
   replaceDocsSection(DOCS, 'peers', renderDocs(document));
 }
@@ -128,12 +136,13 @@ async function main(argv: string[]): Promise<void> {
 
     progress(`herd, end to end: ${config.herdMessages} webhooks, dependency down ${HERD.outageMs / 1000} s then ${HERD.capacityPerSecond}/s`);
     const herd: HerdRun[] = [
-      await runHerd(emulator, 'requeue (default policy)', (url) => ({ system: 'requeue', concurrency: 50, env: { WORKER_HANDLER: 'webhook', WEBHOOK_URL: url } }), 900, config.herdMessages),
-      await runHerd(emulator, 'seed reference loop', (url) => ({ system: 'seed-reference', concurrency: 1, env: { BENCH_WEBHOOK_URL: url } }), 900, config.herdMessages),
+      await runHerd(emulator, HERD_POLICIES.backpressure, (url) => ({ system: 'requeue', concurrency: 50, env: { WORKER_HANDLER: 'webhook', WEBHOOK_URL: url } }), 900, config.herdMessages),
+      await runHerd(emulator, HERD_POLICIES.plain, (url) => ({ system: 'requeue-no-backpressure', concurrency: 50, env: { WORKER_HANDLER: 'webhook', WEBHOOK_URL: url } }), 900, config.herdMessages),
+      await runHerd(emulator, HERD_POLICIES.seed, (url) => ({ system: 'seed-reference', concurrency: 1, env: { BENCH_WEBHOOK_URL: url } }), 900, config.herdMessages),
     ];
     for (const run of herd) progress(`  ${run.policy}: ${run.downstreamRequests} requests, drained in ${run.drainSeconds.toFixed(0)} s, peak ${run.peakAfterRecovery}/s, ${run.deadLettered} dead-lettered`);
 
-    const document = { config, happy, retry, memory, herd: herd.map(({ measurement: _measurement, ...rest }) => rest), targets: targets(happy, retry, memory, herd), durationSeconds: (Date.now() - started) / 1000 };
+    const document = { config, happy, retry, memory, herd: herd.map(({ measurement: _measurement, ...rest }) => rest), targets: targets(happy, retry, memory, herd, config.herdMessages), durationSeconds: (Date.now() - started) / 1000 };
     if (argv.includes('--update-docs')) {
       await writeHerdChart(herd, CHART);
       replaceDocsSection(DOCS, 'peers', renderDocs(document));
@@ -154,7 +163,7 @@ interface Target {
   met: boolean;
 }
 
-function targets(happy: Row[], retry: Row[], memory: Document['memory'], herd: ReadonlyArray<Omit<HerdRun, 'measurement'>>): Target[] {
+function targets(happy: Row[], retry: Row[], memory: Document['memory'], herd: ReadonlyArray<Omit<HerdRun, 'measurement'>>, messages: number): Target[] {
   const rate = (scenario: string, system: SystemName, concurrency: number, rows = happy) => rows.find((r) => r.scenario === scenario && r.system === system && r.concurrency === concurrency)?.messagesPerSecond.median ?? NaN;
   const best = (scenario: string, systems: SystemName[]) => Math.max(...happy.filter((r) => r.scenario === scenario && systems.includes(r.system)).map((r) => r.messagesPerSecond.median));
   const ratio = (a: number, b: number) => a / b;
@@ -192,12 +201,26 @@ function targets(happy: Row[], retry: Row[], memory: Document['memory'], herd: R
   push('retry-path throughput vs our happy path (@50, no-op)', '≥ 0.5×', retryRatio, retryRatio >= 0.5);
   push('peak RSS at the memory backlog', '< 200 MB', Number(memory.peakMb), Number(memory.peakMb) < 200, ' MB');
   push('RSS slope over the memory run', 'no upward slope', Number(memory.slopeMbPerMinute), Number(memory.slopeMbPerMinute) <= 5, ' MB/min');
-  const [ours, seed] = herd;
-  push('herd: dead-lettered', '0', ours!.deadLettered, ours!.deadLettered === 0, '');
-  const herdRatio = ratio(ours!.downstreamRequests, seed!.downstreamRequests);
+  const herdRun = (policy: string) => herd.find((run) => run.policy === policy)!;
+  const ours = herdRun(HERD_POLICIES.backpressure);
+  const seed = herdRun(HERD_POLICIES.seed);
+  push('herd: dead-lettered', '0', ours.deadLettered, ours.deadLettered === 0, '');
+  const herdRatio = ratio(ours.downstreamRequests, seed.downstreamRequests);
   push('herd: downstream requests vs seed reference', '≤ 0.7×', herdRatio, herdRatio <= 0.7);
-  const peak = ours!.peakAfterRecovery / HERD.capacityPerSecond;
+  const peak = ours.peakAfterRecovery / HERD.capacityPerSecond;
   push('herd: peak after recovery vs capacity', '≤ 2×', peak, peak <= 2);
+  // Adaptive backpressure's targets: against the ideal of one call per message, a drain in
+  // the outage plus N / capacity, and never more than the dependency admits.
+  const callsPerMessage = ours.downstreamRequests / messages;
+  push('backpressure: downstream calls per message', '≤ 1.3', callsPerMessage, callsPerMessage <= 1.3, '');
+  const ideal = HERD.outageMs / 1000 + messages / HERD.capacityPerSecond;
+  const drain = ours.drainSeconds / ideal;
+  push(`backpressure: drain vs ideal (${ideal.toFixed(0)} s)`, '≤ 1.5×', drain, drain <= 1.5);
+  push('backpressure: peak after recovery vs capacity', '≤ 1.3×', peak, peak <= 1.3);
+  for (const handler of ['no-op', '5 ms I/O']) {
+    const onOff = ratio(rate(`happy ${handler}`, 'requeue', 50), rate(`happy ${handler}`, 'requeue-no-backpressure', 50));
+    push(`backpressure: happy-path throughput on vs off, ${handler}, @50`, '≥ 0.95×', onOff, onOff >= 0.95);
+  }
   return out;
 }
 
@@ -247,7 +270,7 @@ function renderDocs(document: Document): string {
       { header: 'dead-lettered', value: (h) => h.deadLettered },
     ]),
     '',
-    '![Downstream requests per second, both policies, with the capacity line](herd-e2e.svg)',
+    '![Downstream requests per second for each run, with the capacity line](herd-e2e.svg)',
   ].join('\n');
 }
 

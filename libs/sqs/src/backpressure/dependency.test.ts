@@ -109,6 +109,28 @@ describe('Dependency gate', () => {
     expect(dependency.snapshot().breaker).toBe('open');
   });
 
+  it('paces dispatches at the rate the dependency admitted once it rate-limits', async () => {
+    const dependency = gate({ breaker: false, holdMs: 2000 }, 50);
+    // 100 calls admitted in 100 ms, then a 429 asking for a 1 s pause: about 91 calls/s.
+    for (let i = 0; i < 100; i++) {
+      dependency.finish(ticketOf(await dependency.admit()), { kind: 'success' });
+      vi.advanceTimersByTime(1);
+    }
+    dependency.finish(ticketOf(await dependency.admit()), { kind: 'rate-limited', retryAfterMs: 1000 });
+    vi.advanceTimersByTime(1000);
+    const startedAt: number[] = [];
+    const calls = Array.from({ length: 5 }, () => dependency.admit().then((admission) => {
+      startedAt.push(Date.now());
+      dependency.finish(ticketOf(admission), { kind: 'success' });
+    }));
+    await vi.advanceTimersByTimeAsync(200);
+    await Promise.all(calls);
+    const gaps = startedAt.slice(1).map((at, i) => at - startedAt[i]!);
+    // (100 ms + 1000 ms) / 100 successes, 5% slower: 11.55 ms apart.
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(11);
+    for (const gap of gaps) expect(gap).toBeLessThanOrEqual(13);
+  });
+
   it('releases every waiting message at stop', async () => {
     const dependency = gate({ breaker: false }, 1);
     ticketOf(await dependency.admit());

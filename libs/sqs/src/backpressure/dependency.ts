@@ -58,6 +58,7 @@ export class Dependency {
   private pausedUntil = 0;
   private consecutivePauses = 0;
   private waiters: Waiter[] = [];
+  private readonly pace: DispatchPace | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   lastUsedAt: number;
@@ -72,6 +73,7 @@ export class Dependency {
   ) {
     this.breaker = options.breaker ? new CircuitBreaker(options.breaker, now, random, (state) => onBreakerTransition(key, state)) : undefined;
     this.limit = options.adaptiveConcurrency ? new AimdLimit({ min: 1, max: maxInFlight, decreaseFactor: options.decreaseFactor }, now) : undefined;
+    this.pace = options.adaptiveConcurrency ? new DispatchPace() : undefined;
     this.lastUsedAt = now();
   }
 
@@ -98,13 +100,17 @@ export class Dependency {
     if (outcome.kind === 'success') {
       this.consecutivePauses = 0;
       this.limit?.onSuccess();
+      this.pace?.onSuccess(now);
     } else if (outcome.kind !== 'neutral') {
       this.limit?.onOverload(ticket.startedAt);
     }
     if (outcome.kind === 'rate-limited') {
       this.consecutivePauses++;
       const backoffMs = Math.min(this.options.maxPauseMs, this.options.rateLimitPauseMs * 2 ** Math.min(this.consecutivePauses - 1, 30));
-      this.pausedUntil = Math.max(this.pausedUntil, now + (outcome.retryAfterMs ?? backoffMs));
+      const pauseMs = outcome.retryAfterMs ?? backoffMs;
+      // Rejections that land while already paused come from the same burst: one measures.
+      if (this.pausedUntil <= now) this.pace?.onRateLimited(now, pauseMs);
+      this.pausedUntil = Math.max(this.pausedUntil, now + pauseMs);
     }
     if (ticket.breaker && (ticket.sampled || ticket.breaker.probe)) this.breaker?.record(ticket.breaker, breakerResult(outcome));
     this.pump();
@@ -148,11 +154,14 @@ export class Dependency {
       return { kind: 'wait', retryAt: this.pausedUntil };
     }
     if (this.running >= (this.limit?.current ?? this.maxInFlight)) return { kind: 'wait', retryAt: undefined };
+    const paced = this.pace?.nextAt(now);
+    if (paced !== undefined) return { kind: 'wait', retryAt: paced };
     const admission = this.breaker?.admit();
     // Half-open with its probes under way: the next call waits for their verdict.
     if (admission?.kind === 'wait') return { kind: 'wait', retryAt: undefined };
     if (admission?.kind === 'open') return { kind: 'defer', untilMs: admission.probeAt, cause: 'breaker-open' };
     this.running++;
+    this.pace?.dispatched(now);
     return { kind: 'run', ticket: { startedAt: now, breaker: admission?.ticket, sampled } };
   }
 
@@ -183,4 +192,49 @@ function breakerResult(outcome: CallOutcome): CallResult {
   if (outcome.kind === 'unavailable') return 'failure';
   // A 429 proves the dependency is up: pace it, but do not cut it off.
   return outcome.kind === 'neutral' ? 'neutral' : 'success';
+}
+
+/**
+ * Once a dependency has rate-limited, concurrency alone cannot respect it: a fast
+ * dependency takes a whole second's allowance in a few milliseconds, at any concurrency,
+ * and rejects the rest. So dispatches are spaced by the rate it actually admitted between
+ * its last two rate limits, 5% slower (a token bucket's reserve inflates that rate), and
+ * the spacing shrinks by 0.01% per success, about 1% a second at 100 calls/s, so a
+ * dependency that raises its limit is found again.
+ */
+const SLOWER_THAN_ADMITTED = 1.05;
+const SPEED_UP_PER_SUCCESS = 0.9999;
+
+class DispatchPace {
+  private spacingMs = 0;
+  private nextDispatchAt = 0;
+  private lastRateLimitAt: number | undefined;
+  private firstSuccessAt: number | undefined;
+  private successesSince = 0;
+
+  onSuccess(now: number): void {
+    this.firstSuccessAt ??= now;
+    this.successesSince++;
+    this.spacingMs *= SPEED_UP_PER_SUCCESS;
+  }
+
+  onRateLimited(now: number, retryAfterMs: number): void {
+    if (this.successesSince > 0) {
+      // A cycle runs from one rate limit to the next, its pause included. The first has
+      // no start: its successes, plus the pause the dependency asked for, stand for one.
+      const cycleMs = this.lastRateLimitAt !== undefined ? now - this.lastRateLimitAt : now - (this.firstSuccessAt ?? now) + retryAfterMs;
+      this.spacingMs = (SLOWER_THAN_ADMITTED * cycleMs) / this.successesSince;
+    }
+    this.lastRateLimitAt = now;
+    this.successesSince = 0;
+  }
+
+  /** When the next dispatch may go, if not now. */
+  nextAt(now: number): number | undefined {
+    return this.spacingMs >= 1 && now < this.nextDispatchAt ? this.nextDispatchAt : undefined;
+  }
+
+  dispatched(now: number): void {
+    this.nextDispatchAt = Math.max(now, this.nextDispatchAt) + this.spacingMs;
+  }
 }

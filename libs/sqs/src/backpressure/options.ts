@@ -4,7 +4,10 @@ import type { CircuitBreakerOptions } from './circuit-breaker.js';
 export interface BackpressureOptions {
   /** The per-dependency circuit breaker; `false` turns it off. */
   breaker?: Partial<CircuitBreakerOptions> | false;
-  /** AIMD on the calls each dependency may have under way; `false` keeps `maxInFlight` fixed. @default true */
+  /**
+   * AIMD on the calls each dependency may have under way, and, once it has rate-limited,
+   * dispatches paced at the rate it admitted; `false` keeps `maxInFlight` fixed. @default true
+   */
   adaptiveConcurrency?: boolean;
   /** Multiplier applied to a dependency's limit on each overload signal. @default 0.5 */
   decreaseFactor?: number;
@@ -25,15 +28,16 @@ export interface ResolvedBackpressure {
 
 /**
  * Chosen from the end-to-end herd benchmark (docs/retry-policy.md): half the calls
- * failing over 10 s with at least 20 calls is an outage, not a bad message mix, and a
- * 1 s first cool-down finds a recovery within a few seconds of it.
+ * failing over 10 s with at least 20 calls is an outage, not a bad message mix; a 1 s
+ * first cool-down doubling to 5 s finds a recovery within 5 s of it, for one probe call
+ * per 5 s while it lasts.
  */
 export const DEFAULT_BREAKER: CircuitBreakerOptions = {
   failureRate: 0.5,
   minimumRequests: 20,
   windowMs: 10_000,
   cooldownMs: 1000,
-  maxCooldownMs: 30_000,
+  maxCooldownMs: 5000,
   probes: 1,
 };
 
