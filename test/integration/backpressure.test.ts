@@ -1,5 +1,5 @@
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import { createRetryPolicy, RetryableError } from '@requeue/retry';
+import { createRetryPolicy, NonRetryableError, RetryableError } from '@requeue/retry';
 import { SqsWorker, type BackpressureOptions, type MessageHandler } from '@requeue/sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startEmulator, type Emulator, type QueuePair } from '../support/emulator.js';
@@ -91,6 +91,46 @@ describe('adaptive backpressure against the SQS protocol (fauxqs)', () => {
       expect(on.worker.health().dependencies[0]).toMatchObject({ breaker: 'closed' });
     } finally {
       await Promise.all([on.worker.stop({ drainTimeoutMs: 0 }), off.worker.stop({ drainTimeoutMs: 0 })]);
+    }
+  });
+
+  it('never opens the breaker on a 10% permanent and 10% transient failure mix without an outage', async () => {
+    const queues = await emulator.createQueues();
+    let calls = 0;
+    const handler: MessageHandler = async (message) => {
+      calls++;
+      const n = Number((message.body as { id: string }).id.slice(1));
+      if (n % 10 === 3) throw new NonRetryableError('validation: rejected by the dependency (400)');
+      if (n % 10 === 7 && message.attempt === 1) throw new RetryableError('dependency answered 503', { errorType: 'TEMPORARY' });
+    };
+    for (let start = 0; start < 200; start += 10) {
+      const entries = Array.from({ length: 10 }, (_, i) => ({ Id: String(i), MessageBody: JSON.stringify({ id: `m${start + i}` }) }));
+      await emulator.sqs.send(new SendMessageBatchCommand({ QueueUrl: queues.queueUrl, Entries: entries }));
+    }
+    const worker = new SqsWorker({
+      sqs: emulator.sqs,
+      queueUrl: queues.queueUrl,
+      deadLetterQueueUrl: queues.dlqUrl,
+      handler,
+      retryPolicy: createRetryPolicy({ jitter: 'none', types: { TEMPORARY: { backoff: { type: 'fixed', delayMs: 100 } } } }),
+      maxInFlight: 10,
+      waitTimeSeconds: 1,
+      batchWaitMs: 5,
+      // The defaults, with a small minimum volume so that 200 messages are plenty.
+      backpressure: { breaker: { minimumRequests: 10 } },
+    });
+    await worker.start();
+    const states = new Set<string>();
+    try {
+      const deadLettered = await eventually(() => {
+        for (const dependency of worker.health().dependencies) states.add(dependency.breaker);
+        return finished(queues);
+      }, 30_000, 'the mix to drain');
+      expect(deadLettered).toBe(20);
+      expect(calls).toBe(220);
+      expect([...states]).toEqual(['closed']);
+    } finally {
+      await worker.stop({ drainTimeoutMs: 0 });
     }
   });
 });

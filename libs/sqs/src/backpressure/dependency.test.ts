@@ -19,13 +19,13 @@ async function peek<T>(promise: Promise<T>): Promise<T | 'pending'> {
   return Promise.race([promise, new Promise<'pending'>((resolve) => setImmediate(() => resolve('pending')))]);
 }
 
-describe('Dependency gate', () => {
-  beforeEach(() => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-    vi.setSystemTime(START);
-  });
-  afterEach(() => vi.useRealTimers());
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  vi.setSystemTime(START);
+});
+afterEach(() => vi.useRealTimers());
 
+describe('Dependency gate', () => {
   it('holds calls beyond its limit in memory, in order, and lets the next through as one finishes', async () => {
     const dependency = gate({ breaker: false }, 2);
     const first = ticketOf(await dependency.admit());
@@ -141,12 +141,6 @@ describe('Dependency gate', () => {
 });
 
 describe('Dependencies', () => {
-  beforeEach(() => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-    vi.setSystemTime(START);
-  });
-  afterEach(() => vi.useRealTimers());
-
   it('blocks receiving only while every known dependency is blocked', async () => {
     const dependencies = new Dependencies(resolveBackpressure({ breaker: false }), 10, () => Date.now(), () => 1);
     const a = dependencies.get('a.example.com');
