@@ -274,7 +274,7 @@ export class SqsWorker {
       if (decision.action === 'hop') {
         options.logger.info(
           { messageId: message.messageId, originalMessageId: message.state.originalMessageId, attempt: message.state.attempt, errorType: failure.errorType, delaySeconds: decision.delaySeconds, dependency: gate!.key, cause },
-          'dependency rate-limiting or down; deferred without using an attempt',
+          'dependency rate-limiting or down; retrying without using an attempt',
         );
       }
       await this.defer(message, decision, cause);

@@ -57,14 +57,14 @@ function readLedger(path: string): LedgerLine[] {
     .map((line) => JSON.parse(line) as LedgerLine);
 }
 
-/** The worker's pino lines about retries; EMF documents and other logs are skipped. */
+/** The worker's pino lines about retries (deferrals included); EMF documents and other logs are skipped. */
 function retryLines(output: string): RetryLogLine[] {
   const lines: RetryLogLine[] = [];
   for (const line of output.split('\n')) {
     if (!line.includes('retrying')) continue;
     try {
       const entry = JSON.parse(line) as { msg?: string; time: number; originalMessageId: string; attempt: number; errorType: string; delaySeconds: number };
-      if (entry.msg?.endsWith('retrying')) lines.push({ originalMessageId: entry.originalMessageId, attempt: entry.attempt, errorType: entry.errorType, delaySeconds: entry.delaySeconds, at: entry.time });
+      if (entry.msg?.includes('retrying')) lines.push({ originalMessageId: entry.originalMessageId, attempt: entry.attempt, errorType: entry.errorType, delaySeconds: entry.delaySeconds, at: entry.time });
     } catch {
       // not a log line of ours
     }
