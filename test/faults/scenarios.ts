@@ -58,10 +58,6 @@ function workerEnv(emulator: Emulator, queues: QueuePair, ledger: string, maxInF
     WORKER_DLQ_URL: queues.dlqUrl,
     AWS_ENDPOINT_URL: emulator.endpoint,
     WORKER_HANDLER: 'simulation',
-    // These suites check restart accounting. With backpressure on, this mix (30% of
-    // messages failing 1-3 times) trips the breaker and the drain outlasts the suite's
-    // wait: an open finding (docs/benchmarks.md), not yet diagnosed.
-    WORKER_BACKPRESSURE: 'off',
     WORKER_WAIT_TIME_SECONDS: '1',
     WORKER_MAX_IN_FLIGHT: String(maxInFlight),
     SIMULATION_LEDGER: ledger,

@@ -51,6 +51,19 @@ describe('Dependency gate', () => {
     expect((await next).kind).toBe('run');
   });
 
+  it('keeps its limit on a 503 the breaker does not confirm, and halves it once the breaker opens', async () => {
+    const dependency = gate({ breaker: { minimumRequests: 4 } }, 8);
+    const calls = [];
+    for (let i = 0; i < 4; i++) calls.push(ticketOf(await dependency.admit()));
+    vi.advanceTimersByTime(10);
+    dependency.finish(calls[0]!, { kind: 'success' });
+    dependency.finish(calls[1]!, { kind: 'unavailable' });
+    expect(dependency.snapshot()).toMatchObject({ breaker: 'closed', concurrencyLimit: 8 });
+    dependency.finish(calls[2]!, { kind: 'unavailable' });
+    dependency.finish(calls[3]!, { kind: 'unavailable' });
+    expect(dependency.snapshot()).toMatchObject({ breaker: 'open', concurrencyLimit: 4 });
+  });
+
   it('pauses every call for Retry-After: short pauses wait in memory, long ones defer through SQS', async () => {
     const dependency = gate({ breaker: false, holdMs: 2000 });
     dependency.finish(ticketOf(await dependency.admit()), { kind: 'rate-limited', retryAfterMs: 1000 });
@@ -82,12 +95,12 @@ describe('Dependency gate', () => {
   });
 
   it('defers waiting messages once the breaker opens, and defers new ones until the probe', async () => {
-    const dependency = gate({ breaker: { minimumRequests: 2, cooldownMs: 4000 } }, 2);
+    const dependency = gate({ breaker: { minimumRequests: 1, cooldownMs: 4000 } }, 2);
     const a = ticketOf(await dependency.admit());
     const b = ticketOf(await dependency.admit());
     const waiting = dependency.admit();
     dependency.finish(a, { kind: 'unavailable' });
-    dependency.finish(b, { kind: 'unavailable' });
+    dependency.finish(b, { kind: 'unavailable' }); // started before the opening: stale
     expect(await waiting).toEqual({ kind: 'defer', untilMs: START + 4000, cause: 'breaker-open' });
     expect(await dependency.admit()).toEqual({ kind: 'defer', untilMs: START + 4000, cause: 'breaker-open' });
     expect(dependency.snapshot()).toMatchObject({ breaker: 'open', blockedUntil: START + 4000 });

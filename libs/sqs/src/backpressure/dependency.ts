@@ -97,11 +97,14 @@ export class Dependency {
   finish(ticket: DependencyTicket, outcome: CallOutcome): void {
     this.running = Math.max(0, this.running - 1);
     const now = this.now();
+    if (ticket.breaker && (ticket.sampled || ticket.breaker.probe)) this.breaker?.record(ticket.breaker, breakerResult(outcome));
     if (outcome.kind === 'success') {
       this.consecutivePauses = 0;
       this.limit?.onSuccess();
       this.pace?.onSuccess(now);
-    } else if (outcome.kind !== 'neutral') {
+    } else if (outcome.kind === 'rate-limited' || (outcome.kind === 'unavailable' && this.breaker?.state !== 'closed')) {
+      // A 503 the breaker does not confirm (it stays closed) is one message's bad luck: a
+      // 30% mix of them would otherwise halve the limit every round trip, down to 1.
       this.limit?.onOverload(ticket.startedAt);
     }
     if (outcome.kind === 'rate-limited') {
@@ -112,7 +115,6 @@ export class Dependency {
       if (this.pausedUntil <= now) this.pace?.onRateLimited(now, pauseMs);
       this.pausedUntil = Math.max(this.pausedUntil, now + pauseMs);
     }
-    if (ticket.breaker && (ticket.sampled || ticket.breaker.probe)) this.breaker?.record(ticket.breaker, breakerResult(outcome));
     this.pump();
   }
 
