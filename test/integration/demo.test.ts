@@ -2,21 +2,14 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import type { DemoSummary } from '../../apps/cli/src/demo/report.js';
 
 const CLI = fileURLToPath(new URL('../../apps/cli/dist/main.js', import.meta.url));
 
 describe('requeue demo', () => {
   it('--json prints one document accounting for every published message, and exits 0', async () => {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, 'demo', '--json'], { env: { PATH: process.env.PATH } });
-    const summary = JSON.parse(stdout) as {
-      published: number;
-      succeeded: number;
-      deadLettered: { total: number; byReason: Record<string, number> };
-      attempts: { histogram: Record<string, number> };
-      retries: Array<{ errorType: string; delaySeconds: number }>;
-      durationSeconds: number;
-      lost: string[];
-    };
+    const summary = JSON.parse(stdout) as DemoSummary;
     expect(summary.lost).toEqual([]);
     expect(summary.succeeded + summary.deadLettered.total).toBe(summary.published);
     expect(summary.deadLettered.byReason).toEqual({ 'non-retryable': 6, 'handler-bug': 2, 'max-attempts': 2, 'deadline-exceeded': 2 });

@@ -1,8 +1,8 @@
 import { GetQueueAttributesCommand, type Message } from '@aws-sdk/client-sqs';
-import { classifyFailure, ErrorType, type Classification, type DeadLetterDecision, type DeadLetterReason, type HopDecision, type RetryDecision } from '@requeue/retry';
+import { classifyFailure, ErrorType, type DeadLetterDecision, type RetryableFailure, type DeadLetterReason, type HopDecision, type RetryDecision } from '@requeue/retry';
 import { callOutcomeOf, dependencyKeyOf } from './backpressure/call-outcome.js';
 import { Dependencies } from './backpressure/dependencies.js';
-import type { DeferCause, Dependency, DependencySnapshot, DependencyTicket } from './backpressure/dependency.js';
+import type { CallOutcome, DeferCause, DependencySnapshot } from './backpressure/dependency.js';
 import { SqsBatchClient } from './batch-client.js';
 import { deadLetterAttributes, retryCopyAttributes } from './copies.js';
 import { decodeMessage, parseBody, type DecodedMessage } from './decode.js';
@@ -253,7 +253,9 @@ export class SqsWorker {
     await heartbeat.untrack(message.receiptHandle);
     const durationMs = options.now() - started;
     const failure = outcome.ok || outcome.stopped ? undefined : classifyFailure(outcome.error, options.now(), options.retryPolicy.config.classifier);
-    if (gate && admission?.kind === 'run') this.report(gate, admission.ticket, outcome.ok, failure);
+    const call: CallOutcome = outcome.ok ? { kind: 'success' } : failure ? callOutcomeOf(failure) : { kind: 'neutral' };
+    // The gate hears how the call went before the message's fate is decided.
+    if (admission?.kind === 'run') gate!.finish(admission.ticket, call);
     if (outcome.ok) {
       options.metrics.succeeded(message.state.attempt, durationMs);
       await this.deleteOriginal(message, 'success');
@@ -267,17 +269,9 @@ export class SqsWorker {
     // Systemic, and the dependency's state confirms it (paused, or its breaker now open):
     // defer without using an attempt. An isolated 503 with the breaker closed is the
     // message's failure, so a message that alone keeps failing cannot retry forever.
-    const blockedUntil = failure.retryable && failure.scope === 'systemic' ? gate?.blockedUntil() : undefined;
+    const blockedUntil = call.kind === 'neutral' ? undefined : gate?.blockedUntil();
     if (failure.retryable && blockedUntil !== undefined) {
-      const decision = options.retryPolicy.defer(message.state, failure, blockedUntil - options.now(), options.now(), message.override);
-      const cause = callOutcomeOf(failure).kind === 'rate-limited' ? 'rate-limited' : 'breaker-open';
-      if (decision.action === 'hop') {
-        options.logger.info(
-          { messageId: message.messageId, originalMessageId: message.state.originalMessageId, attempt: message.state.attempt, errorType: failure.errorType, delaySeconds: decision.delaySeconds, dependency: gate!.key, cause },
-          'dependency rate-limiting or down; retrying without using an attempt',
-        );
-      }
-      await this.defer(message, decision, cause);
+      await this.deferFailed(message, failure, gate!.key, blockedUntil, call.kind === 'rate-limited' ? 'rate-limited' : 'breaker-open');
       return;
     }
     const decision = options.retryPolicy.decideClassified(message.state, failure, options.now(), options.random, message.override);
@@ -311,9 +305,17 @@ export class SqsWorker {
     };
   }
 
-  /** Tells the dependency's gate how the call went, before the message's fate is decided. */
-  private report(gate: Dependency, ticket: DependencyTicket, ok: boolean, failure: Classification | undefined): void {
-    gate.finish(ticket, ok ? { kind: 'success' } : failure ? callOutcomeOf(failure) : { kind: 'neutral' });
+  /** A systemic failure the dependency's state confirms: back to SQS until it is due, attempt unchanged. */
+  private async deferFailed(message: DecodedMessage, failure: RetryableFailure, key: string, untilMs: number, cause: DeferCause): Promise<void> {
+    const { options } = this;
+    const decision = options.retryPolicy.defer(message.state, failure, untilMs - options.now(), options.now(), message.override);
+    if (decision.action === 'hop') {
+      options.logger.info(
+        { messageId: message.messageId, originalMessageId: message.state.originalMessageId, attempt: message.state.attempt, errorType: failure.errorType, delaySeconds: decision.delaySeconds, dependency: key, cause },
+        'dependency rate-limiting or down; retrying without using an attempt',
+      );
+    }
+    await this.defer(message, decision, cause);
   }
 
   /** A message that never ran, because its dependency is open or paused: back to SQS, attempt unchanged. */
