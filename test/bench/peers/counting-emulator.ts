@@ -3,11 +3,12 @@ import { startFauxqs } from 'fauxqs';
 
 /**
  * The bench's emulator, in its own process: fauxqs behind a proxy that counts SQS API
- * calls by action (the X-Amz-Target of the JSON protocol), so every system under test is
- * counted the same way without touching its code. Control endpoints under /__bench/ load
+ * calls by queue and action (the QueueUrl and X-Amz-Target of the JSON protocol), so
+ * every system under test is counted the same way without touching its code, and runs
+ * on different queues can share the emulator. Control endpoints under /__bench/ load
  * backlogs straight into fauxqs and read depths without being counted.
  */
-const counts = new Map<string, number>();
+const countsByQueue = new Map<string, Map<string, number>>();
 const fauxqs = await startFauxqs({ port: 0, logger: false });
 
 function json(response: ServerResponse, status: number, body: unknown): void {
@@ -15,26 +16,23 @@ function json(response: ServerResponse, status: number, body: unknown): void {
   response.end(JSON.stringify(body));
 }
 
-async function readBody(request: IncomingMessage): Promise<string> {
-  let body = '';
-  for await (const chunk of request) body += chunk;
-  return body;
+async function readBody(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
 }
 
 async function control(request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {
-  if (path === '/__bench/counts') return json(response, 200, Object.fromEntries(counts));
-  if (path === '/__bench/reset') {
-    counts.clear();
-    return json(response, 200, {});
-  }
-  const input = JSON.parse((await readBody(request)) || '{}') as { queue: string; attributes?: Record<string, string>; bodies?: string[]; count?: number; simulate?: object };
+  const input = JSON.parse((await readBody(request)).toString() || '{}') as { queue: string; attributes?: Record<string, string>; bodies?: string[]; count?: number; simulate?: object };
   if (path === '/__bench/create') {
     const created = fauxqs.createQueue(input.queue, { attributes: input.attributes });
     // Through the proxy, so that SDKs using the queue URL as their endpoint are counted too.
     return json(response, 200, { ...created, queueUrl: `http://127.0.0.1:${proxyPort()}/000000000000/${created.queueName}` });
   }
+  if (path === '/__bench/counts') return json(response, 200, Object.fromEntries(countsByQueue.get(input.queue) ?? []));
   if (path === '/__bench/delete') {
     fauxqs.deleteQueue(input.queue);
+    countsByQueue.delete(input.queue);
     return json(response, 200, {});
   }
   if (path === '/__bench/load') {
@@ -55,9 +53,22 @@ const proxy = createServer((request, response) => {
     control(request, response, path).catch((error: unknown) => json(response, 500, { error: String(error) }));
     return;
   }
+  void forwardCounted(request, response);
+});
+
+/** The queue a call names: its QueueUrl (JSON body) or the queue URL it was sent to. */
+function queueOf(path: string, body: string): string {
+  const url = /"QueueUrl"\s*:\s*"([^"]+)"/.exec(body)?.[1] ?? path;
+  return url.split('?')[0]!.split('/').filter(Boolean).at(-1) ?? '';
+}
+
+async function forwardCounted(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const body = await readBody(request);
   const target = request.headers['x-amz-target'];
   const action = typeof target === 'string' ? target.replace(/^AmazonSQS\./, '') : 'Query';
-  counts.set(action, (counts.get(action) ?? 0) + 1);
+  const queue = queueOf(request.url ?? '/', body.toString());
+  const counts = countsByQueue.get(queue) ?? new Map<string, number>();
+  countsByQueue.set(queue, counts.set(action, (counts.get(action) ?? 0) + 1));
   const upstream = forward({ host: '127.0.0.1', port: fauxqs.port, method: request.method, path: request.url, headers: request.headers }, (reply) => {
     response.writeHead(reply.statusCode ?? 502, reply.headers);
     reply.pipe(response);
@@ -66,8 +77,8 @@ const proxy = createServer((request, response) => {
     if (!response.headersSent) response.writeHead(502);
     response.end(String(error));
   });
-  request.pipe(upstream);
-});
+  upstream.end(body);
+}
 proxy.keepAliveTimeout = 60_000;
 function proxyPort(): number {
   const address = proxy.address();

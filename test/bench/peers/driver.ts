@@ -120,6 +120,8 @@ export interface Measurement {
   /** [seconds since start, MB] every sample. */
   rss: Array<[number, number]>;
   drained: boolean;
+  /** Seconds since start at which each pass of the backlog was drained. */
+  passEndedAt: number[];
   /** Messages in the DLQ at the end. */
   deadLettered: number;
 }
@@ -128,6 +130,18 @@ export interface Backlog {
   count: number;
   /** Merged into each `{ id }` body: the simulation outcome. */
   simulate?: object;
+  /**
+   * How many times the backlog is loaded: each time the queue empties, the next pass
+   * loads it again into the same running system (a standing workload, for memory).
+   */
+  passes?: number;
+}
+
+export interface MeasureOptions {
+  /** Called once the system is ready: the herd starts its outage there. */
+  onStart?: () => void;
+  /** Count `capSeconds` from `onStart` rather than from the first message taken. */
+  capFromStart?: boolean;
 }
 
 let sequence = 0;
@@ -135,46 +149,56 @@ let sequence = 0;
 /**
  * One measurement: a fresh queue (with a DLQ, redrive 5) loaded with the backlog inside
  * the emulator, the system started, and the clock running from the first message it
- * takes until the queue is empty or `capSeconds` pass. Calls are counted at the proxy.
+ * takes until the queue is empty or `capSeconds` pass. Calls are counted at the proxy, per
+ * queue, so measurements on different queues may run side by side.
  */
-export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, backlog: Backlog, capSeconds: number, hooks: { onStart?: () => void } = {}): Promise<Measurement> {
+export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, backlog: Backlog, capSeconds: number, options: MeasureOptions = {}): Promise<Measurement> {
   const name = `bench-${process.pid}-${sequence++}`;
   const dlq = await emulator.control<{ queueUrl: string; queueArn: string }>('create', { queue: `${name}-dlq` });
   const queue = await emulator.control<{ queueUrl: string }>('create', {
     queue: name,
     attributes: { VisibilityTimeout: '30', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount: 5 }) },
   });
-  await emulator.control('load', { queue: name, count: backlog.count, simulate: backlog.simulate });
+  const load = () => emulator.control('load', { queue: name, count: backlog.count, simulate: backlog.simulate });
+  await load();
   const remaining = async () => {
     const depth = await emulator.control<{ ready: number; delayed: number; inflight: number }>('depth', { queue: name });
     return depth.ready + depth.delayed + depth.inflight;
   };
-  await emulator.control('reset');
   const started = await startSystem(sut, emulator.endpoint, queue.queueUrl, dlq.queueUrl);
   const rss: Array<[number, number]> = [];
   try {
     await started.ready;
-    hooks.onStart?.();
+    options.onStart?.();
     const spawnedAt = Date.now();
     let firstTakenAt: number | undefined;
     let left = backlog.count;
+    let loaded = backlog.count;
+    const passEndedAt: number[] = [];
     let lastSample = 0;
     for (;;) {
       left = await remaining();
       const now = Date.now();
+      if (left === 0) passEndedAt.push((now - spawnedAt) / 1000);
+      if (left === 0 && passEndedAt.length < (backlog.passes ?? 1)) {
+        await load();
+        loaded += backlog.count;
+        left = backlog.count;
+      }
       if (firstTakenAt === undefined && left < backlog.count) firstTakenAt = now;
       if (now - lastSample >= 200) {
         const mb = rssMb(started.child.pid!);
         if (mb !== undefined) rss.push([(now - spawnedAt) / 1000, mb]);
         lastSample = now;
       }
-      if (left === 0 || (firstTakenAt !== undefined && now - firstTakenAt >= capSeconds * 1000) || now - spawnedAt > (capSeconds + 30) * 1000) break;
+      const capStart = options.capFromStart ? spawnedAt : firstTakenAt;
+      if (left === 0 || (capStart !== undefined && now - capStart >= capSeconds * 1000) || now - spawnedAt > (capSeconds + 30) * 1000) break;
       await sleep(25);
     }
     const seconds = firstTakenAt === undefined ? capSeconds : (Date.now() - firstTakenAt) / 1000;
     const secondsSinceStart = (Date.now() - spawnedAt) / 1000;
-    const processed = backlog.count - left;
-    const callsByAction = await emulator.control<Record<string, number>>('counts');
+    const processed = loaded - left;
+    const callsByAction = await callsTo(emulator, [name, `${name}-dlq`]);
     const dlqDepth = await emulator.control<{ ready: number; delayed: number; inflight: number }>('depth', { queue: `${name}-dlq` });
     const sqsCalls = Object.values(callsByAction).reduce((a, b) => a + b, 0);
     return {
@@ -188,6 +212,7 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
       peakRssMb: Math.max(0, ...rss.map(([, mb]) => mb)),
       rss,
       drained: left === 0,
+      passEndedAt,
       deadLettered: dlqDepth.ready + dlqDepth.inflight + dlqDepth.delayed,
     };
   } finally {
@@ -199,6 +224,15 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
     await emulator.control('delete', { queue: name });
     await emulator.control('delete', { queue: `${name}-dlq` });
   }
+}
+
+/** SQS calls to these queues, by action. */
+async function callsTo(emulator: BenchEmulator, queues: string[]): Promise<Record<string, number>> {
+  const total: Record<string, number> = {};
+  for (const queue of queues) {
+    for (const [action, count] of Object.entries(await emulator.control<Record<string, number>>('counts', { queue }))) total[action] = (total[action] ?? 0) + count;
+  }
+  return total;
 }
 
 /** Median and spread (max - min) of repeated runs. */

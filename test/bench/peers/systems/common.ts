@@ -1,4 +1,4 @@
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient, type Message } from '@aws-sdk/client-sqs';
 
 /** The settings every system under test reads from its environment. */
 export function benchSettings() {
@@ -36,6 +36,15 @@ export async function simulate(rawBody: string, attempt: number): Promise<void> 
   if (body.simulate?.durationMs) await sleep(body.simulate.durationMs);
   const outcome = body.simulate?.outcome ?? 'ok';
   if (outcome !== 'ok' && attempt <= (body.simulate?.failTimes ?? Infinity)) throw new Error('simulated temporary failure');
+}
+
+/** The delivery count sqs-consumer based systems read as the attempt. */
+export const attemptOf = (message: Message) => Number(message.Attributes?.ApproximateReceiveCount ?? 1);
+
+/** A batch handler in sqs-consumer's contract: run all at once, return the successes to delete. */
+export async function handleBatch(messages: Message[]): Promise<Message[]> {
+  const outcomes = await Promise.all(messages.map((m) => simulate(m.Body!, attemptOf(m)).then(() => true, () => false)));
+  return messages.filter((_, j) => outcomes[j]);
 }
 
 /** Tells the bench driver the system is polling. */
