@@ -106,6 +106,16 @@ function rssMb(pid: number): number | undefined {
   return match ? Number(match[1]) / 1024 : undefined;
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc (clock ticks at 100 Hz). */
+function cpuSeconds(pid: number): number | undefined {
+  const path = `/proc/${pid}/stat`;
+  if (!existsSync(path)) return undefined;
+  // Fields after the command name, which is in parentheses and may hold spaces.
+  const stat = readFileSync(path, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 export interface Measurement {
   processed: number;
   /** From the first message taken (the throughput clock). */
@@ -117,6 +127,8 @@ export interface Measurement {
   callsPerMessage: number;
   callsByAction: Record<string, number>;
   peakRssMb: number;
+  /** The system's CPU time per 1,000 messages, from ready to the end of the run. */
+  cpuMsPerThousand: number;
   /** [seconds since start, MB] every sample. */
   rss: Array<[number, number]>;
   drained: boolean;
@@ -171,6 +183,7 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
     await started.ready;
     options.onStart?.();
     const spawnedAt = Date.now();
+    const cpuAtStart = cpuSeconds(started.child.pid!) ?? 0;
     let firstTakenAt: number | undefined;
     let left = backlog.count;
     let loaded = backlog.count;
@@ -198,6 +211,7 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
     const seconds = firstTakenAt === undefined ? capSeconds : (Date.now() - firstTakenAt) / 1000;
     const secondsSinceStart = (Date.now() - spawnedAt) / 1000;
     const processed = loaded - left;
+    const cpuUsed = (cpuSeconds(started.child.pid!) ?? cpuAtStart) - cpuAtStart;
     const callsByAction = await callsTo(emulator, [name, `${name}-dlq`]);
     const dlqDepth = await emulator.control<{ ready: number; delayed: number; inflight: number }>('depth', { queue: `${name}-dlq` });
     const sqsCalls = Object.values(callsByAction).reduce((a, b) => a + b, 0);
@@ -210,6 +224,7 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
       callsPerMessage: processed > 0 ? sqsCalls / processed : Infinity,
       callsByAction,
       peakRssMb: Math.max(0, ...rss.map(([, mb]) => mb)),
+      cpuMsPerThousand: processed > 0 ? (cpuUsed * 1000 * 1000) / processed : Infinity,
       rss,
       drained: left === 0,
       passEndedAt,

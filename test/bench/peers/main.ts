@@ -29,6 +29,8 @@ interface Row {
   concurrency: number;
   messagesPerSecond: { median: number; min: number; max: number };
   callsPerMessage: number;
+  /** The system's own CPU time per 1,000 messages: its cost, apart from the emulator's. */
+  cpuMsPerThousand: number;
   peakRssMb: number;
 }
 
@@ -70,6 +72,7 @@ async function repeated(emulator: BenchEmulator, scenario: string, sut: SystemUn
     concurrency: sut.concurrency,
     messagesPerSecond: summarizeRuns(results.map((r) => r.messagesPerSecond)),
     callsPerMessage: summarizeRuns(results.map((r) => r.callsPerMessage)).median,
+    cpuMsPerThousand: summarizeRuns(results.map((r) => r.cpuMsPerThousand)).median,
     peakRssMb: Math.max(...results.map((r) => r.peakRssMb)),
   };
   progress(`  ${scenario}: ${SYSTEM_LABELS[sut.system]} @${sut.concurrency}: ${row.messagesPerSecond.median.toFixed(0)} msg/s, ${row.callsPerMessage.toFixed(3)} calls/msg`);
@@ -246,6 +249,7 @@ function renderDocs(document: Document): string {
       { header: 'concurrency', value: (r) => r.concurrency },
       { header: 'messages/s median (min-max)', value: mps },
       { header: 'SQS calls/message', value: (r) => r.callsPerMessage.toFixed(3) },
+      { header: 'CPU ms per 1,000 messages', value: (r) => r.cpuMsPerThousand.toFixed(0) },
       { header: 'peak RSS (MB)', value: (r) => r.peakRssMb.toFixed(0) },
     ]);
   const { config, memory } = document;
