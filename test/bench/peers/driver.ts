@@ -118,7 +118,7 @@ function cpuSeconds(pid: number): number | undefined {
 
 export interface Measurement {
   processed: number;
-  /** From the first message taken (the throughput clock). */
+  /** The throughput clock: from the end of the warm-up. */
   seconds: number;
   /** From `onStart` (the herd's clock: the outage begins there). */
   secondsSinceStart: number;
@@ -152,16 +152,22 @@ export interface Backlog {
 export interface MeasureOptions {
   /** Called once the system is ready: the herd starts its outage there. */
   onStart?: () => void;
-  /** Count `capSeconds` from `onStart` rather than from the first message taken. */
+  /** Count `capSeconds` from `onStart` rather than from the end of the warm-up. */
   capFromStart?: boolean;
+  /**
+   * Seconds after the first message is taken before the throughput clock starts: a
+   * process that just started runs unoptimised code, which a long-running worker does
+   * not. Every system gets the same warm-up; a backlog drained within it is timed whole.
+   */
+  warmupSeconds?: number;
 }
 
 let sequence = 0;
 
 /**
  * One measurement: a fresh queue (with a DLQ, redrive 5) loaded with the backlog inside
- * the emulator, the system started, and the clock running from the first message it
- * takes until the queue is empty or `capSeconds` pass. Calls are counted at the proxy, per
+ * the emulator, the system started, and the clock running from the end of its warm-up
+ * until the queue is empty or `capSeconds` more pass. Calls are counted at the proxy, per
  * queue, so measurements on different queues may run side by side.
  */
 export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, backlog: Backlog, capSeconds: number, options: MeasureOptions = {}): Promise<Measurement> {
@@ -185,6 +191,9 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
     const spawnedAt = Date.now();
     const cpuAtStart = cpuSeconds(started.child.pid!) ?? 0;
     let firstTakenAt: number | undefined;
+    /** Where the throughput clock started: after the warm-up. */
+    let window: { at: number; processed: number; cpu: number } | undefined;
+    const warmupMs = (options.warmupSeconds ?? 0) * 1000;
     let left = backlog.count;
     let loaded = backlog.count;
     const passEndedAt: number[] = [];
@@ -199,19 +208,24 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
         left = backlog.count;
       }
       if (firstTakenAt === undefined && left < backlog.count) firstTakenAt = now;
+      if (window === undefined && firstTakenAt !== undefined && now - firstTakenAt >= warmupMs) window = { at: now, processed: loaded - left, cpu: cpuSeconds(started.child.pid!) ?? cpuAtStart };
       if (now - lastSample >= 200) {
         const mb = rssMb(started.child.pid!);
         if (mb !== undefined) rss.push([(now - spawnedAt) / 1000, mb]);
         lastSample = now;
       }
-      const capStart = options.capFromStart ? spawnedAt : firstTakenAt;
-      if (left === 0 || (capStart !== undefined && now - capStart >= capSeconds * 1000) || now - spawnedAt > (capSeconds + 30) * 1000) break;
+      const capStart = options.capFromStart ? spawnedAt : window?.at;
+      if (left === 0 || (capStart !== undefined && now - capStart >= capSeconds * 1000) || now - spawnedAt > warmupMs + (capSeconds + 30) * 1000) break;
       await sleep(25);
     }
-    const seconds = firstTakenAt === undefined ? capSeconds : (Date.now() - firstTakenAt) / 1000;
-    const secondsSinceStart = (Date.now() - spawnedAt) / 1000;
+    const endedAt = Date.now();
+    const secondsSinceStart = (endedAt - spawnedAt) / 1000;
     const processed = loaded - left;
-    const cpuUsed = (cpuSeconds(started.child.pid!) ?? cpuAtStart) - cpuAtStart;
+    // Drained within the warm-up (or never started): time the whole run instead.
+    const timed = window ?? { at: firstTakenAt ?? endedAt - capSeconds * 1000, processed: 0, cpu: cpuAtStart };
+    const seconds = Math.max(0.001, (endedAt - timed.at) / 1000);
+    const timedProcessed = processed - timed.processed;
+    const cpuUsed = (cpuSeconds(started.child.pid!) ?? timed.cpu) - timed.cpu;
     const callsByAction = await callsTo(emulator, [name, `${name}-dlq`]);
     const dlqDepth = await emulator.control<{ ready: number; delayed: number; inflight: number }>('depth', { queue: `${name}-dlq` });
     const sqsCalls = Object.values(callsByAction).reduce((a, b) => a + b, 0);
@@ -219,12 +233,12 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
       processed,
       seconds,
       secondsSinceStart,
-      messagesPerSecond: processed / seconds,
+      messagesPerSecond: timedProcessed / seconds,
       sqsCalls,
       callsPerMessage: processed > 0 ? sqsCalls / processed : Infinity,
       callsByAction,
       peakRssMb: Math.max(0, ...rss.map(([, mb]) => mb)),
-      cpuMsPerThousand: processed > 0 ? (cpuUsed * 1000 * 1000) / processed : Infinity,
+      cpuMsPerThousand: timedProcessed > 0 ? (cpuUsed * 1000 * 1000) / timedProcessed : Infinity,
       rss,
       drained: left === 0,
       passEndedAt,

@@ -36,7 +36,8 @@ export async function runMemory(emulator: BenchEmulator, messages: number, passe
   };
 }
 
-function slopeMbPerMinute(samples: ReadonlyArray<readonly [number, number]>): number {
+/** Least-squares slope of [seconds, MB] samples, in MB per minute. */
+export function slopeMbPerMinute(samples: ReadonlyArray<readonly [number, number]>): number {
   if (samples.length < 2) return 0;
   const n = samples.length;
   const meanX = samples.reduce((s, [x]) => s + x, 0) / n;

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { summarizeHerd, type HerdRun } from './herd.js';
+import { slopeMbPerMinute } from './memory.js';
+
+const run = (downstreamRequests: number, drained = true): HerdRun => ({
+  policy: 'p',
+  downstreamRequests,
+  drainSeconds: downstreamRequests / 100,
+  peakAfterRecovery: 100,
+  deadLettered: 0,
+  drained,
+  timeline: [{ second: 0, accepted: downstreamRequests, rejected: 0 }],
+});
+
+describe('herd summary', () => {
+  it('reports the median and range, and charts the median run', () => {
+    const summary = summarizeHerd([run(2100), run(2000), run(2050)]);
+    expect(summary.downstreamRequests).toEqual({ median: 2050, min: 2000, max: 2100 });
+    expect(summary.timeline[0]!.accepted).toBe(2050);
+    expect(summary.drained).toBe(true);
+  });
+
+  it('marks the policy as not drained when any run hit its cap, so its figures read as lower bounds', () => {
+    expect(summarizeHerd([run(2000), run(4000, false), run(2100)]).drained).toBe(false);
+  });
+});
+
+describe('RSS slope', () => {
+  it('is flat for a flat series and 60 MB/min for 1 MB a second', () => {
+    expect(slopeMbPerMinute([[0, 144], [1, 144], [2, 144]])).toBe(0);
+    expect(slopeMbPerMinute([[0, 100], [1, 101], [2, 102], [3, 103]])).toBeCloseTo(60);
+  });
+
+  it('is 0 for fewer than two samples', () => {
+    expect(slopeMbPerMinute([[0, 100]])).toBe(0);
+  });
+});
