@@ -175,7 +175,8 @@ function targets(happy: Row[], retry: Row[], memory: MemoryRun, herd: readonly H
   const best = (scenario: string, systems: SystemName[]) => Math.max(...happy.filter((r) => r.scenario === scenario && systems.includes(r.system)).map((r) => r.messagesPerSecond.median));
   const ratio = (a: number, b: number) => a / b;
   const out: Target[] = [];
-  const push = (measure: string, target: string, value: number, met: boolean, unit = '×') => out.push({ measure, target, measured: `${value.toFixed(2)}${unit}`, met });
+  // Three significant digits: two decimals would print 0.497 as a failing "0.50".
+  const push = (measure: string, target: string, value: number, met: boolean, unit = '×') => out.push({ measure, target, measured: `${Number.isFinite(value) ? value.toPrecision(3) : value}${unit}`, met });
   for (const concurrency of [10, 50]) {
     for (const handler of ['no-op', '5 ms I/O']) {
       const r = ratio(rate(`happy ${handler}`, 'requeue', concurrency), rate(`happy ${handler}`, 'raw-sdk-loop', concurrency));
