@@ -239,13 +239,12 @@ function spread(values: { median: number; min: number; max: number }): string {
 }
 
 function renderDocs(document: Document): string {
-  const mps = (r: Row) => `${r.messagesPerSecond.median.toFixed(0)} (${r.messagesPerSecond.min.toFixed(0)}-${r.messagesPerSecond.max.toFixed(0)})`;
   const rows = (list: Row[]) =>
     markdownTable(list, [
       { header: 'scenario', value: (r) => r.scenario },
       { header: 'system', value: (r) => SYSTEM_LABELS[r.system] },
       { header: 'concurrency', value: (r) => r.concurrency },
-      { header: 'messages/s median (min-max)', value: mps },
+      { header: 'messages/s median (min-max)', value: (r) => spread(r.messagesPerSecond) },
       { header: 'SQS calls/message', value: (r) => r.callsPerMessage.toFixed(3) },
       { header: 'CPU ms per 1,000 messages', value: (r) => r.cpuMsPerThousand.toFixed(0) },
       { header: 'peak RSS (MB)', value: (r) => r.peakRssMb.toFixed(0) },
