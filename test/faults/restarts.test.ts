@@ -6,13 +6,14 @@ const MAX_IN_FLIGHT = 20;
 const RUN = { messages: 3000, maxInFlight: MAX_IN_FLIGHT, uptimeMs: [500, 2500] as [number, number], maxDurationMs: 200, timeoutMs: 120_000 };
 
 describe('fault tolerance: worker restarts with exact accounting', () => {
-  it('crash loop: 3,000 messages, 15 SIGKILLs at random moments; nothing lost, duplicates within kills × maxInFlight', async () => {
+  it('crash loop: 3,000 messages, 15 SIGKILLs at random moments; nothing lost, duplicates within kills × 2 × maxInFlight', async () => {
     const report = await runRestartScenario({ ...RUN, restarts: 15, signal: 'SIGKILL', seed: 7 });
     console.info(`crash loop: ${JSON.stringify(report.accounting)} in ${report.durationSeconds} s`);
     expect(report.accounting.lost).toEqual([]);
     expect(report.accounting.misplaced).toEqual([]);
     expect(report.accounting.succeeded + report.accounting.deadLettered['non-retryable']!).toBe(3000);
-    expect(report.accounting.duplicates).toBeLessThanOrEqual(15 * MAX_IN_FLIGHT);
+    // A kill can repeat every message it held: up to maxInFlight running and as many whose delete was under way.
+    expect(report.accounting.duplicates).toBeLessThanOrEqual(15 * 2 * MAX_IN_FLIGHT);
   }, 240_000);
 
   it('graceful restarts: 3,000 messages, 10 SIGTERMs at random moments; nothing lost, no duplicates, every exit clean', async () => {

@@ -38,3 +38,32 @@ describe('InFlightLimit', () => {
     expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
   });
 });
+
+describe('InFlightLimit.whenFree with a count', () => {
+  it('waits until that many slots are free, capped at the capacity', async () => {
+    const limit = new InFlightLimit(3);
+    limit.reserve(3);
+    let woken = false;
+    const waiting = limit.whenFree(undefined, 10).then(() => (woken = true));
+    limit.release(1);
+    limit.release(1);
+    await Promise.resolve();
+    expect(woken).toBe(false);
+    limit.release(1);
+    await waiting;
+    expect(limit.free).toBe(3);
+  });
+
+  it('forgets a wait whose signal aborted, so an abandoned wait is not retained', async () => {
+    const limit = new InFlightLimit(2);
+    limit.reserve(2);
+    const gathering = new AbortController();
+    const waiting = limit.whenFree(gathering.signal, 2);
+    gathering.abort();
+    await waiting;
+    const idle = limit.whenIdle();
+    limit.release(2);
+    await idle;
+    expect((limit as unknown as { waiters: unknown[] }).waiters).toHaveLength(0);
+  });
+});

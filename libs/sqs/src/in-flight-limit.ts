@@ -4,7 +4,7 @@
  */
 export class InFlightLimit {
   private used = 0;
-  private waiters: Array<() => void> = [];
+  private waiters: Array<{ ready: () => boolean; wake: () => void }> = [];
 
   constructor(private readonly limit: number) {}
 
@@ -29,34 +29,48 @@ export class InFlightLimit {
 
   release(count = 1): void {
     this.used = Math.max(0, this.used - count);
-    if (this.free > 0) this.wake();
+    this.wake();
   }
 
   /**
-   * Resolves once a slot is free (at once if one is), or when `signal` aborts. The abort
-   * listener lives only as long as this wait: racing every wait against one long-lived
-   * promise instead would retain a reaction per wait for the life of the worker.
+   * Resolves once `atLeast` slots (at most the capacity) are free, at once if they are,
+   * or when `signal` aborts. The waiter and its abort listener live only as long as this
+   * wait: racing every wait against one long-lived promise instead would retain a
+   * reaction per wait for the life of the worker.
    */
-  whenFree(signal?: AbortSignal): Promise<void> {
-    if (this.free > 0 || signal?.aborted) return Promise.resolve();
+  whenFree(signal?: AbortSignal, atLeast = 1): Promise<void> {
+    const wanted = Math.min(atLeast, this.limit);
+    if (this.free >= wanted || signal?.aborted) return Promise.resolve();
     return new Promise((resolve) => {
-      const done = () => {
-        signal?.removeEventListener('abort', done);
+      const waiter = {
+        ready: () => this.free >= wanted,
+        wake: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      const onAbort = () => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
         resolve();
       };
-      this.waiters.push(done);
-      signal?.addEventListener('abort', done, { once: true });
+      this.waiters.push(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 
   /** Resolves once nothing is in use. */
-  async whenIdle(): Promise<void> {
-    while (this.used > 0) await new Promise<void>((resolve) => this.waiters.push(resolve));
+  whenIdle(): Promise<void> {
+    if (this.used === 0) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ ready: () => this.used === 0, wake: resolve }));
   }
 
   private wake(): void {
+    if (!this.waiters.some((w) => w.ready())) return;
     const waiters = this.waiters;
     this.waiters = [];
-    for (const wake of waiters) wake();
+    for (const waiter of waiters) {
+      if (waiter.ready()) waiter.wake();
+      else this.waiters.push(waiter);
+    }
   }
 }

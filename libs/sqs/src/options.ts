@@ -16,7 +16,10 @@ export interface SqsWorkerOptions {
   handler: MessageHandler;
   /** @default createRetryPolicy() — the shipped preset */
   retryPolicy: RetryPolicy;
-  /** Messages handled at once. @default 50 */
+  /**
+   * Handlers running at once. A message whose handler is done gives its slot to the next
+   * one while its delete (or copy) lands, so up to twice this many are held. @default 50
+   */
   maxInFlight?: number;
   /** Long-poll wait, 0–20 s. @default 20 */
   waitTimeSeconds?: number;
@@ -28,7 +31,10 @@ export interface SqsWorkerOptions {
   visibilityTimeoutSeconds?: number;
   /** The queue's redrive `maxReceiveCount`. @default read from the queue */
   maxReceiveCount?: number;
-  /** How long a batch of deletes or sends waits for company. @default 10 */
+  /**
+   * How long a batch of deletes or sends waits for company, and how long a receive waits
+   * for a full batch of free slots once one is free. @default 10
+   */
   batchWaitMs?: number;
   /** `stop()` waits this long for handlers before it aborts them and releases their messages. @default 30000 */
   drainTimeoutMs?: number;

@@ -13,6 +13,11 @@ export interface PollerOptions {
   receiveBatchSize: number;
   /** Receive calls that may be under way at once. */
   concurrency: number;
+  /**
+   * Once a slot is free, how long a receive may wait for a full batch of free slots:
+   * handlers finish one by one, and a receive per freed slot would cost a call per message.
+   */
+  gatherMs: number;
   backoff: { initialMs: number; maxMs: number };
   logger: WorkerLogger;
   now: () => number;
@@ -75,6 +80,7 @@ export class Poller {
         continue;
       }
       await limit.whenFree(this.abort.signal);
+      await this.gatherSlots();
       if (this.stopping) break;
       const slots = limit.reserve(this.options.receiveBatchSize);
       if (slots === 0) continue;
@@ -100,6 +106,19 @@ export class Poller {
       limit.release(slots - messages.length);
       for (const message of messages) this.options.onMessage(message);
     }
+  }
+
+  /** Waits up to `gatherMs` for a full batch of free slots; ends early at stop. */
+  private async gatherSlots(): Promise<void> {
+    const { limit, receiveBatchSize, gatherMs } = this.options;
+    if (limit.free >= Math.min(receiveBatchSize, limit.capacity) || gatherMs === 0 || this.stopping) return;
+    const gathering = new AbortController();
+    const end = () => gathering.abort();
+    const timer = setTimeout(end, gatherMs);
+    this.abort.signal.addEventListener('abort', end, { once: true });
+    await limit.whenFree(gathering.signal, receiveBatchSize);
+    clearTimeout(timer);
+    this.abort.signal.removeEventListener('abort', end);
   }
 
   private recordSuccess(): void {

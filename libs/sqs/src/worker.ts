@@ -54,6 +54,8 @@ interface QueueFacts {
 export class SqsWorker {
   private readonly options: ResolvedWorkerOptions;
   private readonly limit: InFlightLimit;
+  /** Messages whose handler is done and whose delete, copy or dead letter is under way. */
+  private readonly settling: InFlightLimit;
   private readonly batch: SqsBatchClient;
   private readonly groups = new GroupSequencer();
   private readonly stopController = new AbortController();
@@ -70,6 +72,7 @@ export class SqsWorker {
   constructor(options: SqsWorkerOptions) {
     this.options = resolveWorkerOptions(options, { logger: silentLogger, metrics: noMetrics });
     this.limit = new InFlightLimit(this.options.maxInFlight);
+    this.settling = new InFlightLimit(this.options.maxInFlight);
     this.batch = new SqsBatchClient(this.options.sqs, this.options.batchWaitMs);
     this.queueName = this.options.queueUrl.split('/').pop() ?? this.options.queueUrl;
     const { backpressure, maxInFlight, now, random, logger } = this.options;
@@ -101,6 +104,7 @@ export class SqsWorker {
       waitTimeSeconds: options.waitTimeSeconds,
       receiveBatchSize: options.receiveBatchSize,
       concurrency: options.pollers,
+      gatherMs: options.batchWaitMs,
       backoff: options.pollBackoff,
       logger: options.logger,
       now: options.now,
@@ -161,6 +165,7 @@ export class SqsWorker {
       this.stopController.abort(new WorkerStoppingError());
       await this.limit.whenIdle();
     }
+    await this.settling.whenIdle();
     await this.batch.flush();
     this.heartbeat?.stop();
     if (this.metricsTimer) clearInterval(this.metricsTimer);
@@ -198,16 +203,27 @@ export class SqsWorker {
     }
     this.options.metrics.received(1);
     this.handling++;
+    let holdsSlot = true;
+    // Once the handler is done, what is left (the delete, the copy or the dead letter) is
+    // a batched SQS call: the slot goes to the next message so its receive overlaps that
+    // call. At most maxInFlight messages settle at once; beyond that a message keeps its slot.
+    const handOffSlot = () => {
+      if (holdsSlot && this.settling.reserve(1) === 1) {
+        holdsSlot = false;
+        this.limit.release(1);
+      }
+    };
     const groupId = message.Attributes?.MessageGroupId;
     void this.groups
-      .run(this.facts?.fifo ? groupId : undefined, () => this.process(message))
+      .run(this.facts?.fifo ? groupId : undefined, () => this.process(message, handOffSlot))
       .finally(() => {
         this.handling--;
-        this.limit.release(1);
+        if (holdsSlot) this.limit.release(1);
+        else this.settling.release(1);
       });
   }
 
-  private async process(raw: Message): Promise<void> {
+  private async process(raw: Message, handOffSlot: () => void): Promise<void> {
     const { options } = this;
     const receivedAt = options.now();
     const decoded = decodeMessage(raw, receivedAt);
@@ -225,7 +241,7 @@ export class SqsWorker {
         await this.requeue(message, early);
         return;
       }
-      await this.handle(message, receivedAt);
+      await this.handle(message, receivedAt, handOffSlot);
     } catch (unexpected) {
       // Nothing a message does may end the worker. The message is left as it is and
       // reappears after its visibility timeout.
@@ -233,7 +249,7 @@ export class SqsWorker {
     }
   }
 
-  private async handle(message: DecodedMessage, receivedAt: number): Promise<void> {
+  private async handle(message: DecodedMessage, receivedAt: number, handOffSlot: () => void): Promise<void> {
     const { options } = this;
     const heartbeat = this.heartbeat!;
     // Tracked from now: a message may wait here for its dependency before it runs.
@@ -251,6 +267,7 @@ export class SqsWorker {
     const outcome = await runWithTimeout((signal) => options.handler({ ...input, signal }), options.handlerTimeoutMs, this.stopController.signal);
     // The heartbeat stops, and any extension under way lands, before the delete.
     await heartbeat.untrack(message.receiptHandle);
+    handOffSlot();
     const durationMs = options.now() - started;
     const failure = outcome.ok || outcome.stopped ? undefined : classifyFailure(outcome.error, options.now(), options.retryPolicy.config.classifier);
     const call: CallOutcome = outcome.ok ? { kind: 'success' } : failure ? callOutcomeOf(failure) : { kind: 'neutral' };
