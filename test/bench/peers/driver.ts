@@ -152,8 +152,11 @@ export interface Backlog {
 export interface MeasureOptions {
   /** Called once the system is ready: the herd starts its outage there. */
   onStart?: () => void;
-  /** Count `capSeconds` from `onStart` rather than from the end of the warm-up. */
-  capFromStart?: boolean;
+  /**
+   * Run the clock from `onStart` (the system ready) rather than from the end of a
+   * warm-up: the throughput is then everything completed over the whole run.
+   */
+  clockFromStart?: boolean;
   /**
    * Seconds after the first message is taken before the throughput clock starts: a
    * process that just started runs unoptimised code, which a long-running worker does
@@ -192,7 +195,7 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
     const cpuAtStart = cpuSeconds(started.child.pid!) ?? 0;
     let firstTakenAt: number | undefined;
     /** Where the throughput clock started: after the warm-up. */
-    let window: { at: number; processed: number; cpu: number } | undefined;
+    let window: { at: number; processed: number; cpu: number } | undefined = options.clockFromStart ? { at: spawnedAt, processed: 0, cpu: cpuAtStart } : undefined;
     const warmupMs = (options.warmupSeconds ?? 0) * 1000;
     let left = backlog.count;
     let loaded = backlog.count;
@@ -214,8 +217,7 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
         if (mb !== undefined) rss.push([(now - spawnedAt) / 1000, mb]);
         lastSample = now;
       }
-      const capStart = options.capFromStart ? spawnedAt : window?.at;
-      if (left === 0 || (capStart !== undefined && now - capStart >= capSeconds * 1000) || now - spawnedAt > warmupMs + (capSeconds + 30) * 1000) break;
+      if (left === 0 || (window !== undefined && now - window.at >= capSeconds * 1000) || now - spawnedAt > warmupMs + (capSeconds + 30) * 1000) break;
       await sleep(25);
     }
     const endedAt = Date.now();

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { markdownTable, progress, replaceDocsSection, wantsJson } from '../report.js';
-import { measure, startBenchEmulator, summarizeRuns, SYSTEM_LABELS, type Backlog, type BenchEmulator, type SystemName, type SystemUnderTest } from './driver.js';
+import { measure, startBenchEmulator, summarizeRuns, SYSTEM_LABELS, type Backlog, type BenchEmulator, type Measurement, type SystemName, type SystemUnderTest } from './driver.js';
 import { writeHerdChart } from './herd-chart.js';
 import { HERD, runHerd, summarizeHerd, type HerdSummary } from './herd.js';
 import { runMemory, type MemoryRun } from './memory.js';
@@ -18,6 +18,8 @@ interface Config {
   warmupSeconds: number;
   capSeconds: number;
   retryBacklog: number;
+  /** The retry path's cap: the other systems clear its backlog in about 2 s; the seed reference needs about 30 s. */
+  retryCapSeconds: number;
   memoryBacklog: number;
   memoryPasses: number;
   herdMessages: number;
@@ -34,6 +36,8 @@ interface Row {
   /** The system's own CPU time per 1,000 messages: its cost, apart from the emulator's. */
   cpuMsPerThousand: number;
   peakRssMb: number;
+  /** Timed over the whole run and stopped at the cap: the whole-run rate is higher. */
+  stoppedAtCap?: boolean;
 }
 
 /** The herd's three runs: our defaults, the same with backpressure off, and the seed's worker. */
@@ -61,24 +65,42 @@ const RETRY_PATH_SYSTEMS: SystemUnderTest[] = [
 function configFrom(argv: string[]): Config {
   const quick = argv.includes('--quick');
   return quick
-    ? { quick, runs: 1, backlog: 1000, warmupSeconds: 0, capSeconds: 1, retryBacklog: 500, memoryBacklog: 5000, memoryPasses: 2, herdMessages: 50, herdCapSeconds: 30 }
-    : { quick, runs: 3, backlog: 20_000, warmupSeconds: 0.5, capSeconds: 1.5, retryBacklog: 5000, memoryBacklog: 100_000, memoryPasses: 2, herdMessages: HERD.messages, herdCapSeconds: 75 };
+    ? { quick, runs: 1, backlog: 1000, warmupSeconds: 0, capSeconds: 1, retryBacklog: 500, retryCapSeconds: 10, memoryBacklog: 5000, memoryPasses: 2, herdMessages: 50, herdCapSeconds: 30 }
+    : { quick, runs: 3, backlog: 20_000, warmupSeconds: 0.5, capSeconds: 1.5, retryBacklog: 5000, retryCapSeconds: 10, memoryBacklog: 100_000, memoryPasses: 2, herdMessages: HERD.messages, herdCapSeconds: 75 };
 }
 
-async function repeated(emulator: BenchEmulator, scenario: string, sut: SystemUnderTest, backlog: Backlog, config: Config, timing = { capSeconds: config.capSeconds, warmupSeconds: config.warmupSeconds }): Promise<Row> {
-  const results = [];
-  for (let run = 0; run < config.runs; run++) results.push(await measure(emulator, sut, backlog, timing.capSeconds, { warmupSeconds: timing.warmupSeconds }));
-  const row: Row = {
-    scenario,
-    system: sut.system,
-    concurrency: sut.concurrency,
-    messagesPerSecond: summarizeRuns(results.map((r) => r.messagesPerSecond)),
-    callsPerMessage: summarizeRuns(results.map((r) => r.callsPerMessage)).median,
-    cpuMsPerThousand: summarizeRuns(results.map((r) => r.cpuMsPerThousand)).median,
-    peakRssMb: Math.max(...results.map((r) => r.peakRssMb)),
-  };
-  progress(`  ${scenario}: ${SYSTEM_LABELS[sut.system]} @${sut.concurrency}: ${row.messagesPerSecond.median.toFixed(0)} msg/s, ${row.callsPerMessage.toFixed(3)} calls/msg`);
-  return row;
+/**
+ * Every system `runs` times, in rounds (A B C, A B C, ...) rather than one system's runs
+ * back to back: a slow spell of the machine then lands on every system alike instead of
+ * on one system's whole row, which steadies the ratios between them.
+ */
+async function inRounds(
+  emulator: BenchEmulator,
+  scenario: string,
+  suts: readonly SystemUnderTest[],
+  backlog: Backlog,
+  config: Config,
+  timing: { capSeconds: number; warmupSeconds: number; clockFromStart?: boolean } = { capSeconds: config.capSeconds, warmupSeconds: config.warmupSeconds },
+): Promise<Row[]> {
+  const results: Measurement[][] = suts.map(() => []);
+  for (let run = 0; run < config.runs; run++) {
+    for (const [i, sut] of suts.entries()) results[i]!.push(await measure(emulator, sut, backlog, timing.capSeconds, timing));
+  }
+  return suts.map((sut, i) => {
+    const runs = results[i]!;
+    const row: Row = {
+      scenario,
+      system: sut.system,
+      concurrency: sut.concurrency,
+      messagesPerSecond: summarizeRuns(runs.map((r) => r.messagesPerSecond)),
+      callsPerMessage: summarizeRuns(runs.map((r) => r.callsPerMessage)).median,
+      cpuMsPerThousand: summarizeRuns(runs.map((r) => r.cpuMsPerThousand)).median,
+      peakRssMb: Math.max(...runs.map((r) => r.peakRssMb)),
+      ...(timing.clockFromStart && runs.some((r) => !r.drained) ? { stoppedAtCap: true } : {}),
+    };
+    progress(`  ${scenario}: ${SYSTEM_LABELS[sut.system]} @${sut.concurrency}: ${row.messagesPerSecond.median.toFixed(0)} msg/s, ${row.callsPerMessage.toFixed(3)} calls/msg`);
+    return row;
+  });
 }
 
 const HAPPY_SYSTEMS: SystemUnderTest[] = [
@@ -132,16 +154,19 @@ async function main(argv: string[]): Promise<void> {
       ['5 ms I/O', { outcome: 'ok', durationMs: 5 }],
     ] as const) {
       progress(`happy path, ${handler} handler, ${config.backlog.toLocaleString('en-US')} messages, ${config.runs} run(s) each`);
-      for (const sut of HAPPY_SYSTEMS) happy.push(await repeated(emulator, `happy ${handler}`, sut, { count: config.backlog, simulate }, config));
+      happy.push(...(await inRounds(emulator, `happy ${handler}`, HAPPY_SYSTEMS, { count: config.backlog, simulate }, config)));
     }
 
     progress(`retry path: every message fails once (retry after 0-1 s), ${config.retryBacklog.toLocaleString('en-US')} messages`);
-    const retry: Row[] = [];
-    for (const sut of RETRY_PATH_SYSTEMS) {
-      // Measured to the end, from the first completion: its pace is set by the retry
-      // delays, not by warm code, and a warm-up would cut off the first wave of retries.
-      retry.push(await repeated(emulator, 'retry path', sut, { count: config.retryBacklog, simulate: RETRY_ONCE }, config, { capSeconds: 15, warmupSeconds: 0 }));
-    }
+    // Timed over the whole run, from the system ready to the last completion (or the cap):
+    // what an operator sees as "a backlog of failing-once messages clears in N s". A
+    // window after a warm-up would depend on the order each system takes originals and
+    // copies in: the seed reference completes nothing until it reaches its first copies.
+    const retry = await inRounds(emulator, 'retry path', RETRY_PATH_SYSTEMS, { count: config.retryBacklog, simulate: RETRY_ONCE }, config, {
+      capSeconds: config.retryCapSeconds,
+      warmupSeconds: 0,
+      clockFromStart: true,
+    });
 
     progress(`memory: requeue @50, ${config.memoryBacklog.toLocaleString('en-US')} messages at 1 ms, ${config.memoryPasses} passes`);
     const memory = await runMemory(emulator, config.memoryBacklog, config.memoryPasses);
@@ -244,14 +269,14 @@ function renderDocs(document: Document): string {
       { header: 'scenario', value: (r) => r.scenario },
       { header: 'system', value: (r) => SYSTEM_LABELS[r.system] },
       { header: 'concurrency', value: (r) => r.concurrency },
-      { header: 'messages/s median (min-max)', value: (r) => spread(r.messagesPerSecond) },
+      { header: 'messages/s median (min-max)', value: (r) => `${r.stoppedAtCap ? '≥ ' : ''}${spread(r.messagesPerSecond)}` },
       { header: 'SQS calls/message', value: (r) => r.callsPerMessage.toFixed(3) },
       { header: 'CPU ms per 1,000 messages', value: (r) => r.cpuMsPerThousand.toFixed(0) },
       { header: 'peak RSS (MB)', value: (r) => r.peakRssMb.toFixed(0) },
     ]);
   const { config, memory } = document;
   return [
-    `Measured with \`npm run bench${config.quick ? ' -- --quick' : ''}\` in ${document.durationSeconds.toFixed(0)} s on ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}; fauxqs in its own process behind a call-counting proxy, each system in its own process, ${config.runs} run(s) per row (median and range). Throughput is timed from ${config.warmupSeconds} s after the first message is taken (the same warm-up for every system) until the queue is empty or ${config.capSeconds} s more have passed.`,
+    `Measured with \`npm run bench${config.quick ? ' -- --quick' : ''}\` in ${document.durationSeconds.toFixed(0)} s on ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}; fauxqs in its own process behind a call-counting proxy, each system in its own process, ${config.runs} run(s) per row taken in rounds (every system once, then again), median and range. Throughput is timed from ${config.warmupSeconds} s after the first message is taken (the same warm-up for every system) until the queue is empty or ${config.capSeconds} s more have passed.`,
     '',
     '### Targets',
     '',
@@ -266,7 +291,9 @@ function renderDocs(document: Document): string {
     '',
     rows(document.happy),
     '',
-    `### Retry path (${config.retryBacklog.toLocaleString('en-US')} messages, each failing once, retried after 0-1 s)`,
+    `### Retry path (${config.retryBacklog.toLocaleString('en-US')} messages, each failing once, retried after 0-1 s; timed from the system ready until the queue is empty or ${config.retryCapSeconds} s have passed)`,
+    '',
+    'A "≥" marks a system stopped at the cap. It completes faster later in the run than at its start, so its whole-run rate is higher than the figure shown. The seed reference, for example, takes originals before their copies.',
     '',
     rows(document.retry),
     '',
