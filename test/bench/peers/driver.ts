@@ -158,7 +158,7 @@ export interface MeasureOptions {
    */
   clockFromStart?: boolean;
   /**
-   * Seconds after the first message is taken before the throughput clock starts: a
+   * Seconds after the first 1% of the backlog is done before the throughput clock starts: a
    * process that just started runs unoptimised code, which a long-running worker does
    * not. Every system gets the same warm-up; a backlog drained within it is timed whole.
    */
@@ -198,6 +198,7 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
     let window: { at: number; processed: number; cpu: number } | undefined = options.clockFromStart ? { at: spawnedAt, processed: 0, cpu: cpuAtStart } : undefined;
     const warmupMs = (options.warmupSeconds ?? 0) * 1000;
     let left = backlog.count;
+    const startedThreshold = Math.max(1, Math.floor(backlog.count / 100));
     let loaded = backlog.count;
     const passEndedAt: number[] = [];
     let lastSample = 0;
@@ -210,7 +211,8 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
         loaded += backlog.count;
         left = backlog.count;
       }
-      if (firstTakenAt === undefined && left < backlog.count) firstTakenAt = now;
+      // Completions under way, not a single message between a delete and its copy's send.
+      if (firstTakenAt === undefined && left <= backlog.count - startedThreshold) firstTakenAt = now;
       if (window === undefined && firstTakenAt !== undefined && now - firstTakenAt >= warmupMs) window = { at: now, processed: loaded - left, cpu: cpuSeconds(started.child.pid!) ?? cpuAtStart };
       if (now - lastSample >= 200) {
         const mb = rssMb(started.child.pid!);
