@@ -193,12 +193,12 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
     options.onStart?.();
     const spawnedAt = Date.now();
     const cpuAtStart = cpuSeconds(started.child.pid!) ?? 0;
-    let firstTakenAt: number | undefined;
-    /** Where the throughput clock started: after the warm-up. */
+    let firstDoneAt: number | undefined;
+    /** Where the throughput clock started: after the warm-up, or at ready with `clockFromStart`. */
     let window: { at: number; processed: number; cpu: number } | undefined = options.clockFromStart ? { at: spawnedAt, processed: 0, cpu: cpuAtStart } : undefined;
     const warmupMs = (options.warmupSeconds ?? 0) * 1000;
     let left = backlog.count;
-    const startedThreshold = Math.max(1, Math.floor(backlog.count / 100));
+    const firstDoneCount = Math.max(1, Math.floor(backlog.count / 100));
     let loaded = backlog.count;
     const passEndedAt: number[] = [];
     let lastSample = 0;
@@ -212,8 +212,8 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
         left = backlog.count;
       }
       // Completions under way, not a single message between a delete and its copy's send.
-      if (firstTakenAt === undefined && left <= backlog.count - startedThreshold) firstTakenAt = now;
-      if (window === undefined && firstTakenAt !== undefined && now - firstTakenAt >= warmupMs) window = { at: now, processed: loaded - left, cpu: cpuSeconds(started.child.pid!) ?? cpuAtStart };
+      if (firstDoneAt === undefined && left <= backlog.count - firstDoneCount) firstDoneAt = now;
+      if (window === undefined && firstDoneAt !== undefined && now - firstDoneAt >= warmupMs) window = { at: now, processed: loaded - left, cpu: cpuSeconds(started.child.pid!) ?? cpuAtStart };
       if (now - lastSample >= 200) {
         const mb = rssMb(started.child.pid!);
         if (mb !== undefined) rss.push([(now - spawnedAt) / 1000, mb]);
@@ -226,7 +226,7 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
     const secondsSinceStart = (endedAt - spawnedAt) / 1000;
     const processed = loaded - left;
     // Drained within the warm-up (or never started): time the whole run instead.
-    const timed = window ?? { at: firstTakenAt ?? endedAt - capSeconds * 1000, processed: 0, cpu: cpuAtStart };
+    const timed = window ?? { at: firstDoneAt ?? endedAt - capSeconds * 1000, processed: 0, cpu: cpuAtStart };
     const seconds = Math.max(0.001, (endedAt - timed.at) / 1000);
     const timedProcessed = processed - timed.processed;
     const cpuUsed = (cpuSeconds(started.child.pid!) ?? timed.cpu) - timed.cpu;
