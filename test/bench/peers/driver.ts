@@ -43,6 +43,8 @@ export interface SystemUnderTest {
   concurrency: number;
   /** Extra environment: RETRY_POLICY, WORKER_HANDLER, WEBHOOK_URL... */
   env?: Record<string, string>;
+  /** This system's own backlog, over the scenario's: for a system too slow to drain the shared one. */
+  backlog?: Partial<Backlog>;
 }
 
 export const SYSTEM_LABELS: Record<SystemName, string> = {
@@ -147,6 +149,13 @@ export interface Backlog {
    * loads it again into the same running system (a standing workload, for memory).
    */
   passes?: number;
+  /**
+   * Messages of the same kind loaded and drained before the backlog, with the clock
+   * starting when the backlog is loaded: the timed code is then warm whatever the run's
+   * shape. (A retry run completes nothing until its copies come back, so a warm-up
+   * counted from its first completions would fall after its whole first pass.)
+   */
+  warmupCount?: number;
 }
 
 export interface MeasureOptions {
@@ -180,8 +189,9 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
     queue: name,
     attributes: { VisibilityTimeout: '30', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount: 5 }) },
   });
-  const load = () => emulator.control('load', { queue: name, count: backlog.count, simulate: backlog.simulate });
-  await load();
+  const load = (count: number) => emulator.control('load', { queue: name, count, simulate: backlog.simulate });
+  const warmupCount = backlog.warmupCount ?? 0;
+  await load(warmupCount > 0 ? warmupCount : backlog.count);
   const remaining = async () => {
     const depth = await emulator.control<{ ready: number; delayed: number; inflight: number }>('depth', { queue: name });
     return depth.ready + depth.delayed + depth.inflight;
@@ -194,25 +204,34 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
     const spawnedAt = Date.now();
     const cpuAtStart = cpuSeconds(started.child.pid!) ?? 0;
     let firstDoneAt: number | undefined;
-    /** Where the throughput clock started: after the warm-up, or at ready with `clockFromStart`. */
+    /** Where the throughput clock started: after the warm-up (in seconds or in messages), or at ready with `clockFromStart`. */
     let window: { at: number; processed: number; cpu: number } | undefined = options.clockFromStart ? { at: spawnedAt, processed: 0, cpu: cpuAtStart } : undefined;
     const warmupMs = (options.warmupSeconds ?? 0) * 1000;
-    let left = backlog.count;
+    let warmingUp = warmupCount > 0;
+    let loaded = warmingUp ? warmupCount : backlog.count;
+    let left = loaded;
     const firstDoneCount = Math.max(1, Math.floor(backlog.count / 100));
-    let loaded = backlog.count;
     const passEndedAt: number[] = [];
     let lastSample = 0;
     for (;;) {
       left = await remaining();
       const now = Date.now();
+      if (warmingUp && left === 0) {
+        await load(backlog.count);
+        loaded += backlog.count;
+        left = backlog.count;
+        warmingUp = false;
+        window = { at: Date.now(), processed: loaded - left, cpu: cpuSeconds(started.child.pid!) ?? cpuAtStart };
+        continue;
+      }
       if (left === 0) passEndedAt.push((now - spawnedAt) / 1000);
       if (left === 0 && passEndedAt.length < (backlog.passes ?? 1)) {
-        await load();
+        await load(backlog.count);
         loaded += backlog.count;
         left = backlog.count;
       }
       // Completions under way, not a single message between a delete and its copy's send.
-      if (firstDoneAt === undefined && left <= backlog.count - firstDoneCount) firstDoneAt = now;
+      if (firstDoneAt === undefined && !warmingUp && left <= backlog.count - firstDoneCount) firstDoneAt = now;
       if (window === undefined && firstDoneAt !== undefined && now - firstDoneAt >= warmupMs) window = { at: now, processed: loaded - left, cpu: cpuSeconds(started.child.pid!) ?? cpuAtStart };
       if (now - lastSample >= 200) {
         const mb = rssMb(started.child.pid!);
