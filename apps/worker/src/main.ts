@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { NestFactory } from '@nestjs/core';
-import { EmfMetrics } from '@requeue/sqs';
+import { EmfMetrics, withoutSdkCallLogging } from '@requeue/sqs';
 import { Logger as NestPinoLogger } from 'nestjs-pino';
 import { pino } from 'pino';
 import { AppModule } from './app.module.js';
@@ -59,12 +59,14 @@ async function main(): Promise<void> {
     queues = config.queues;
   }
 
-  const sqs = new SQSClient({
-    region: config.region,
-    ...(endpoint ? { endpoint } : {}),
-    // The embedded emulator accepts any credentials; real AWS uses the standard chain.
-    ...(local ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-  });
+  const sqs = withoutSdkCallLogging(
+    new SQSClient({
+      region: config.region,
+      ...(endpoint ? { endpoint } : {}),
+      // The embedded emulator accepts any credentials; real AWS uses the standard chain.
+      ...(local ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+    }),
+  );
   const emf = new EmfMetrics({ namespace: config.metricsNamespace, queueName: queues.queueUrl.split('/').pop() ?? 'queue' });
   const activity = config.dashboard.enabled ? new DashboardMetrics() : undefined;
   const metrics = activity ? allMetrics(emf, activity) : emf;

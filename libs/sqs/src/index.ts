@@ -1,6 +1,7 @@
 export { SqsBatchClient, type OutgoingMessage } from './batch-client.js';
 export { decodeMessage, parseBody, type DecodedMessage, type DecodeResult } from './decode.js';
 export { SqsOperationError, SqsWorkerConfigError } from './errors.js';
+export { withoutSdkCallLogging } from './sdk-call-logging.js';
 export { HandlerTimeoutError } from './handler-runner.js';
 export { MAX_VISIBILITY_SECONDS } from './heartbeat.js';
 export { silentLogger, type WorkerLogger } from './logger.js';

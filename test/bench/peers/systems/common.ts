@@ -1,4 +1,5 @@
 import { SQSClient, type Message } from '@aws-sdk/client-sqs';
+import { withoutSdkCallLogging } from '@requeue/sqs';
 
 /** The settings every system under test reads from its environment. */
 export function benchSettings() {
@@ -14,8 +15,14 @@ export function benchSettings() {
   };
 }
 
-export function benchClient(endpoint: string): SQSClient {
-  return new SQSClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' } });
+/**
+ * The peers' client, with the one SDK setting requeue's worker makes (no per-call logger
+ * middleware), so the comparison is between the systems rather than their SDK settings.
+ * The seed reference keeps the SDK's defaults: it runs as written.
+ */
+export function benchClient(endpoint: string, options: { sdkDefaults?: boolean } = {}): SQSClient {
+  const client = new SQSClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' } });
+  return options.sdkDefaults ? client : withoutSdkCallLogging(client);
 }
 
 /** The simulation handler's body (DESIGN.md 3.4), the one workload every system runs. */

@@ -9,7 +9,7 @@ import { callHandler } from './seed-handler.js';
  * sends the delayed copy (a crash in between loses the message). Its defects are kept.
  */
 const { queueUrl, endpoint } = benchSettings();
-const sqs = benchClient(endpoint);
+const sqs = benchClient(endpoint, { sdkDefaults: true });
 
 function isRetryable(error: Error): boolean {
   return /temporary|timeout|rate limit|429|503|quota/i.test(error.message);
