@@ -48,10 +48,15 @@ export async function simulate(rawBody: string, attempt: number): Promise<void> 
 /** The delivery count sqs-consumer based systems read as the attempt. */
 export const attemptOf = (message: Message) => Number(message.Attributes?.ApproximateReceiveCount ?? 1);
 
+/** Runs a received batch all at once and splits it into the messages done and those that failed. */
+export async function runBatch(messages: Message[]): Promise<{ done: Message[]; failed: Message[] }> {
+  const outcomes = await Promise.all(messages.map((m) => simulate(m.Body!, attemptOf(m)).then(() => true, () => false)));
+  return { done: messages.filter((_, j) => outcomes[j]), failed: messages.filter((_, j) => !outcomes[j]) };
+}
+
 /** A batch handler in sqs-consumer's contract: run all at once, return the successes to delete. */
 export async function handleBatch(messages: Message[]): Promise<Message[]> {
-  const outcomes = await Promise.all(messages.map((m) => simulate(m.Body!, attemptOf(m)).then(() => true, () => false)));
-  return messages.filter((_, j) => outcomes[j]);
+  return (await runBatch(messages)).done;
 }
 
 /** Tells the bench driver the system is polling. */

@@ -1,5 +1,5 @@
 import { ChangeMessageVisibilityBatchCommand, DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { announceReady, benchClient, benchSettings, simulate } from './common.js';
+import { announceReady, benchClient, benchSettings, runBatch } from './common.js';
 
 /**
  * The practical limit: N loops of receive(10) -> handle all ten at once -> one
@@ -13,11 +13,7 @@ async function loop(): Promise<never> {
     const { Messages = [] } = await sqs.send(
       new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 20, MessageSystemAttributeNames: ['ApproximateReceiveCount'] }),
     );
-    const outcomes = await Promise.all(
-      Messages.map((message) => simulate(message.Body!, Number(message.Attributes?.ApproximateReceiveCount ?? 1)).then(() => true, () => false)),
-    );
-    const done = Messages.filter((_, i) => outcomes[i]);
-    const failed = Messages.filter((_, i) => !outcomes[i]);
+    const { done, failed } = await runBatch(Messages);
     if (done.length) await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
     if (failed.length) {
       await sqs.send(
