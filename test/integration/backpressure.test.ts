@@ -28,8 +28,8 @@ function flakyDependency() {
   return { handler, calls };
 }
 
-async function publish(queueUrl: string): Promise<void> {
-  for (let start = 0; start < MESSAGES; start += 10) {
+async function publish(queueUrl: string, count = MESSAGES): Promise<void> {
+  for (let start = 0; start < count; start += 10) {
     const entries = Array.from({ length: 10 }, (_, i) => ({ Id: String(i), MessageBody: JSON.stringify({ id: `m${start + i}` }) }));
     await emulator.sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
   }
@@ -103,10 +103,7 @@ describe('adaptive backpressure against the SQS protocol (fauxqs)', () => {
       if (n % 10 === 3) throw new NonRetryableError('validation: rejected by the dependency (400)');
       if (n % 10 === 7 && message.attempt === 1) throw new RetryableError('dependency answered 503', { errorType: 'TEMPORARY' });
     };
-    for (let start = 0; start < 200; start += 10) {
-      const entries = Array.from({ length: 10 }, (_, i) => ({ Id: String(i), MessageBody: JSON.stringify({ id: `m${start + i}` }) }));
-      await emulator.sqs.send(new SendMessageBatchCommand({ QueueUrl: queues.queueUrl, Entries: entries }));
-    }
+    await publish(queues.queueUrl, 200);
     const worker = new SqsWorker({
       sqs: emulator.sqs,
       queueUrl: queues.queueUrl,
