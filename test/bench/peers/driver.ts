@@ -287,6 +287,17 @@ async function callsTo(emulator: BenchEmulator, queues: string[]): Promise<Recor
   return total;
 }
 
+/**
+ * SQS calls per message for each API action, pooled over repeated runs (every run's
+ * calls over every run's messages), so a short run weighs no more than its share.
+ */
+export function callsPerMessageByAction(runs: readonly Pick<Measurement, 'callsByAction' | 'processed'>[]): Record<string, number> {
+  const messages = runs.reduce((sum, run) => sum + run.processed, 0);
+  const calls: Record<string, number> = {};
+  for (const run of runs) for (const [action, count] of Object.entries(run.callsByAction)) calls[action] = (calls[action] ?? 0) + count;
+  return Object.fromEntries(Object.entries(calls).map(([action, count]) => [action, messages > 0 ? count / messages : Infinity]));
+}
+
 /** Median and spread (max - min) of repeated runs. */
 export function summarizeRuns(values: number[]): { median: number; min: number; max: number } {
   const sorted = [...values].sort((a, b) => a - b);

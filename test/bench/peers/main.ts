@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { markdownTable, progress, replaceDocsSection, wantsJson } from '../report.js';
-import { measure, startBenchEmulator, summarizeRuns, SYSTEM_LABELS, type Backlog, type BenchEmulator, type Measurement, type SystemName, type SystemUnderTest } from './driver.js';
+import { callsPerMessageByAction, measure, startBenchEmulator, summarizeRuns, SYSTEM_LABELS, type Backlog, type BenchEmulator, type Measurement, type SystemName, type SystemUnderTest } from './driver.js';
 import { writeHerdChart } from './herd-chart.js';
 import { HERD, runHerd, summarizeHerd, type HerdSummary } from './herd.js';
 import { runMemory, type MemoryRun } from './memory.js';
@@ -39,6 +39,8 @@ interface Row {
   backlog: number;
   messagesPerSecond: { median: number; min: number; max: number };
   callsPerMessage: number;
+  /** The same, split by SQS API action (ReceiveMessage, DeleteMessageBatch...), pooled over the runs. */
+  callsPerMessageByAction: Record<string, number>;
   /** The system's own CPU time per 1,000 messages: its cost, apart from the emulator's. */
   cpuMsPerThousand: number;
   peakRssMb: number;
@@ -99,6 +101,7 @@ async function inRounds(
       backlog: sut.backlog?.count ?? backlog.count,
       messagesPerSecond: summarizeRuns(runs.map((r) => r.messagesPerSecond)),
       callsPerMessage: summarizeRuns(runs.map((r) => r.callsPerMessage)).median,
+      callsPerMessageByAction: callsPerMessageByAction(runs),
       cpuMsPerThousand: summarizeRuns(runs.map((r) => r.cpuMsPerThousand)).median,
       peakRssMb: Math.max(...runs.map((r) => r.peakRssMb)),
     };
@@ -281,6 +284,17 @@ function spread(values: { median: number; min: number; max: number }): string {
   return values.min === values.max ? round(values.median) : `${round(values.median)} (${round(values.min)}-${round(values.max)})`;
 }
 
+/** One column per SQS action any row called, so each system's cost reads call by call. */
+function callsByActionTable(list: readonly Row[]): string {
+  const actions = [...new Set(list.flatMap((r) => Object.keys(r.callsPerMessageByAction)))].sort();
+  return markdownTable(list, [
+    { header: 'scenario', value: (r) => r.scenario },
+    { header: 'system', value: (r) => SYSTEM_LABELS[r.system] },
+    { header: 'concurrency', value: (r) => r.concurrency },
+    ...actions.map((action) => ({ header: action, value: (r: Row) => r.callsPerMessageByAction[action]?.toFixed(3) ?? '' })),
+  ]);
+}
+
 /** Each system's retry path against its own happy path (no-op, same concurrency): what failing once costs it. */
 function retryAgainstHappy(document: Document): string {
   const ratios = document.retry.map((r) => {
@@ -325,6 +339,12 @@ function renderDocs(document: Document): string {
     rows(document.retry, config.retryBacklog),
     '',
     retryAgainstHappy(document),
+    '',
+    '### SQS calls per message, by action',
+    '',
+    'Counted at the emulator, pooled over the runs; warm-up messages and their calls included.',
+    '',
+    callsByActionTable([...document.happy, ...document.retry]),
     '',
     `### Memory (requeue @50, ${memory.messages.toLocaleString('en-US')} messages at 1 ms, loaded ${memory.passes} times into one process, while the herd's capped baselines finish)`,
     '',

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { callsPerMessageByAction } from './driver.js';
 import { summarizeHerd, type HerdRun } from './herd.js';
 import { slopeMbPerMinute } from './memory.js';
 
@@ -33,5 +34,21 @@ describe('RSS slope', () => {
 
   it('is 0 for fewer than two samples', () => {
     expect(slopeMbPerMinute([[0, 100]])).toBe(0);
+  });
+});
+
+describe('SQS calls per message, by action', () => {
+  it('pools the runs, so a short run weighs no more than its messages', () => {
+    const byAction = callsPerMessageByAction([
+      { processed: 1000, callsByAction: { ReceiveMessage: 100, DeleteMessageBatch: 100 } },
+      { processed: 10, callsByAction: { ReceiveMessage: 10, DeleteMessageBatch: 1, SendMessageBatch: 1 } },
+    ]);
+    expect(byAction.ReceiveMessage).toBeCloseTo(110 / 1010);
+    expect(byAction.DeleteMessageBatch).toBeCloseTo(101 / 1010);
+    expect(byAction.SendMessageBatch).toBeCloseTo(1 / 1010);
+  });
+
+  it('reads calls that completed nothing as infinitely costly, not free', () => {
+    expect(callsPerMessageByAction([{ processed: 0, callsByAction: { ReceiveMessage: 40 } }])).toEqual({ ReceiveMessage: Infinity });
   });
 });
