@@ -22,7 +22,7 @@ export async function writeHerdChart(runs: ReadonlyArray<Pick<HerdRun, 'policy' 
         encoding: {
           x: { field: 'second', type: 'quantitative', title: 'seconds since the outage began' },
           y: { field: 'requests', type: 'quantitative', title: 'requests per second' },
-          color: { field: 'policy', type: 'nominal', title: null, legend: { orient: 'top-right', labelLimit: 320 } },
+          color: { field: 'policy', type: 'nominal', title: null, legend: { orient: 'top-right' } },
         },
       },
       {
@@ -38,7 +38,7 @@ export async function writeHerdChart(runs: ReadonlyArray<Pick<HerdRun, 'policy' 
         encoding: { x: { field: 'second', type: 'quantitative' } },
       },
     ],
-    config: { background: 'white', font: 'sans-serif' },
+    config: { background: 'white', font: 'sans-serif', legend: { labelLimit: 600 } },
   };
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
   writeFileSync(path, await view.toSVG());
