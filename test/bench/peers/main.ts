@@ -291,8 +291,14 @@ function callsByActionTable(list: readonly Row[]): string {
     { header: 'scenario', value: (r) => r.scenario },
     { header: 'system', value: (r) => SYSTEM_LABELS[r.system] },
     { header: 'concurrency', value: (r) => r.concurrency },
-    ...actions.map((action) => ({ header: action, value: (r: Row) => r.callsPerMessageByAction[action]?.toFixed(3) ?? '' })),
+    ...actions.map((action) => ({ header: action, value: (r: Row) => perMessage(r.callsPerMessageByAction[action]) })),
   ]);
+}
+
+/** Three decimals, except that a few calls over many messages read as "< 0.001", not as none. */
+function perMessage(calls: number | undefined): string {
+  if (calls === undefined) return '';
+  return calls > 0 && calls < 0.0005 ? '< 0.001' : calls.toFixed(3);
 }
 
 /** Each system's retry path against its own happy path (no-op, same concurrency): what failing once costs it. */
