@@ -348,7 +348,7 @@ function renderDocs(document: Document): string {
     '',
     '### SQS calls per message, by action',
     '',
-    'Counted at the emulator, pooled over the runs; warm-up messages and their calls included.',
+    "Counted at the emulator, pooled over the runs; warm-up messages and their calls included. requeue's GetQueueAttributes is its one read, at start-up, of the queue's visibility timeout and redrive policy.",
     '',
     callsByActionTable([...document.happy, ...document.retry]),
     '',
