@@ -22,6 +22,8 @@ export interface TimelineEvent {
   outcome: string;
   /** Seconds between this attempt and the previous one: the backoff actually waited. */
   waitedSeconds?: number;
+  /** The message went back without using an attempt: its dependency was paused or open. */
+  deferred?: boolean;
 }
 
 interface Outcome {
@@ -52,7 +54,14 @@ function outcomesById(workload: readonly DemoMessage[], run: DemoRun): Map<strin
   for (const { id } of workload) {
     const end = ends.get(id);
     const failures = run.retries.filter((retry) => originalToId.get(retry.originalMessageId) === id).sort((a, b) => a.attempt - b.attempt);
-    const events: TimelineEvent[] = failures.map((retry) => ({ atSeconds: seconds(retry.at), attempt: retry.attempt, outcome: `${retry.errorType}, retry in ${retry.delaySeconds} s` }));
+    const events: TimelineEvent[] = failures.map((retry) => ({
+      atSeconds: seconds(retry.at),
+      attempt: retry.attempt,
+      outcome: retry.deferredBecause
+        ? `${retry.errorType}, deferred ${retry.delaySeconds} s (${retry.deferredBecause === 'rate-limited' ? 'dependency paused' : 'circuit open'})`
+        : `${retry.errorType}, retry in ${retry.delaySeconds} s`,
+      ...(retry.deferredBecause ? { deferred: true } : {}),
+    }));
     if (end) events.push({ atSeconds: seconds(end.at), attempt: end.attempts, outcome: end.end === 'succeeded' ? 'succeeded' : `dead-lettered: ${end.end}` });
     for (let i = 1; i < events.length; i++) events[i]!.waitedSeconds = events[i]!.atSeconds - events[i - 1]!.atSeconds;
     outcomes.set(id, { end: end?.end ?? 'lost', attempts: end?.attempts ?? 0, events });
@@ -103,8 +112,16 @@ export function renderReport(workload: readonly DemoMessage[], summary: DemoSumm
     lines.push(`  ${id}  (${message.kind})`);
     for (const event of outcome.events) {
       const waited = event.waitedSeconds === undefined ? '' : `   waited ${event.waitedSeconds.toFixed(1)} s`;
-      lines.push(`    +${pad(event.atSeconds.toFixed(1), 5)} attempt ${event.attempt}  ${pad(event.outcome, 40)}${waited}`);
+      lines.push(`    +${pad(event.atSeconds.toFixed(1), 5)} attempt ${event.attempt}  ${pad(event.outcome, 48)}${waited}`.trimEnd());
     }
+  }
+  if ([...outcomes.values()].some((o) => o.events.some((e) => e.deferred))) {
+    lines.push(
+      '',
+      '  "deferred": the dependency was paused (a 429 or quota error pauses all its messages until its',
+      '  Retry-After or backoff has passed) or its circuit open. The message waits for the dependency,',
+      '  not for its own delay, and keeps its attempt.',
+    );
   }
   const retriesByType = new Map<string, number[]>();
   for (const retry of summary.retries) retriesByType.set(retry.errorType, [...(retriesByType.get(retry.errorType) ?? []), retry.delaySeconds]);
@@ -115,7 +132,7 @@ export function renderReport(workload: readonly DemoMessage[], summary: DemoSumm
     `  attempts per message: ${Object.entries(summary.attempts.histogram)
       .map(([attempts, count]) => `${attempts}: ${count}`)
       .join(', ')}`,
-    `  retries: ${summary.retries.length} (${[...retriesByType]
+    `  retries and deferrals: ${summary.retries.length} (${[...retriesByType]
       .map(([type, delays]) => `${type} ${delays.length}, delays ${Math.min(...delays)}-${Math.max(...delays)} s`)
       .join('; ')})`,
     '',

@@ -27,6 +27,11 @@ export interface RetryLogLine {
   errorType: string;
   delaySeconds: number;
   at: number;
+  /**
+   * Set for a deferral: the message's dependency was paused (a 429 or quota error paused it)
+   * or its circuit was open, so the attempt was kept and the message waits for the dependency.
+   */
+  deferredBecause?: 'rate-limited' | 'breaker-open';
 }
 
 export interface Progress {
@@ -57,14 +62,18 @@ function readLedger(path: string): LedgerLine[] {
     .map((line) => JSON.parse(line) as LedgerLine);
 }
 
+type RetryLogEntry = { msg?: string; time: number; originalMessageId: string; attempt: number; errorType: string; delaySeconds: number; cause?: RetryLogLine['deferredBecause'] };
+
 /** The worker's pino lines about retries (deferrals included); EMF documents and other logs are skipped. */
-function retryLines(output: string): RetryLogLine[] {
+export function retryLines(output: string): RetryLogLine[] {
   const lines: RetryLogLine[] = [];
   for (const line of output.split('\n')) {
     if (!line.includes('retrying')) continue;
     try {
-      const entry = JSON.parse(line) as { msg?: string; time: number; originalMessageId: string; attempt: number; errorType: string; delaySeconds: number };
-      if (entry.msg?.includes('retrying')) lines.push({ originalMessageId: entry.originalMessageId, attempt: entry.attempt, errorType: entry.errorType, delaySeconds: entry.delaySeconds, at: entry.time });
+      const entry = JSON.parse(line) as RetryLogEntry;
+      if (!entry.msg?.includes('retrying')) continue;
+      const { originalMessageId, attempt, errorType, delaySeconds, time } = entry;
+      lines.push({ originalMessageId, attempt, errorType, delaySeconds, at: time, ...(entry.cause ? { deferredBecause: entry.cause } : {}) });
     } catch {
       // not a log line of ours
     }
