@@ -60,7 +60,7 @@ function outcomesById(workload: readonly DemoMessage[], run: DemoRun): Map<strin
       outcome: retry.deferredBecause
         ? `${retry.errorType}, deferred ${retry.delaySeconds} s (${retry.deferredBecause === 'rate-limited' ? 'dependency paused' : 'circuit open'})`
         : `${retry.errorType}, retry in ${retry.delaySeconds} s`,
-      ...(retry.deferredBecause ? { deferred: true } : {}),
+      deferred: retry.deferredBecause !== undefined,
     }));
     if (end) events.push({ atSeconds: seconds(end.at), attempt: end.attempts, outcome: end.end === 'succeeded' ? 'succeeded' : `dead-lettered: ${end.end}` });
     for (let i = 1; i < events.length; i++) events[i]!.waitedSeconds = events[i]!.atSeconds - events[i - 1]!.atSeconds;
