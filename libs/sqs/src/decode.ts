@@ -40,8 +40,10 @@ export type DecodeResult =
 /**
  * Decodes retry state and envelope. Every received message decodes to something the
  * worker can act on: garbage never throws here, it becomes a dead-letter decision.
+ * `unusedReceives` are earlier receives of this message that were not attempts (FIFO
+ * hand-backs this worker remembers).
  */
-export function decodeMessage(message: Message, now: number): DecodeResult {
+export function decodeMessage(message: Message, now: number, unusedReceives = 0): DecodeResult {
   const messageId = message.MessageId ?? '';
   const attributes = (message.MessageAttributes ?? {}) as MessageAttributes;
   const receiveCount = positiveInt(message.Attributes?.ApproximateReceiveCount) ?? 1;
@@ -80,7 +82,7 @@ export function decodeMessage(message: Message, now: number): DecodeResult {
     groupId: message.Attributes?.MessageGroupId,
     // Every receive of this SQS message is one attempt, on top of what earlier copies
     // recorded: a visibility-transport retry and a crash redelivery both count.
-    state: { ...recorded, attempt: recorded.attempt + receiveCount - 1 },
+    state: { ...recorded, attempt: recorded.attempt + Math.max(0, receiveCount - 1 - unusedReceives) },
     override,
     overrideProblem,
     payload: unwrapped.kind === 'invalid-envelope' ? sqsBody : unwrapped.payload,

@@ -1,19 +1,61 @@
 /**
- * FIFO queues promise order within a message group. SQS may hand one receive several
- * messages of the same group; this runs them one after another, and different groups
- * side by side.
+ * What a message's processing did to its place in the queue. `gone`: it left the queue
+ * (deleted after success, or after its dead letter landed). `stays`: it is still in the
+ * queue, hidden for a retry or a deferral, released, or left after a failed call.
+ */
+export type Settled = 'gone' | 'stays';
+
+interface Queued {
+  run: () => Promise<Settled>;
+  giveBack: () => Promise<void>;
+  done: () => void;
+}
+
+/**
+ * FIFO order within a message group. SQS may return several messages of one group in a
+ * single receive, in order, and keeps the group locked while any of them is in flight.
+ * This runs them one after another (different groups side by side), and when one stays
+ * in the queue (a retry, a deferral, a release) every message queued behind it is given
+ * back rather than run: SQS then returns them again after it, in order. Running them
+ * would succeed and delete them while the one ahead waits out its retry, and the
+ * group's order would be lost.
  */
 export class GroupSequencer {
-  private readonly tails = new Map<string, Promise<void>>();
+  private readonly groups = new Map<string, Queued[]>();
 
-  run(groupId: string | undefined, task: () => Promise<void>): Promise<void> {
-    if (groupId === undefined) return task();
-    const previous = this.tails.get(groupId) ?? Promise.resolve();
-    const next = previous.then(task);
-    this.tails.set(groupId, next);
-    void next.finally(() => {
-      if (this.tails.get(groupId) === next) this.tails.delete(groupId);
+  /**
+   * Runs `run` once every message of the group received before it has left the queue,
+   * or calls `giveBack` instead when one of them stays. Without a group, runs at once.
+   */
+  async run(groupId: string | undefined, run: () => Promise<Settled>, giveBack: () => Promise<void>): Promise<void> {
+    if (groupId === undefined) {
+      await run();
+      return;
+    }
+    const finished = new Promise<void>((done) => {
+      const queue = this.groups.get(groupId);
+      if (queue) queue.push({ run, giveBack, done });
+      else {
+        this.groups.set(groupId, [{ run, giveBack, done }]);
+        void this.drain(groupId);
+      }
     });
-    return next;
+    await finished;
+  }
+
+  private async drain(groupId: string): Promise<void> {
+    const queue = this.groups.get(groupId) ?? [];
+    while (queue.length > 0) {
+      const head = queue[0]!;
+      const settled = await head.run().catch((): Settled => 'stays');
+      queue.shift();
+      head.done();
+      if (settled === 'stays') {
+        const behind = queue.splice(0);
+        await Promise.all(behind.map((entry) => entry.giveBack().catch(() => undefined)));
+        for (const entry of behind) entry.done();
+      }
+    }
+    this.groups.delete(groupId);
   }
 }

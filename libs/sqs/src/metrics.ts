@@ -10,6 +10,8 @@ export interface WorkerMetrics {
   received(count: number): void;
   succeeded(attempt: number, durationMs: number): void;
   failed(durationMs: number): void;
+  /** A message failed on its first attempt: a new failure, not a retry of an old one. */
+  firstFailure(errorType: string): void;
   retried(errorType: string, delaySeconds: number): void;
   deadLettered(reason: string): void;
   duplicateRisk(): void;
@@ -24,6 +26,7 @@ export const noMetrics: WorkerMetrics = {
   received: () => undefined,
   succeeded: () => undefined,
   failed: () => undefined,
+  firstFailure: () => undefined,
   retried: () => undefined,
   deadLettered: () => undefined,
   duplicateRisk: () => undefined,
@@ -84,6 +87,11 @@ export class EmfMetrics implements WorkerMetrics {
 
   failed(durationMs: number): void {
     this.sample('HandlerDuration', durationMs, Unit.Milliseconds);
+  }
+
+  /** Alarmed on (opt-in): a new error pattern shows here before any retry or dead letter. */
+  firstFailure(errorType: string): void {
+    this.count('FirstFailures', 1, { ErrorType: errorType });
   }
 
   retried(errorType: string, delaySeconds: number): void {

@@ -66,6 +66,8 @@ export class DashboardMetrics implements WorkerMetrics {
 
   duplicateRisk(): void {}
 
+  firstFailure(): void {}
+
   deferred(): void {
     this.totals.deferred++;
   }
@@ -106,6 +108,7 @@ export function allMetrics(...sinks: WorkerMetrics[]): WorkerMetrics {
     received: (count) => sinks.forEach((sink) => sink.received(count)),
     succeeded: (attempt, durationMs) => sinks.forEach((sink) => sink.succeeded(attempt, durationMs)),
     failed: (durationMs) => sinks.forEach((sink) => sink.failed(durationMs)),
+    firstFailure: (errorType) => sinks.forEach((sink) => sink.firstFailure(errorType)),
     retried: (errorType, delaySeconds) => sinks.forEach((sink) => sink.retried(errorType, delaySeconds)),
     deadLettered: (reason) => sinks.forEach((sink) => sink.deadLettered(reason)),
     duplicateRisk: () => sinks.forEach((sink) => sink.duplicateRisk()),

@@ -1,0 +1,82 @@
+import { createRetryPolicy, NonRetryableError, RetryableError } from '@requeue/retry';
+import { describe, expect, it, vi } from 'vitest';
+import { FifoSqsFake } from './fifo-sqs.fake.js';
+import { SqsWorker } from './worker.js';
+import type { WorkerMessage } from './worker-message.js';
+
+const QUEUE_URL = 'http://sqs.local/000000000000/jobs.fifo';
+
+interface Run {
+  id: string;
+  attempt: number;
+}
+
+/** A worker on the fake whose handler fails as `fail` says, recording every run in order. */
+function fifoWorker(sqs: FifoSqsFake, fail: (id: string, attempt: number) => Error | undefined) {
+  const runs: Run[] = [];
+  const succeeded: string[] = [];
+  const worker = new SqsWorker({
+    sqs: sqs.client,
+    queueUrl: QUEUE_URL,
+    deadLetterQueueUrl: 'http://sqs.local/000000000000/jobs-dlq.fifo',
+    // Retries due at once (0 s): the head is back as soon as SQS allows, so the test
+    // observes order, not waiting.
+    retryPolicy: createRetryPolicy({ jitter: 'none', types: { DEFAULT: { backoff: { type: 'fixed', delayMs: 0 } } } }),
+    handler: async (message: WorkerMessage) => {
+      const { id } = message.body as { id: string };
+      runs.push({ id, attempt: message.attempt });
+      const error = fail(id, message.attempt);
+      if (error) throw error;
+      succeeded.push(id);
+    },
+    maxInFlight: 10,
+    batchWaitMs: 0,
+    waitTimeSeconds: 0,
+    visibilityTimeoutSeconds: 30,
+    maxReceiveCount: 10,
+    backpressure: false,
+  });
+  return { worker, runs, succeeded };
+}
+
+const ids = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
+
+describe('FIFO order when SQS returns several messages of one group at once', () => {
+  it('runs nothing behind a failed head: the rest go back and run after it, in order', async () => {
+    const sqs = new FifoSqsFake(QUEUE_URL);
+    sqs.add('a', ids('m', 5));
+    const { worker, runs, succeeded } = fifoWorker(sqs, (id, attempt) => (id === 'm0' && attempt === 1 ? new RetryableError('downstream 503') : undefined));
+    await worker.start();
+    await vi.waitFor(() => expect(succeeded).toHaveLength(5));
+    await worker.stop();
+    // All five came in one receive, as real SQS may return them.
+    expect(sqs.receives[0]).toEqual(ids('m', 5));
+    expect(runs.map((r) => r.id)).toEqual(['m0', 'm0', 'm1', 'm2', 'm3', 'm4']);
+    expect(succeeded).toEqual(ids('m', 5));
+    // The messages given back never ran, so their extra receive is not an attempt.
+    expect(runs.filter((r) => r.id !== 'm0').every((r) => r.attempt === 1)).toBe(true);
+    expect(runs.filter((r) => r.id === 'm0').map((r) => r.attempt)).toEqual([1, 2]);
+  });
+
+  it('a dead-lettered head lets the rest run once its dead letter has landed, and keeps its group in the FIFO DLQ', async () => {
+    const sqs = new FifoSqsFake(QUEUE_URL);
+    sqs.add('a', ids('m', 3));
+    const { worker, succeeded } = fifoWorker(sqs, (id) => (id === 'm0' ? new NonRetryableError('invalid card') : undefined));
+    await worker.start();
+    await vi.waitFor(() => expect(succeeded).toEqual(['m1', 'm2']));
+    await worker.stop();
+    expect(sqs.deadLetters).toEqual([{ body: '{"id":"m0"}', groupId: 'a', deduplicationId: 'm0' }]);
+    expect(sqs.remaining).toBe(0);
+  });
+
+  it('keeps each group in order while groups run side by side, under failures anywhere in a group', async () => {
+    const sqs = new FifoSqsFake(QUEUE_URL);
+    for (const group of ['a', 'b', 'c']) sqs.add(group, ids(`${group}`, 8));
+    const failOnce = new Set(['a1', 'a5', 'b0', 'b7', 'c3', 'c4']);
+    const { worker, succeeded } = fifoWorker(sqs, (id, attempt) => (failOnce.has(id) && attempt === 1 ? new RetryableError('timeout') : undefined));
+    await worker.start();
+    await vi.waitFor(() => expect(succeeded).toHaveLength(24));
+    await worker.stop();
+    for (const group of ['a', 'b', 'c']) expect(succeeded.filter((id) => id.startsWith(group))).toEqual(ids(group, 8));
+  });
+});

@@ -1,0 +1,139 @@
+import type { Message } from '@aws-sdk/client-sqs';
+import { classifyFailure, ErrorType, type RetryableFailure } from '@requeue/retry';
+import { callOutcomeOf, dependencyKeyOf } from './backpressure/call-outcome.js';
+import type { Dependencies } from './backpressure/dependencies.js';
+import type { CallOutcome, DeferCause } from './backpressure/dependency.js';
+import { decodeMessage, parseBody, type DecodedMessage } from './decode.js';
+import type { Settled } from './group-sequencer.js';
+import { runWithTimeout } from './handler-runner.js';
+import type { VisibilityHeartbeat } from './heartbeat.js';
+import { attributeStrings } from './message-attributes.js';
+import type { ResolvedWorkerOptions } from './options.js';
+import type { MessageSettler } from './settle.js';
+import type { UnusedReceives } from './unused-receives.js';
+import type { WorkerMessage } from './worker-message.js';
+
+export interface ProcessContext {
+  options: ResolvedWorkerOptions;
+  dependencies: Dependencies | undefined;
+  heartbeat: VisibilityHeartbeat;
+  settler: MessageSettler;
+  unusedReceives: UnusedReceives;
+  /** Aborts every handler when shutdown outlasts the drain timeout. */
+  stopSignal: AbortSignal;
+  queueName: string;
+}
+
+/**
+ * One message's path: decode -> admit (its dependency's backpressure) -> run the handler
+ * -> classify -> decide -> settle. Answers whether the message left the queue, which is
+ * what a FIFO group needs to know before the next of its messages may run.
+ */
+export class MessageProcessor {
+  constructor(private readonly context: ProcessContext) {}
+
+  async process(raw: Message, receivedAt: number, handOffSlot: () => void): Promise<Settled> {
+    const { options, settler, heartbeat, unusedReceives } = this.context;
+    const decoded = decodeMessage(raw, receivedAt, unusedReceives.of(raw.MessageId ?? ''));
+    const message = decoded.message;
+    try {
+      if (!decoded.ok) return await settler.deadLetter(message, decoded.reason, decoded.errorType, decoded.error);
+      if (message.overrideProblem) {
+        options.logger.warn({ messageId: message.messageId, problem: message.overrideProblem }, 'ignoring invalid x-retry-policy');
+      }
+      const early = options.retryPolicy.deferUntilNotBefore(message.state, receivedAt, options.random);
+      if (early) return await settler.waitOut(message, early);
+      return await this.handle(message, handOffSlot);
+    } catch (unexpected) {
+      // Nothing a message does may end the worker. The message is left as it is and
+      // reappears after its visibility timeout.
+      await heartbeat.untrack(message.receiptHandle);
+      options.logger.error({ messageId: message.messageId, err: unexpected }, 'unexpected error while processing; the message will reappear');
+      return 'stays';
+    }
+  }
+
+  private async handle(message: DecodedMessage, handOffSlot: () => void): Promise<Settled> {
+    const { options, settler, heartbeat } = this.context;
+    const input = handlerInput(message);
+    const gate = this.context.dependencies?.get(dependencyKeyOf(options.dependencyKey, input, this.context.queueName));
+    const admission = gate ? await gate.admit(message.state.attempt === 1) : undefined;
+    if (gate && admission && admission.kind !== 'run') {
+      if (admission.kind === 'stopped') return settler.release(message);
+      return this.deferUnrun(message, gate.key, admission.untilMs, admission.cause);
+    }
+    const started = options.now();
+    const outcome = await runWithTimeout((signal) => options.handler({ ...input, signal }), options.handlerTimeoutMs, this.context.stopSignal);
+    // The heartbeat stops, and any extension under way lands, before the delete.
+    await heartbeat.untrack(message.receiptHandle);
+    handOffSlot();
+    const durationMs = options.now() - started;
+    const failure = outcome.ok || outcome.stopped ? undefined : classifyFailure(outcome.error, options.now(), options.retryPolicy.config.classifier);
+    const call: CallOutcome = outcome.ok ? { kind: 'success' } : failure ? callOutcomeOf(failure) : { kind: 'neutral' };
+    // The gate hears how the call went before the message's fate is decided.
+    if (gate && admission?.kind === 'run') gate.finish(admission.ticket, call);
+    if (outcome.ok) {
+      options.metrics.succeeded(message.state.attempt, durationMs);
+      return settler.ack(message);
+    }
+    options.metrics.failed(durationMs);
+    if (!failure) return settler.release(message);
+    if (message.state.attempt === 1) options.metrics.firstFailure(failure.errorType);
+    // Systemic, and the dependency's state confirms it (paused, or its breaker now open):
+    // defer without using an attempt. An isolated 503 with the breaker closed is the
+    // message's failure, so a message that alone keeps failing cannot retry forever.
+    const blockedUntil = call.kind === 'neutral' ? undefined : gate?.blockedUntil();
+    if (gate && failure.retryable && blockedUntil !== undefined) {
+      return this.deferFailed(message, failure, gate.key, blockedUntil, call.kind === 'rate-limited' ? 'rate-limited' : 'breaker-open');
+    }
+    const decision = options.retryPolicy.decideClassified(message.state, failure, options.now(), options.random, message.override);
+    if (decision.action === 'dead-letter') return settler.deadLetter(message, decision.reason, decision.errorType, decision.error);
+    const fields = {
+      messageId: message.messageId,
+      originalMessageId: message.state.originalMessageId,
+      attempt: message.state.attempt,
+      errorType: decision.errorType,
+      delaySeconds: decision.delaySeconds,
+      error: decision.error,
+    };
+    if (message.state.attempt === 1) options.logger.warn(fields, 'handler failed; retrying');
+    else options.logger.info(fields, 'handler failed again; retrying');
+    return settler.retry(message, decision);
+  }
+
+  /** A systemic failure the dependency's state confirms: back to SQS until it is due, attempt unchanged. */
+  private deferFailed(message: DecodedMessage, failure: RetryableFailure, key: string, untilMs: number, cause: DeferCause): Promise<Settled> {
+    const { options, settler } = this.context;
+    const now = options.now();
+    const decision = options.retryPolicy.defer(message.state, failure, untilMs - now, now, message.override);
+    if (decision.action === 'hop') {
+      options.logger.info(
+        { messageId: message.messageId, originalMessageId: message.state.originalMessageId, attempt: message.state.attempt, errorType: failure.errorType, delaySeconds: decision.delaySeconds, dependency: key, cause },
+        'dependency rate-limiting or down; retrying without using an attempt',
+      );
+    }
+    return settler.defer(message, decision, cause);
+  }
+
+  /** A message that never ran, because its dependency is open or paused: back to SQS, attempt unchanged. */
+  private deferUnrun(message: DecodedMessage, key: string, untilMs: number, cause: DeferCause): Promise<Settled> {
+    const { options, settler } = this.context;
+    const { state } = message;
+    const reason = { retryable: true as const, errorType: state.lastErrorType ?? ErrorType.TEMPORARY, message: state.lastError ?? `deferred: dependency ${key} is ${cause}` };
+    const now = options.now();
+    return settler.defer(message, options.retryPolicy.defer(state, reason, untilMs - now, now, message.override), cause);
+  }
+}
+
+function handlerInput(message: DecodedMessage): Omit<WorkerMessage, 'signal'> {
+  return {
+    body: parseBody(message.payload),
+    rawBody: message.payload,
+    attributes: attributeStrings(message.payloadAttributes),
+    attempt: message.state.attempt,
+    firstReceivedAt: message.state.firstReceivedAt,
+    idempotencyKey: message.state.originalMessageId,
+    messageId: message.messageId,
+    receiveCount: message.receiveCount,
+  };
+}

@@ -1,0 +1,39 @@
+/** A retry or deferral the worker scheduled: the message waits in SQS until `dueAt`. */
+export interface ScheduledRetry {
+  /** The id of the message that failed (the copy, if any, gets a new one). */
+  messageId: string;
+  /** Stable across retries: the id of the first delivery. */
+  originalMessageId: string;
+  /** The attempt that will run when it is due (a deferral keeps the attempt). */
+  attempt: number;
+  errorType: string;
+  /** The failure's text, bounded like `x-retry.lastError`. */
+  lastError: string;
+  /** Epoch ms at which the message becomes visible again. */
+  dueAt: number;
+  /** `retry` uses an attempt; `deferred` waits for its dependency without using one. */
+  kind: 'retry' | 'deferred';
+  /** How it waits: a delayed copy, or the original hidden by visibility timeout. */
+  transport: 'copy' | 'visibility';
+}
+
+/**
+ * The worker's most recent scheduled retries, newest first. SQS cannot list delayed
+ * messages, but the worker knows each one it scheduled: operators see what is waiting
+ * and why. Bounded, so a retry storm costs a fixed amount of memory.
+ */
+export class ScheduledRetries {
+  private readonly entries: ScheduledRetry[] = [];
+
+  constructor(private readonly capacity = 200) {}
+
+  record(entry: ScheduledRetry): void {
+    this.entries.unshift(entry);
+    if (this.entries.length > this.capacity) this.entries.length = this.capacity;
+  }
+
+  /** The retries not yet due at `now`, newest first. */
+  pending(now: number): ScheduledRetry[] {
+    return this.entries.filter((entry) => entry.dueAt > now);
+  }
+}
