@@ -38,7 +38,26 @@ export interface ClassifierOptions {
   retryableStatuses?: Readonly<Record<number, string>>;
   /** HTTP statuses never worth retrying. Replaces the default list. */
   nonRetryableStatuses?: readonly number[];
+  /**
+   * Error classes that mean a bug in the handler's own code: dead-lettered `handler-bug`
+   * on the same delivery, unless a network failure stands behind them (see
+   * `DEFAULT_CODE_BUG_ERRORS`). Names match the class or any ancestor, so a subclass of
+   * `TypeError` counts. `false` retries them like any unknown error.
+   * @default DEFAULT_CODE_BUG_ERRORS
+   */
+  codeBugErrors?: readonly string[] | false;
 }
+
+/**
+ * JavaScript's own errors for code that cannot work: retrying the same code on the same
+ * input fails the same way, so a day of retries only hides the bug. Node's `fetch`
+ * reports a network failure as `TypeError('fetch failed')` with the network error as its
+ * `cause`: that one is transient, and the cause chain is read before this list.
+ */
+export const DEFAULT_CODE_BUG_ERRORS: readonly string[] = ['TypeError', 'ReferenceError', 'SyntaxError', 'RangeError', 'URIError', 'EvalError'];
+
+/** undici's message for every failed `fetch`; the reason is in `cause`, when it has one. */
+const FETCH_FAILED = 'fetch failed';
 
 /** Longest error text kept: `x-retry.lastError` is bounded to 256 characters by contract. */
 export const MAX_ERROR_TEXT = 256;
@@ -73,7 +92,20 @@ const THROTTLING_NAMES = new Set([
   'TransactionInProgressException',
 ]);
 
-const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EAI_AGAIN', 'EPIPE']);
+// Connection and name-resolution failures: the dependency or the path to it, not the message.
+const NETWORK_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+]);
 
 // Last resort, after every structured signal. Retryable patterns are tried first so
 // that "429 Too Many Requests" is a rate limit, not a 4xx.
@@ -139,6 +171,11 @@ function classifyUnscoped(thrown: unknown, now: number, options: ClassifierOptio
     if (decided) return decided;
     link = readProperty(link, 'cause');
   }
+  if (message === FETCH_FAILED) return { retryable: true, errorType: ErrorType.TEMPORARY, message };
+  const bug = codeBugClass(thrown, options.codeBugErrors ?? DEFAULT_CODE_BUG_ERRORS);
+  if (bug) {
+    return { retryable: false, reason: 'handler-bug', errorType: ErrorType.HANDLER_BUG, message: `${bug} in the handler: ${message}`.slice(0, MAX_ERROR_TEXT) };
+  }
   for (const [pattern, retryable, errorType] of TEXT_RULES) {
     if (pattern.test(message)) {
       return retryable
@@ -183,6 +220,12 @@ function classifyStructured(
   }
   if (status >= 500) return { retryable: true, errorType: ErrorType.DEFAULT, message };
   return undefined;
+}
+
+/** The bug class `thrown` is an instance of, by its own or an ancestor's name, if any. */
+function codeBugClass(thrown: unknown, names: readonly string[] | false): string | undefined {
+  if (names === false || names.length === 0) return undefined;
+  return classNames(thrown).find((name) => names.includes(name));
 }
 
 /** What the user configures wins over the defaults, in both directions. */

@@ -1,8 +1,8 @@
 import { applyJitter, decorrelatedDelayMs, strategyDelayMs, type DecorrelatedInput } from './backoff.js';
 import { classifyFailure, type Classification, type RetryableFailure } from './classify.js';
 import { ErrorType, type DeadLetterReason } from './error-types.js';
-import type { PolicyOverride } from './policy-override.js';
-import { resolveRetryPolicy, type ErrorTypePolicy, type ResolvedRetryPolicy, type RetryPolicyInput } from './policy-config.js';
+import { parsePolicyOverride, type PolicyOverride } from './policy-override.js';
+import { resolveBackoff, resolveRetryPolicy, type ErrorTypePolicy, type ResolvedRetryPolicy, type RetryPolicyInput } from './policy-config.js';
 import { quantizeDelaySeconds } from './quantize.js';
 import type { Random } from './random.js';
 import type { RetryState } from './retry-state.js';
@@ -59,6 +59,8 @@ export interface RetryPolicy {
    * deadline still applies: a wait that would end past it dead-letters now.
    */
   defer(state: RetryState, failure: RetryableFailure, waitMs: number, now: number, override?: PolicyOverride): HopDecision | DeadLetterDecision;
+  /** Parses a message's `x-retry-policy`, which may name this policy's custom strategies; throws `InvalidRetryStateError`. */
+  parseOverride(raw: string): PolicyOverride;
 }
 
 /** Arrivals this close to `notBefore` run now: SQS delays have one-second resolution. */
@@ -130,9 +132,11 @@ export function createRetryPolicy(input: RetryPolicyInput = {}): RetryPolicy {
     return { action: 'hop', delaySeconds, state: kept, errorType: failure.errorType, error: failure.message };
   };
 
+  const strategyNames = Object.keys(config.strategies);
   return {
     config,
     defer,
+    parseOverride: (raw) => parsePolicyOverride(raw, strategyNames),
     decideClassified,
     decide: (state, thrown, now, rng, override) =>
       decideClassified(state, classifyFailure(thrown, now, config.classifier), now, rng, override),
@@ -154,8 +158,11 @@ function policyFor(config: ResolvedRetryPolicy, errorType: string, override: Pol
   const base = config.types[errorType] ?? config.types[ErrorType.DEFAULT];
   if (!base) throw new Error('resolved retry policy has no DEFAULT type');
   if (!override?.backoff) return base;
-  const { maxDelayMs, jitter, ...backoff } = override.backoff;
-  return { backoff, maxDelayMs: maxDelayMs ?? base.maxDelayMs, jitter: jitter ?? base.jitter };
+  const { maxDelayMs, jitter, ...written } = override.backoff;
+  // The name was checked when the override was parsed; an unknown one fails loudly here.
+  const backoff = resolveBackoff(written, config.strategies, 'x-retry-policy.backoff.name');
+  const exact = backoff.type === 'custom' ? ({ type: 'none' } as const) : base.jitter;
+  return { backoff, maxDelayMs: maxDelayMs ?? base.maxDelayMs, jitter: jitter ?? exact };
 }
 
 function computeDelayMs(

@@ -9,7 +9,7 @@ export const ErrorType = {
   DEFAULT: 'DEFAULT',
   /** Non-retryable: validation failures, 4xx, `NonRetryableError`, `UnrecoverableError`. */
   PERMANENT: 'PERMANENT',
-  /** Non-retryable: the handler threw something that is not an `Error`. */
+  /** Non-retryable: the handler threw something that is not an `Error`, or a code bug (`TypeError`, `ReferenceError`, …). */
   HANDLER_BUG: 'HANDLER_BUG',
 } as const;
 

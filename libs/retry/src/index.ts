@@ -2,6 +2,7 @@ export { Bounds } from './bounds.js';
 export { applyJitter, decorrelatedDelayMs, strategyDelayMs } from './backoff.js';
 export {
   classifyFailure,
+  DEFAULT_CODE_BUG_ERRORS,
   failureScope,
   MAX_ERROR_TEXT,
   scopeOfErrorType,
@@ -30,6 +31,7 @@ export {
   resolveRetryPolicy,
   SHIPPED_PRESET,
   type Backoff,
+  type BackoffInput,
   type CustomBackoff,
   type CustomBackoffContext,
   type ErrorTypePolicy,

@@ -33,6 +33,8 @@ const customBackoff = z.strictObject({
   type: z.literal('custom'),
   compute: z.custom<CustomBackoff>((value) => typeof value === 'function', 'must be a function'),
 });
+/** A custom strategy registered by name in `strategies`: the form JSON can name. */
+const namedCustomBackoff = z.strictObject({ type: z.literal('custom'), name: z.string().min(1).max(64) });
 
 const jitterObject = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('none') }),
@@ -48,11 +50,16 @@ const jitterSchema = z.union([
   jitterObject,
 ]);
 
+const builtInBackoffSchema = z.discriminatedUnion('type', [fixedBackoff, linearBackoff, exponentialBackoff, decorrelatedBackoff]);
 /** Strategies expressible in JSON: RETRY_POLICY and the `x-retry-policy` attribute. */
-export const jsonBackoffSchema = z.discriminatedUnion('type', [fixedBackoff, linearBackoff, exponentialBackoff, decorrelatedBackoff]);
-const anyBackoffSchema = z.discriminatedUnion('type', [fixedBackoff, linearBackoff, exponentialBackoff, decorrelatedBackoff, customBackoff]);
+export const jsonBackoffSchema = z.union([builtInBackoffSchema, namedCustomBackoff]);
+const anyBackoffSchema = z.union([builtInBackoffSchema, customBackoff, namedCustomBackoff]);
+const resolvedBackoffSchema = z.union([builtInBackoffSchema, customBackoff]);
 
-export type Backoff = z.output<typeof anyBackoffSchema>;
+/** A strategy as the policy runs it: a named custom strategy is resolved to its function. */
+export type Backoff = z.output<typeof resolvedBackoffSchema>;
+/** A strategy as written: JSON may name a custom strategy registered in `strategies`. */
+export type BackoffInput = z.output<typeof anyBackoffSchema>;
 export type Jitter = z.output<typeof jitterObject>;
 export type JitterInput = z.input<typeof jitterSchema>;
 export { jitterSchema };
@@ -75,6 +82,8 @@ function policyInputSchema<B extends z.ZodType>(backoff: B) {
     /** Longest single SQS delay; longer waits hop. Only tests need less than 900. */
     hopCeilingSeconds: z.number().int().min(1).max(Bounds.maxSqsDelaySeconds).optional(),
     types: z.record(z.string().min(1).max(64), typePolicy).optional(),
+    /** Error classes that mean a bug in the handler (`ClassifierOptions.codeBugErrors`); false retries them. */
+    codeBugErrors: z.union([z.literal(false), z.array(z.string().min(1).max(64)).max(50)]).optional(),
   });
 }
 
@@ -84,8 +93,15 @@ const codePolicySchema = policyInputSchema(anyBackoffSchema);
 /** A retry policy as written in RETRY_POLICY: every field optional, merged over the preset. */
 export type RetryPolicyJson = z.input<typeof jsonPolicySchema>;
 
-/** A retry policy as written in code: RETRY_POLICY's fields, custom strategies and classifier rules. */
-export type RetryPolicyInput = z.input<typeof codePolicySchema> & { classifier?: ClassifierOptions };
+/**
+ * A retry policy as written in code: RETRY_POLICY's fields, custom strategies and
+ * classifier rules. `strategies` registers custom strategies by name, so RETRY_POLICY and
+ * a message's `x-retry-policy` can choose one: `{ "type": "custom", "name": "…" }`.
+ */
+export type RetryPolicyInput = z.input<typeof codePolicySchema> & {
+  classifier?: ClassifierOptions;
+  strategies?: Readonly<Record<string, CustomBackoff>>;
+};
 
 export interface ErrorTypePolicy {
   backoff: Backoff;
@@ -100,7 +116,12 @@ export interface ResolvedRetryPolicy {
   hopCeilingSeconds: number;
   types: Readonly<Record<string, ErrorTypePolicy>>;
   classifier: ClassifierOptions;
+  /** The custom strategies JSON may name. */
+  strategies: Readonly<Record<string, CustomBackoff>>;
 }
+
+/** No jitter: what a custom strategy gets unless its type sets one, since its answer is the delay. */
+const NO_JITTER: Jitter = { type: 'none' };
 
 const seconds = (n: number) => n * 1000;
 
@@ -135,23 +156,28 @@ export function parseRetryPolicyJson(value: unknown): RetryPolicyJson {
  * so `{ "types": { "RATE_LIMIT": { "maxDelayMs": 120000 } } }` keeps the preset's backoff.
  */
 export function resolveRetryPolicy(input: RetryPolicyInput = {}): ResolvedRetryPolicy {
-  const { classifier, ...rest } = input;
+  const { classifier, strategies = {}, ...rest } = input;
+  for (const [name, compute] of Object.entries(strategies)) {
+    if (typeof compute !== 'function') throw new RetryPolicyConfigError(`strategies.${name}`, 'must be a function (attempt, failure, context) => delay');
+  }
   const parsed = check(codePolicySchema, rest);
   const defaultJitter = parsed.jitter ?? (jitterSchema.parse(SHIPPED_PRESET.jitter) as Jitter);
   const defaultMax = parsed.maxDelayMs ?? SHIPPED_PRESET.maxDelayMs;
-  const presetTypes = check(z.record(z.string(), z.object({ backoff: anyBackoffSchema, maxDelayMs: delayMs })), SHIPPED_PRESET.types);
+  const presetTypes = check(z.record(z.string(), z.object({ backoff: builtInBackoffSchema, maxDelayMs: delayMs })), SHIPPED_PRESET.types);
   const typeNames = new Set([...Object.keys(presetTypes), ...Object.keys(parsed.types ?? {})]);
   const types: Record<string, ErrorTypePolicy> = {};
   for (const name of typeNames) {
     const preset = presetTypes[name];
     const own = parsed.types?.[name];
-    const backoff = own?.backoff ?? preset?.backoff;
-    if (!backoff) throw new RetryPolicyConfigError(`types.${name}.backoff`, 'a new error type needs a backoff strategy');
+    const written = own?.backoff ?? preset?.backoff;
+    if (!written) throw new RetryPolicyConfigError(`types.${name}.backoff`, 'a new error type needs a backoff strategy');
+    const backoff = resolveBackoff(written, strategies, `types.${name}.backoff.name`);
     types[name] = {
       backoff,
       // A type's own maximum wins; the global cap only fills in for types without one.
       maxDelayMs: own?.maxDelayMs ?? preset?.maxDelayMs ?? defaultMax,
-      jitter: own?.jitter ?? defaultJitter,
+      // A custom strategy's answer is used as it is (BullMQ's are exact), unless the type itself asks for jitter.
+      jitter: own?.jitter ?? (backoff.type === 'custom' ? NO_JITTER : defaultJitter),
     };
   }
   return {
@@ -159,8 +185,20 @@ export function resolveRetryPolicy(input: RetryPolicyInput = {}): ResolvedRetryP
     deadlineSeconds: parsed.deadlineSeconds === null ? undefined : (parsed.deadlineSeconds ?? SHIPPED_PRESET.deadlineSeconds),
     hopCeilingSeconds: parsed.hopCeilingSeconds ?? SHIPPED_PRESET.hopCeilingSeconds,
     types,
-    classifier: classifier ?? {},
+    classifier: { ...(parsed.codeBugErrors === undefined ? {} : { codeBugErrors: parsed.codeBugErrors }), ...classifier },
+    strategies,
   };
+}
+
+/** A named custom strategy becomes its registered function; an unknown name is a configuration error. */
+export function resolveBackoff(backoff: BackoffInput, strategies: Readonly<Record<string, CustomBackoff>>, path: string): Backoff {
+  if (backoff.type !== 'custom' || !('name' in backoff)) return backoff;
+  const compute = strategies[backoff.name];
+  if (!compute) {
+    const known = Object.keys(strategies);
+    throw new RetryPolicyConfigError(path, `no custom strategy is registered as ${JSON.stringify(backoff.name)} (${known.length ? `known: ${known.join(', ')}` : 'register one in the policy\'s strategies'})`);
+  }
+  return { type: 'custom', compute };
 }
 
 function check<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {

@@ -25,13 +25,19 @@ export type PolicyOverride = z.output<typeof overrideSchema>;
 
 /**
  * Parses `x-retry-policy`. An invalid override throws `InvalidRetryStateError`; the worker
- * logs a warning and ignores it, so a publisher's typo never costs a message.
+ * logs a warning and ignores it, so a publisher's typo never costs a message. A custom
+ * strategy is chosen by a name among `strategyNames`, the ones the policy registered.
  */
-export function parsePolicyOverride(raw: string): PolicyOverride {
+export function parsePolicyOverride(raw: string, strategyNames: readonly string[] = []): PolicyOverride {
   if (raw.length > MAX_OVERRIDE_CHARS) {
     throw new InvalidRetryStateError('x-retry-policy', `${raw.length} characters is longer than the ${MAX_OVERRIDE_CHARS} allowed`);
   }
-  return parseAttributeJson(overrideSchema, raw, 'x-retry-policy');
+  const override = parseAttributeJson(overrideSchema, raw, 'x-retry-policy');
+  const backoff = override.backoff;
+  if (backoff?.type === 'custom' && !strategyNames.includes(backoff.name)) {
+    throw new InvalidRetryStateError('x-retry-policy', `backoff.name: no custom strategy is registered as ${JSON.stringify(backoff.name)}`);
+  }
+  return override;
 }
 
 export function encodePolicyOverride(override: PolicyOverride): string {

@@ -33,6 +33,11 @@ export interface DecodedMessage {
   payloadAttributes: MessageAttributes;
 }
 
+export interface DecodeContext {
+  unusedReceives?: number;
+  parseOverride?: (raw: string) => PolicyOverride;
+}
+
 export type DecodeResult =
   | { ok: true; message: DecodedMessage }
   | { ok: false; message: DecodedMessage; reason: 'invalid-retry-state' | 'non-retryable'; errorType: string; error: string };
@@ -41,9 +46,11 @@ export type DecodeResult =
  * Decodes retry state and envelope. Every received message decodes to something the
  * worker can act on: garbage never throws here, it becomes a dead-letter decision.
  * `unusedReceives` are earlier receives of this message that were not attempts (FIFO
- * hand-backs this worker remembers).
+ * hand-backs this worker remembers); `parseOverride` reads `x-retry-policy` with the
+ * policy's own custom strategy names.
  */
-export function decodeMessage(message: Message, now: number, unusedReceives = 0): DecodeResult {
+export function decodeMessage(message: Message, now: number, context: DecodeContext = {}): DecodeResult {
+  const { unusedReceives = 0, parseOverride = parsePolicyOverride } = context;
   const messageId = message.MessageId ?? '';
   const attributes = (message.MessageAttributes ?? {}) as MessageAttributes;
   const receiveCount = positiveInt(message.Attributes?.ApproximateReceiveCount) ?? 1;
@@ -66,7 +73,7 @@ export function decodeMessage(message: Message, now: number, unusedReceives = 0)
   const rawOverride = attributes[RETRY_POLICY_ATTRIBUTE]?.StringValue;
   if (rawOverride !== undefined) {
     try {
-      override = parsePolicyOverride(rawOverride);
+      override = parseOverride(rawOverride);
     } catch (error) {
       overrideProblem = error instanceof Error ? error.message : String(error);
     }

@@ -1,5 +1,5 @@
 export { SqsBatchClient, type OutgoingMessage } from './batch-client.js';
-export { decodeMessage, parseBody, type DecodedMessage, type DecodeResult } from './decode.js';
+export { decodeMessage, parseBody, type DecodeContext, type DecodedMessage, type DecodeResult } from './decode.js';
 export { SqsOperationError, SqsWorkerConfigError } from './errors.js';
 export { withoutSdkCallLogging } from './sdk-call-logging.js';
 export { HandlerTimeoutError } from './handler-runner.js';

@@ -34,7 +34,7 @@ export class MessageProcessor {
 
   async process(raw: Message, receivedAt: number, handOffSlot: () => void): Promise<Settled> {
     const { options, settler, heartbeat, unusedReceives } = this.context;
-    const decoded = decodeMessage(raw, receivedAt, unusedReceives.of(raw.MessageId ?? ''));
+    const decoded = decodeMessage(raw, receivedAt, { unusedReceives: unusedReceives.of(raw.MessageId ?? ''), parseOverride: options.retryPolicy.parseOverride });
     const message = decoded.message;
     try {
       if (!decoded.ok) return await settler.deadLetter(message, decoded.reason, decoded.errorType, decoded.error);

@@ -78,6 +78,23 @@ describe('webhook handler', () => {
     expect(classifyFailure(error, Date.now())).toMatchObject({ retryable: true, errorType: 'TEMPORARY' });
   });
 
+  it('treats a connection reset mid-request as transient, not as a bug (fetch throws a TypeError)', async () => {
+    const resetting = createServer((request) => request.socket.destroy());
+    await new Promise<void>((resolve) => resetting.listen(0, '127.0.0.1', resolve));
+    const port = (resetting.address() as AddressInfo).port;
+    const error = await handler.handle(message({ url: `http://127.0.0.1:${port}/` })).catch((e: unknown) => e);
+    await new Promise<void>((resolve) => resetting.close(() => resolve()));
+    expect(error).toBeInstanceOf(TypeError);
+    expect(classifyFailure(error, Date.now())).toMatchObject({ retryable: true, errorType: 'TEMPORARY' });
+  });
+
+  it('treats a DNS failure as transient', async () => {
+    // .invalid never resolves (RFC 6761).
+    const error = await handler.handle(message({ url: 'http://requeue-webhook.invalid/' })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TypeError);
+    expect(classifyFailure(error, Date.now())).toMatchObject({ retryable: true, errorType: 'TEMPORARY' });
+  });
+
   it('rejects a body without a usable url as non-retryable when WEBHOOK_URL is unset', async () => {
     expect(await handler.handle(message({ hello: 'world' })).catch((e: unknown) => e)).toBeInstanceOf(NonRetryableError);
     expect(await handler.handle(message({ url: 'ftp://x' })).catch((e: unknown) => e)).toBeInstanceOf(NonRetryableError);
