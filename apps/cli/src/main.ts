@@ -1,41 +1,10 @@
 #!/usr/bin/env node
-import { runDlqCommand, terminalQuestion } from './dlq/command.js';
-import { CliError } from './errors.js';
-
-const USAGE = `usage: requeue <command>
-
-  dlq <list|replay|discard|redrive> [options]   inspect, replay or discard dead letters (requeue dlq --help)
-  demo [--json] [--dashboard]                   the whole system on an embedded emulator, in under a minute`;
-
-async function main(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv;
-  const io = { out: (text: string) => process.stdout.write(`${text}\n`), err: (text: string) => process.stderr.write(`${text}\n`), env: process.env, ask: terminalQuestion() };
-  switch (command) {
-    case 'dlq':
-      return runDlqCommand(rest, io);
-    case 'demo': {
-      const { runDemoCommand } = await import('./demo/command.js');
-      return runDemoCommand(rest, io);
-    }
-    case undefined:
-    case '--help':
-    case '-h':
-    case 'help':
-      io.out(USAGE);
-      return;
-    default:
-      throw new CliError(`unknown command ${JSON.stringify(command)}\n${USAGE}`, 2);
-  }
+// The `requeue` bin. Nothing is imported before the Node check: on an older Node the
+// demo's emulator needs a built-in module (node:sqlite) that is not there, and the user
+// would get a stack trace instead of what to do.
+const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 12)) {
+  process.stderr.write(`requeue needs Node >=22.12 and this is ${process.version}: install Node 24 LTS (with nvm: nvm install 24), then run the command again.\n`);
+  process.exit(1);
 }
-
-main(process.argv.slice(2)).then(
-  () => process.exit(process.exitCode ?? 0),
-  (error: unknown) => {
-    if (error instanceof CliError) {
-      process.stderr.write(`requeue: ${error.message}\n`);
-      process.exit(error.exitCode);
-    }
-    process.stderr.write(`requeue: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  },
-);
+await import('./cli.js');

@@ -1,0 +1,40 @@
+import { runDlqCommand, terminalQuestion } from './dlq/command.js';
+import { CliError } from './errors.js';
+
+const USAGE = `usage: requeue <command>
+
+  dlq <list|replay|discard|redrive> [options]   inspect, replay or discard dead letters (requeue dlq --help)
+  demo [--json] [--dashboard]                   the whole system on an embedded emulator, in under a minute`;
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  const io = { out: (text: string) => process.stdout.write(`${text}\n`), err: (text: string) => process.stderr.write(`${text}\n`), env: process.env, ask: terminalQuestion() };
+  switch (command) {
+    case 'dlq':
+      return runDlqCommand(rest, io);
+    case 'demo': {
+      const { runDemoCommand } = await import('./demo/command.js');
+      return runDemoCommand(rest, io);
+    }
+    case undefined:
+    case '--help':
+    case '-h':
+    case 'help':
+      io.out(USAGE);
+      return;
+    default:
+      throw new CliError(`unknown command ${JSON.stringify(command)}\n${USAGE}`, 2);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  () => process.exit(process.exitCode ?? 0),
+  (error: unknown) => {
+    if (error instanceof CliError) {
+      process.stderr.write(`requeue: ${error.message}\n`);
+      process.exit(error.exitCode);
+    }
+    process.stderr.write(`requeue: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);
