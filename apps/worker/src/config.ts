@@ -2,6 +2,7 @@ import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createRetryPolicy, parseRetryPolicyJson, RetryPolicyConfigError, type RetryPolicy } from '@requeue/retry';
 import { DEFAULT_BREAKER, type BackpressureOptions } from '@requeue/sqs';
+import { DEFAULT_LOG_REDACT } from './logger.js';
 
 /** One configuration problem, reported as one line naming the variable. */
 export class WorkerConfigError extends Error {
@@ -207,10 +208,7 @@ export function loadWorkerConfig(env: Env): WorkerConfig {
     webhookUrl: url(env, 'WEBHOOK_URL'),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 900_000),
     logLevel,
-    logRedact: (env.LOG_REDACT ?? 'payload.password,payload.token,payload.secret,payload.card')
-      .split(',')
-      .map((path) => path.trim())
-      .filter(Boolean),
+    logRedact: env.LOG_REDACT === undefined ? [...DEFAULT_LOG_REDACT] : env.LOG_REDACT.split(',').map((path) => path.trim()).filter(Boolean),
     metricsNamespace: metricsNamespace(env),
     dashboard: dashboard(env, production),
     production,

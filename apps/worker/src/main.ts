@@ -3,9 +3,9 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { NestFactory } from '@nestjs/core';
 import { EmfMetrics, withoutSdkCallLogging } from '@requeue/sqs';
 import { Logger as NestPinoLogger } from 'nestjs-pino';
-import { pino } from 'pino';
 import { AppModule } from './app.module.js';
 import { loadWorkerConfig, WorkerConfigError, type WorkerConfig } from './config.js';
+import { createWorkerLogger } from './logger.js';
 import { allMetrics, DashboardMetrics } from './dashboard/dashboard-metrics.js';
 import { startDashboard } from './dashboard/server.js';
 import { EmbeddedAwsError, startEmbeddedAws, type EmbeddedAws } from './embedded-aws.js';
@@ -40,7 +40,7 @@ async function main(): Promise<void> {
     if (error instanceof WorkerConfigError) fail(error.message);
     throw error;
   }
-  const logger = pino({ level: config.logLevel, redact: config.logRedact, base: { service: 'requeue-worker' } });
+  const logger = createWorkerLogger(config);
 
   let local: EmbeddedAws | undefined;
   let queues: { queueUrl: string; dlqUrl: string };

@@ -1,5 +1,6 @@
 import { ErrorType } from './error-types.js';
 import { NonRetryableError, RetryableError } from './errors.js';
+import { redactSecrets } from './redact.js';
 import { parseRetryAfter, retryAfterFromHeaders } from './retry-after.js';
 import { classNames, describeThrown, isErrorLike, readProperty, readString } from './safe-read.js';
 
@@ -153,7 +154,7 @@ function classifyUnscoped(thrown: unknown, now: number, options: ClassifierOptio
       // A broken user rule must not turn a handler failure into a worker crash.
     }
   }
-  const message = describeThrown(thrown).slice(0, MAX_ERROR_TEXT);
+  const message = redactSecrets(describeThrown(thrown)).slice(0, MAX_ERROR_TEXT);
   if (!isErrorLike(thrown)) {
     return { retryable: false, reason: 'handler-bug', errorType: ErrorType.HANDLER_BUG, message: `handler threw a non-Error value: ${message}`.slice(0, MAX_ERROR_TEXT) };
   }

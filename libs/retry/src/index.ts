@@ -43,6 +43,7 @@ export {
 } from './policy-config.js';
 export { encodePolicyOverride, parsePolicyOverride, RETRY_POLICY_ATTRIBUTE, type PolicyOverride } from './policy-override.js';
 export { quantizeDelaySeconds } from './quantize.js';
+export { REDACTED, redactSecrets } from './redact.js';
 export { hashToSeed, seededRandom, type Random } from './random.js';
 export { parseRetryAfter } from './retry-after.js';
 export {

@@ -1,0 +1,32 @@
+/** What a secret is replaced with, in error text and logs. */
+export const REDACTED = '[redacted]';
+
+// Order matters: a bearer token before the generic `authorization: value` rule, which
+// would otherwise take only the word "Bearer".
+const SECRET_PATTERNS: ReadonlyArray<[RegExp, string]> = [
+  // Credentials in a URL: scheme://user:password@host
+  [/(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s:@"']+(?::[^/\s@"']*)?@/gi, `$1${REDACTED}@`],
+  // A URL's query string carries API keys and signatures as often as not.
+  [/(\b[a-z][a-z0-9+.-]*:\/\/[^\s?#"'<>]*)\?[^\s#"'<>]*/gi, `$1?${REDACTED}`],
+  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/-]+=*/g, `$1 ${REDACTED}`],
+  // key: value, key=value and "key":"value" for the usual secret-bearing names.
+  [
+    /((?:password|passwd|pwd|secret|client[_-]?secret|token|access[_-]?token|refresh[_-]?token|api[_-]?key|x-api-key|access[_-]?key|authorization|cookie|card[_-]?number|card|cvc|cvv|pan)["']?\s*[:=]\s*)("[^"]*"|'[^']*'|[^\s,;&}\]]+)/gi,
+    `$1${REDACTED}`,
+  ],
+];
+
+/** Longest text scanned: error text is bounded to 256 characters afterwards anyway. */
+const MAX_SCANNED = 4096;
+
+/**
+ * Removes secrets from error text before it is logged or written into `x-retry` and
+ * `x-dead-letter`: URL credentials and query strings, bearer and basic tokens, and the
+ * values of secret-bearing keys (password, token, api key, card, …) in `key=value`,
+ * `key: value` and JSON form. Text is what errors carry, so paths alone cannot catch it.
+ */
+export function redactSecrets(text: string): string {
+  let redacted = text.length > MAX_SCANNED ? text.slice(0, MAX_SCANNED) : text;
+  for (const [pattern, replacement] of SECRET_PATTERNS) redacted = redacted.replace(pattern, replacement);
+  return redacted;
+}
