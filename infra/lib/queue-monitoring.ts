@@ -49,6 +49,19 @@ export interface QueueMonitoringProps {
   /** @default 0: any notification SNS failed to deliver */
   readonly failedNotificationsThreshold?: number;
   /**
+   * Alarm when more messages than this ran out of attempts in a minute
+   * (`MessagesDeadLettered` with `Reason=max-attempts`): retrying did not help them.
+   * @default 0: any exhausted message
+   */
+  readonly exhaustedThreshold?: number;
+  /**
+   * Alarm when more messages than this fail on their first attempt in a minute
+   * (`FirstFailures`): a new error pattern shows here before any retry or dead letter.
+   * Off unless set, since the right number depends on the traffic.
+   * @default - no first-failures alarm
+   */
+  readonly firstFailuresThreshold?: number;
+  /**
    * Alarm when messages are visible yet none has been deleted for this long: the
    * workers are down, stuck, or cannot reach the queue.
    * @default Duration.minutes(10)
@@ -73,6 +86,9 @@ export class QueueMonitoring extends Construct {
     readonly errorRate: cloudwatch.Alarm;
     readonly failedNotifications: cloudwatch.Alarm;
     readonly stalled: cloudwatch.Alarm;
+    readonly exhausted: cloudwatch.Alarm;
+    /** Only when `firstFailuresThreshold` is set. */
+    readonly firstFailures?: cloudwatch.Alarm;
   };
 
   constructor(scope: Construct, id: string, props: QueueMonitoringProps) {
@@ -149,11 +165,27 @@ export class QueueMonitoring extends Construct {
         0,
         thresholds.stalledMinutes,
       ),
+      exhausted: alarm(
+        'ExhaustedAlarm',
+        'Messages ran out of attempts and were dead-lettered (Reason=max-attempts): retries did not help. Inspect with `requeue dlq list --reason max-attempts`.',
+        worker.deadLetteredFor('max-attempts'),
+        thresholds.exhausted,
+      ),
+      ...(thresholds.firstFailures === undefined
+        ? {}
+        : {
+            firstFailures: alarm(
+              'FirstFailuresAlarm',
+              'Messages are failing on their first attempt: a new error pattern. See the "First failures by ErrorType" graph.',
+              worker.firstFailures,
+              thresholds.firstFailures,
+            ),
+          }),
     };
 
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { dashboardName: props.dashboardName, defaultInterval: Duration.hours(3) });
     this.dashboard.addWidgets(
-      new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: Object.values(this.alarms), width: 24, height: 3 }),
+      new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: Object.values(this.alarms).filter((a) => a !== undefined), width: 24, height: 3 }),
     );
     this.dashboard.addWidgets(
       graph('Messages: visible / in flight / delayed', [
@@ -175,6 +207,7 @@ export class QueueMonitoring extends Construct {
     this.dashboard.addWidgets(
       graph('Processed per minute', [worker.received.with({ label: 'Received' }), worker.succeeded.with({ label: 'Succeeded' })]),
       graph('Retried by ErrorType', [worker.search('MessagesRetried', 'ErrorType')]),
+      graph('First failures by ErrorType', [worker.search('FirstFailures', 'ErrorType')]),
       graph('Dead-lettered by Reason', [worker.search('MessagesDeadLettered', 'Reason')]),
       graph('Handler duration (ms)', [worker.handlerDuration('p50'), worker.handlerDuration('p99')]),
       graph('Retry delay (s)', [worker.retryDelay('Average'), worker.retryDelay('Maximum')]),
@@ -217,6 +250,9 @@ function workerMetrics(namespace: string, queueName: string) {
     succeeded: metric('MessagesSucceeded', 'Sum'),
     retried: metric('MessagesRetried', 'Sum'),
     deadLettered: metric('MessagesDeadLettered', 'Sum'),
+    deadLetteredFor: (reason: string) =>
+      new cloudwatch.Metric({ namespace, metricName: 'MessagesDeadLettered', dimensionsMap: { Queue: queueName, Reason: reason }, statistic: 'Sum', period: MINUTE }),
+    firstFailures: metric('FirstFailures', 'Sum'),
     handlerDuration: (statistic: 'p50' | 'p99') => metric('HandlerDuration', statistic, `Handler ${statistic}`),
     retryDelay: (statistic: 'Average' | 'Maximum') => metric('RetryDelay', statistic, `Delay ${statistic.toLowerCase()}`),
     search: (metricName: string, dimension: string) =>
@@ -235,6 +271,8 @@ interface Thresholds {
   errorRate: number;
   failedNotifications: number;
   stalledMinutes: number;
+  exhausted: number;
+  firstFailures: number | undefined;
 }
 
 function resolveThresholds(props: QueueMonitoringProps): Thresholds {
@@ -255,5 +293,7 @@ function resolveThresholds(props: QueueMonitoringProps): Thresholds {
     errorRate,
     failedNotifications: atLeastZero('failedNotificationsThreshold', props.failedNotificationsThreshold ?? 0),
     stalledMinutes,
+    exhausted: atLeastZero('exhaustedThreshold', props.exhaustedThreshold ?? 0),
+    firstFailures: props.firstFailuresThreshold === undefined ? undefined : atLeastZero('firstFailuresThreshold', props.firstFailuresThreshold),
   };
 }

@@ -234,6 +234,26 @@ describe('alarms', () => {
     ]);
   });
 
+  it('exhaustion: any message dead-lettered with Reason=max-attempts, from the worker EMF metrics', () => {
+    expect(alarm('Exhausted')).toMatchObject({
+      Namespace: 'requeue',
+      MetricName: 'MessagesDeadLettered',
+      Dimensions: [
+        { Name: 'Queue', Value: { 'Fn::GetAtt': [queueOf('JobsQueue').logicalId, 'QueueName'] } },
+        { Name: 'Reason', Value: 'max-attempts' },
+      ],
+      Statistic: 'Sum',
+      Threshold: 0,
+      AlarmActions: [alarmTopic()],
+    });
+  });
+
+  it('first failures: opt-in, an alarm on FirstFailures over the threshold only when one is set', () => {
+    expect(Object.values(template.findResources('AWS::CloudWatch::Alarm')).some((a) => a.Properties.MetricName === 'FirstFailures')).toBe(false);
+    const optedIn = synthesize({ monitoring: { firstFailuresThreshold: 25 } });
+    expect(alarm('FirstFailures', optedIn)).toMatchObject({ Namespace: 'requeue', MetricName: 'FirstFailures', Statistic: 'Sum', Threshold: 25, Period: 60 });
+  });
+
   it('takes every threshold as a prop, and subscribes an email when given', () => {
     const custom = synthesize({
       monitoring: {
@@ -278,6 +298,7 @@ describe('dashboard', () => {
       'DLQ: depth and inflow',
       'Processed per minute',
       'Retried by ErrorType',
+      'First failures by ErrorType',
       'Dead-lettered by Reason',
       'Handler duration (ms)',
       'Retry delay (s)',
@@ -292,12 +313,13 @@ describe('dashboard', () => {
     for (const name of ['ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed']) {
       expect(JSON.stringify(stack.properties.metrics)).toContain(name);
     }
-    expect(widgets()[0]!.properties.alarms).toHaveLength(6);
+    expect(widgets()[0]!.properties.alarms).toHaveLength(7);
   });
 
   it('plots the worker metrics: retried by ErrorType, dead-lettered by Reason, duration p50/p99, retry delay', () => {
     expect(metricsOf('Retried by ErrorType')).toContain('MetricName=\\"MessagesRetried\\"');
     expect(metricsOf('Retried by ErrorType')).toContain('{requeue,Queue,ErrorType}');
+    expect(metricsOf('First failures by ErrorType')).toContain('MetricName=\\"FirstFailures\\"');
     expect(metricsOf('Dead-lettered by Reason')).toContain('{requeue,Queue,Reason}');
     expect(metricsOf('Handler duration (ms)')).toMatch(/HandlerDuration.*p50.*p99/);
     expect(metricsOf('Retry delay (s)')).toContain('RetryDelay');
@@ -327,6 +349,6 @@ describe('without the worker (queues and monitoring only)', () => {
     queuesOnly.resourceCountIs('AWS::SQS::Queue', 3);
     queuesOnly.resourceCountIs('AWS::SNS::Subscription', 1);
     for (const type of ['AWS::ECS::Service', 'AWS::EC2::VPC', 'AWS::ApplicationAutoScaling::ScalingPolicy', 'AWS::IAM::Role']) queuesOnly.resourceCountIs(type, 0);
-    queuesOnly.resourceCountIs('AWS::CloudWatch::Alarm', 6);
+    queuesOnly.resourceCountIs('AWS::CloudWatch::Alarm', 7);
   });
 });
