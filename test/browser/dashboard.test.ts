@@ -41,6 +41,9 @@ describe('the local dashboard in a real browser', () => {
     expect(await processed()).toBe(0);
     // The counters move as the demo's messages are handled.
     await eventually(async () => ((await processed()) > 0 ? true : undefined), 30_000, 'processed to rise');
+    // The demo's transient failures wait to retry: the page lists them, with their error.
+    await eventually(async () => ((await page.locator('#retries tr[data-message-id]').count()) > 0 ? true : undefined), 30_000, 'a retry waiting');
+    expect(await page.locator('#retries').textContent()).toMatch(/TEMPORARY|RATE_LIMIT|QUOTA_EXCEEDED/);
     await eventually(async () => ((await processed()) >= 28 ? true : undefined), 30_000, 'every success counted');
     await eventually(async () => ((await page.locator('#dlq').textContent()) === '12' ? true : undefined), 30_000, 'the DLQ tile at 12');
     await expect.poll(() => page.locator('#dead-letters tr[data-message-id]').count(), { timeout: 15_000 }).toBe(12);

@@ -58,6 +58,24 @@ describe('the local dashboard API (worker app)', () => {
     expect((await fetch(`${base}/assets/uplot.js`)).status).toBe(200);
   }, 60_000);
 
+  it('lists the retries the worker scheduled (what SQS cannot show), behind the token', async () => {
+    const { queues, base, token } = await workerWithDashboard({
+      RETRY_POLICY: JSON.stringify({ jitter: 'none', types: { TEMPORARY: { backoff: { type: 'fixed', delayMs: 30_000 } } } }),
+    });
+    const published = await suite.emulator.sns.send(new PublishCommand({ TopicArn: queues.topicArn, Message: simulation('slow-1', { outcome: 'transient', failTimes: 1 }).body }));
+    type RetryList = { at: number; retries: Array<{ originalMessageId: string; attempt: number; errorType: string; lastError: string; dueAt: number; kind: string; transport: string }> };
+    const list = await eventually(async () => {
+      const body = (await (await fetch(`${base}/api/retries`, { headers: { 'x-requeue-token': token } })).json()) as RetryList;
+      return body.retries.length > 0 ? body : undefined;
+    }, 15_000, 'the scheduled retry');
+    expect(list.retries).toHaveLength(1);
+    expect(list.retries[0]).toMatchObject({ attempt: 2, errorType: 'TEMPORARY', lastError: 'simulated transient failure', kind: 'retry', transport: 'copy' });
+    expect(list.retries[0]!.originalMessageId).toBeTruthy();
+    expect(published.MessageId).toBeTruthy();
+    expect(list.retries[0]!.dueAt - list.at).toBeGreaterThan(20_000);
+    expect((await fetch(`${base}/api/retries`)).status).toBe(403);
+  }, 60_000);
+
   it('is off under NODE_ENV=production unless WORKER_DASHBOARD=on', async () => {
     const queues = await suite.emulator.createQueues();
     const port = await freePort();

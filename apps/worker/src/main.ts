@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { NestFactory } from '@nestjs/core';
+import { SqsWorkerService } from '@requeue/nest';
 import { EmfMetrics, withoutSdkCallLogging } from '@requeue/sqs';
 import { Logger as NestPinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
@@ -74,7 +75,15 @@ async function main(): Promise<void> {
   app.useLogger(app.get(NestPinoLogger));
   await app.listen(config.healthPort, config.healthHost);
   const dashboard = activity
-    ? await startDashboard({ ...config.dashboard, sqs, queueUrl: queues.queueUrl, dlqUrl: queues.dlqUrl, metrics: activity, logger }).catch((error: unknown) => {
+    ? await startDashboard({
+        ...config.dashboard,
+        sqs,
+        queueUrl: queues.queueUrl,
+        dlqUrl: queues.dlqUrl,
+        metrics: activity,
+        scheduledRetries: () => app.get(SqsWorkerService).scheduledRetries(),
+        logger,
+      }).catch((error: unknown) => {
         // The dashboard is a window on the work, not the work: a taken port must not stop processing.
         logger.warn({ err: error, port: config.dashboard.port }, 'no local dashboard: its port is unavailable; set WORKER_DASHBOARD_PORT or WORKER_DASHBOARD=off');
         return undefined;

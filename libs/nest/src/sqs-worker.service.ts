@@ -1,7 +1,7 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
 import { createRetryPolicy } from '@requeue/retry';
-import { SqsWorker, type MessageHandler, type WorkerHealth } from '@requeue/sqs';
+import { SqsWorker, type MessageHandler, type ScheduledRetry, type WorkerHealth } from '@requeue/sqs';
 import { resolveSqsHandler } from './handler-resolver.js';
 import { MODULE_OPTIONS_TOKEN, type SqsWorkerModuleOptions } from './sqs-worker.options.js';
 
@@ -40,6 +40,11 @@ export class SqsWorkerService implements OnApplicationBootstrap, BeforeApplicati
 
   health(): WorkerHealth | undefined {
     return this.worker?.health();
+  }
+
+  /** Retries and deferrals scheduled and not yet due, newest first (bounded): what SQS cannot list. */
+  scheduledRetries(): ScheduledRetry[] {
+    return this.worker?.scheduledRetries() ?? [];
   }
 
   private requireWorker(): SqsWorker {

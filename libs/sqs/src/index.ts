@@ -10,6 +10,7 @@ export { EmfMetrics, noMetrics, type EmfMetricsOptions, type WorkerMetrics } fro
 export { type MessageHandler, type SqsWorkerOptions } from './options.js';
 export { unwrapSnsEnvelope } from './sns-envelope.js';
 export { SqsWorker, WorkerStoppingError, type WorkerHealth } from './worker.js';
+export { type ScheduledRetry } from './scheduled-retries.js';
 export { type WorkerMessage } from './worker-message.js';
 export {
   DeadLetterOperationError,

@@ -47,6 +47,14 @@ export const DASHBOARD_PAGE = `<!doctype html>
   <div class="chart"><h2>Retry delays chosen (seconds)</h2><div id="delays"></div></div>
 </div>
 <section>
+  <h2>Waiting to retry</h2>
+  <p class="note">SQS cannot list delayed messages; these are the retries and deferrals this worker scheduled, newest first.</p>
+  <table>
+    <thead><tr><th>id</th><th>attempt</th><th>errorType</th><th>last error</th><th>due in</th><th>waits as</th></tr></thead>
+    <tbody id="retries"><tr><td colspan="6">loading…</td></tr></tbody>
+  </table>
+</section>
+<section>
   <h2>Dead-letter queue</h2>
   <div id="status"></div>
   <table>
@@ -125,6 +133,20 @@ function renderDeadLetters(rows) {
   }
 }
 
+function renderRetries(state) {
+  const body = document.getElementById('retries');
+  body.replaceChildren();
+  if (!state.retries.length) { const tr = document.createElement('tr'); tr.appendChild(cell('Nothing is waiting to retry.')).colSpan = 6; body.appendChild(tr); return; }
+  for (const retry of state.retries) {
+    const tr = document.createElement('tr');
+    tr.dataset.messageId = retry.messageId;
+    const waits = (retry.kind === 'deferred' ? 'deferral, no attempt used' : 'retry') + ' (' + retry.transport + ')';
+    tr.append(cell(retry.messageId), cell(String(retry.attempt)), cell(retry.errorType), cell(retry.lastError),
+      cell(Math.max(0, Math.ceil((retry.dueAt - state.at) / 1000)) + ' s'), cell(waits));
+    body.appendChild(tr);
+  }
+}
+
 async function act(action, messageId) {
   const status = document.getElementById('status');
   if (action === 'discard' && !confirm('Delete ' + messageId + ' from the DLQ for good?')) return;
@@ -136,11 +158,18 @@ async function act(action, messageId) {
 async function refresh() {
   try { render(await (await fetch('/api/state')).json()); } catch (error) { document.getElementById('status').textContent = 'worker unreachable: ' + error.message; }
 }
+async function refreshRetries() {
+  try {
+    const response = await fetch('/api/retries', { headers: { 'x-requeue-token': token } });
+    if (response.ok) renderRetries(await response.json());
+  } catch {}
+}
 async function refreshDeadLetters() {
   try { renderDeadLetters(await (await fetch('/api/dead-letters')).json()); } catch {}
 }
-refresh(); refreshDeadLetters();
+refresh(); refreshDeadLetters(); refreshRetries();
 setInterval(refresh, 1000);
+setInterval(refreshRetries, 1000);
 setInterval(refreshDeadLetters, 2000);
 </script>
 </body>

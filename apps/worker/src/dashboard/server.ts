@@ -3,7 +3,17 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { deadLetterSummary, discardDeadLetters, queueDepth, release, replayDeadLetters, scanDlq, type DlqEntry, type WorkerLogger } from '@requeue/sqs';
+import {
+  deadLetterSummary,
+  discardDeadLetters,
+  queueDepth,
+  release,
+  replayDeadLetters,
+  scanDlq,
+  type DlqEntry,
+  type ScheduledRetry,
+  type WorkerLogger,
+} from '@requeue/sqs';
 import type { DashboardMetrics } from './dashboard-metrics.js';
 import { DASHBOARD_PAGE } from './page.js';
 
@@ -14,6 +24,8 @@ export interface DashboardOptions {
   queueUrl: string;
   dlqUrl: string;
   metrics: DashboardMetrics;
+  /** The retries and deferrals the worker scheduled that are not yet due. */
+  scheduledRetries: () => readonly ScheduledRetry[];
   logger: Pick<WorkerLogger, 'warn'>;
 }
 
@@ -69,6 +81,11 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
       const { matched, skipped } = await scanDlq(dlq, {}, { limit: 100, hideSeconds: 10 });
       await release(dlq, [...matched.map((entry) => entry.message), ...skipped]);
       return send(response, 200, matched.map(row));
+    }
+    if (request.method === 'GET' && url.pathname === '/api/retries') {
+      // Error text and message ids: behind the token, like the actions.
+      if (!authorized(request)) return send(response, 403, { error: 'the retry list needs the token printed when the worker started (x-requeue-token)' });
+      return send(response, 200, { at: Date.now(), retries: options.scheduledRetries() });
     }
     const action = /^\/api\/dead-letters\/([^/]+)\/(replay|discard)$/.exec(url.pathname);
     if (request.method === 'POST' && action) {
