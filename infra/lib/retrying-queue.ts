@@ -42,6 +42,21 @@ export interface RetryingQueueProps {
    * @default - every notification is delivered
    */
   readonly filterPolicy?: Record<string, sns.SubscriptionFilter>;
+  /**
+   * FIFO: an SNS FIFO topic in front of a FIFO queue and a FIFO DLQ, with content-based
+   * deduplication. Order holds within a message group; the worker retries by visibility
+   * timeout (FIFO has no per-message delay) and never runs a group's later messages
+   * before a failed one is settled. Queue names get the `.fifo` suffix SQS requires.
+   * @default false
+   */
+  readonly fifo?: boolean;
+  /**
+   * FIFO high throughput: deduplication and the throughput limit per message group
+   * (`DeduplicationScope: messageGroup`, `FifoThroughputLimit: perMessageGroupId`).
+   * Only with `fifo`.
+   * @default false
+   */
+  readonly highThroughput?: boolean;
 }
 
 /**
@@ -52,6 +67,13 @@ export interface RetryingQueueProps {
  * after 5 crashes instead of taking the fleet down indefinitely.
  */
 export const DEFAULT_MAX_RECEIVE_COUNT = 5;
+
+/**
+ * Why 30 on FIFO: there every retry is a receive (the visibility transport), so the
+ * backstop must sit above the shipped 20 attempts, with room for crashes and for the
+ * messages handed back behind a failed head of their group, whose receives count too.
+ */
+export const DEFAULT_FIFO_MAX_RECEIVE_COUNT = 30;
 
 /**
  * The SNS topic producers publish to, the main queue the worker consumes, its DLQ with
@@ -70,35 +92,48 @@ export class RetryingQueue extends Construct {
     super(scope, id);
     const stack = Stack.of(this);
     const queueName = props.queueName ?? `${stack.stackName}-jobs`;
-    this.maxReceiveCount = props.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT;
+    const fifo = props.fifo ?? false;
+    this.maxReceiveCount = props.maxReceiveCount ?? (fifo ? DEFAULT_FIFO_MAX_RECEIVE_COUNT : DEFAULT_MAX_RECEIVE_COUNT);
     const visibilityTimeout = props.visibilityTimeout ?? Duration.seconds(60);
-    validate(queueName, this.maxReceiveCount, visibilityTimeout);
+    validate(queueName, this.maxReceiveCount, visibilityTimeout, fifo);
+    if (props.highThroughput && !fifo) throw new InfraConfigError('highThroughput', 'applies to FIFO queues only: set fifo: true as well');
+    // SQS requires the suffix on every FIFO queue's name.
+    const named = (name: string) => (fifo ? `${name}.fifo` : name);
 
-    const encrypted = { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: FOURTEEN_DAYS };
+    const encrypted = {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: FOURTEEN_DAYS,
+      ...(fifo ? { fifo: true, contentBasedDeduplication: true } : {}),
+    };
     this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
       ...encrypted,
-      queueName: `${queueName}-dlq`,
+      queueName: named(`${queueName}-dlq`),
       // Only the main queue may use this DLQ. Its ARN is built from its name rather than
       // referenced, because the main queue already references this queue.
       redriveAllowPolicy: {
         redrivePermission: sqs.RedrivePermission.BY_QUEUE,
-        sourceQueues: [sqs.Queue.fromQueueArn(this, 'SourceQueue', stack.formatArn({ service: 'sqs', resource: queueName }))],
+        sourceQueues: [sqs.Queue.fromQueueArn(this, 'SourceQueue', stack.formatArn({ service: 'sqs', resource: named(queueName) }))],
       },
     });
     this.queue = new sqs.Queue(this, 'Queue', {
       ...encrypted,
-      queueName,
+      queueName: named(queueName),
       visibilityTimeout,
+      ...(props.highThroughput ? { deduplicationScope: sqs.DeduplicationScope.MESSAGE_GROUP, fifoThroughputLimit: sqs.FifoThroughputLimit.PER_MESSAGE_GROUP_ID } : {}),
       receiveMessageWaitTime: Duration.seconds(20),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: this.maxReceiveCount },
     });
-    this.undeliverableQueue = new sqs.Queue(this, 'UndeliverableQueue', { ...encrypted, queueName: `${queueName}-undeliverable` });
+    // A FIFO subscription's dead-letter queue must be FIFO too.
+    this.undeliverableQueue = new sqs.Queue(this, 'UndeliverableQueue', { ...encrypted, queueName: named(`${queueName}-undeliverable`) });
 
     // The AWS-managed SNS key: producers in the account can publish with sns:Publish
     // alone, with no KMS grant to manage.
     this.topic = new sns.Topic(this, 'Topic', {
       masterKey: kms.Alias.fromAliasName(this, 'SnsManagedKey', 'alias/aws/sns'),
       enforceSSL: true,
+      // Only a FIFO topic can deliver to a FIFO queue; publishers then give a MessageGroupId.
+      ...(fifo ? { fifo: true, contentBasedDeduplication: true } : {}),
     });
     this.topic.addSubscription(
       new subscriptions.SqsSubscription(this.queue, {
@@ -110,10 +145,12 @@ export class RetryingQueue extends Construct {
   }
 }
 
-function validate(queueName: string, maxReceiveCount: number, visibilityTimeout: Duration): void {
+function validate(queueName: string, maxReceiveCount: number, visibilityTimeout: Duration, fifo: boolean): void {
   // SQS limits: names of 1-80 characters, maxReceiveCount 1-1000, visibility 0-12 h.
-  if (!/^[A-Za-z0-9_-]{1,66}$/.test(queueName)) {
-    throw new InfraConfigError('queueName', `must be 1-66 letters, digits, '-' or '_' (room for the "-undeliverable" suffix), got ${JSON.stringify(queueName)}`);
+  const longest = fifo ? 61 : 66;
+  if (!new RegExp(`^[A-Za-z0-9_-]{1,${longest}}$`).test(queueName)) {
+    const room = fifo ? 'room for the "-undeliverable.fifo" suffix; no ".fifo" of your own' : 'room for the "-undeliverable" suffix';
+    throw new InfraConfigError('queueName', `must be 1-${longest} letters, digits, '-' or '_' (${room}), got ${JSON.stringify(queueName)}`);
   }
   if (!Number.isInteger(maxReceiveCount) || maxReceiveCount < 1 || maxReceiveCount > 1000) {
     throw new InfraConfigError('maxReceiveCount', `must be a whole number from 1 to 1000, got ${maxReceiveCount}`);

@@ -1,4 +1,4 @@
-import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -166,4 +166,29 @@ describe('requeue dlq', () => {
     expect((noCredentials as { stderr: string }).stderr).toMatch(/^requeue: no AWS credentials found: configure the standard chain/);
     expect((unreachable as { stderr: string }).stderr).toMatch(/nothing answers at http:\/\/127.0.0.1:9/);
   }, 60_000);
+});
+
+describe('requeue dlq replay on FIFO queues', () => {
+  it('sends a dead letter back into its own message group, with a deduplication id', async () => {
+    const queues = await suite.emulator.createQueues({ fifo: true });
+    const record = { reason: 'non-retryable', errorType: 'PERMANENT', error: 'declined', attempts: 1, firstReceivedAt: Date.now(), deadLetteredAt: Date.now(), sourceQueue: queues.queueUrl, originalMessageId: 'o-1' };
+    await suite.emulator.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: queues.dlqUrl,
+        MessageBody: '{"id":"order-7"}',
+        MessageGroupId: 'customer-42',
+        MessageDeduplicationId: 'dl-1',
+        MessageAttributes: { 'x-dead-letter': { DataType: 'String', StringValue: JSON.stringify(record) } },
+      }),
+    );
+    const replayed = await dlq(queues, 'replay', '--reset-attempts');
+    expect(replayed.code).toBe(0);
+    const [message] = await eventually(async () => {
+      const out = await suite.emulator.sqs.send(new ReceiveMessageCommand({ QueueUrl: queues.queueUrl, MessageSystemAttributeNames: ['All'] }));
+      return out.Messages?.length ? out.Messages : undefined;
+    }, 10_000, 'the replayed message');
+    expect(message!.Body).toBe('{"id":"order-7"}');
+    expect(message!.Attributes?.MessageGroupId).toBe('customer-42');
+    expect((await suite.emulator.depth(queues.dlqUrl)).visible).toBe(0);
+  });
 });

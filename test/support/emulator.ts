@@ -1,4 +1,4 @@
-import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
 import { queueDepth } from '@requeue/sqs';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { provisionFromTemplate, synthesizeStackTemplate } from '@requeue/local-aws';
@@ -14,8 +14,8 @@ export interface QueuePair {
   queueUrl: string;
   dlqUrl: string;
   queueArn: string;
-  /** The stack's topic, subscribed to the queue with raw delivery (absent for FIFO). */
-  topicArn: string | undefined;
+  /** The stack's topic, subscribed to the queue with raw delivery. */
+  topicArn: string;
 }
 
 let counter = 0;
@@ -28,42 +28,26 @@ export async function startEmulator(options: { port?: number; dataDir?: string }
   const sns = new SNSClient({ endpoint, region: TEST_REGION, credentials });
 
   /**
-   * The stack's queues (main queue, DLQ with redrive) provisioned from its synthesized
-   * template with these props, under unique names. FIFO queues are created directly: the
-   * stack has no FIFO variant, and the engine's FIFO path is tested on its own.
+   * The stack's queues (main queue, DLQ with redrive) and topic, provisioned from its
+   * synthesized template with these props, under unique names: FIFO too, as
+   * `RetryingQueue` builds it (a FIFO topic, queue and DLQ).
    */
   async function createQueues(
     options: { visibilityTimeoutSeconds?: number; maxReceiveCount?: number; rawMessageDelivery?: boolean; fifo?: boolean } = {},
   ): Promise<QueuePair> {
     const name = `q${Date.now().toString(36)}${(counter++).toString(36)}`;
-    if (options.fifo) return createFifoQueues(name, options);
     const template = synthesizeStackTemplate({
       queue: {
         queueName: name,
         visibilityTimeout: Duration.seconds(options.visibilityTimeoutSeconds ?? 30),
         maxReceiveCount: options.maxReceiveCount ?? 5,
         rawMessageDelivery: options.rawMessageDelivery,
+        fifo: options.fifo,
       },
     });
     const stack = await provisionFromTemplate({ sqs, sns, template, stackName: name });
     const { QueueUrl, DLQUrl, TopicArn } = stack.outputs;
     return { queueUrl: QueueUrl!, dlqUrl: DLQUrl!, topicArn: TopicArn!, queueArn: await arnOf(QueueUrl!) };
-  }
-
-  async function createFifoQueues(name: string, options: { visibilityTimeoutSeconds?: number; maxReceiveCount?: number }): Promise<QueuePair> {
-    const fifoAttributes = { FifoQueue: 'true', ContentBasedDeduplication: 'true' };
-    const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq.fifo`, Attributes: fifoAttributes }));
-    const queue = await sqs.send(
-      new CreateQueueCommand({
-        QueueName: `${name}.fifo`,
-        Attributes: {
-          ...fifoAttributes,
-          VisibilityTimeout: String(options.visibilityTimeoutSeconds ?? 30),
-          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: await arnOf(dlq.QueueUrl!), maxReceiveCount: String(options.maxReceiveCount ?? 5) }),
-        },
-      }),
-    );
-    return { queueUrl: queue.QueueUrl!, dlqUrl: dlq.QueueUrl!, topicArn: undefined, queueArn: await arnOf(queue.QueueUrl!) };
   }
 
   async function arnOf(queueUrl: string): Promise<string> {

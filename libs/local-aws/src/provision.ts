@@ -89,7 +89,10 @@ export async function provisionFromTemplate(options: ProvisionOptions): Promise<
     const properties = resource.Properties ?? {};
     const fifo = properties.FifoTopic === true || properties.FifoTopic === 'true';
     const topicName = properties.TopicName !== undefined ? resolver.resolveString(properties.TopicName, `${logicalId}.TopicName`) : physicalName(stackName, logicalId, fifo);
-    const created = await sns.send(new CreateTopicCommand({ Name: topicName, Attributes: fifo ? { FifoTopic: 'true' } : undefined }));
+    // A FIFO topic's deduplication decides whether publishers must give an id: it must match.
+    const deduplication = properties.ContentBasedDeduplication === true || properties.ContentBasedDeduplication === 'true';
+    const attributes = fifo ? { FifoTopic: 'true', ...(deduplication ? { ContentBasedDeduplication: 'true' } : {}) } : undefined;
+    const created = await sns.send(new CreateTopicCommand({ Name: topicName, Attributes: attributes }));
     resolver.define(logicalId, { ref: created.TopicArn!, attributes: { TopicArn: created.TopicArn!, TopicName: topicName } });
     result.topics[logicalId] = { topicArn: created.TopicArn!, topicName };
   }

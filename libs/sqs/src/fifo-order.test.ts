@@ -12,7 +12,7 @@ interface Run {
 }
 
 /** A worker on the fake whose handler fails as `fail` says, recording every run in order. */
-function fifoWorker(sqs: FifoSqsFake, fail: (id: string, attempt: number) => Error | undefined) {
+function fifoWorker(sqs: FifoSqsFake, fail: (id: string, attempt: number) => Error | undefined, options: { backpressure?: boolean } = {}) {
   const runs: Run[] = [];
   const succeeded: string[] = [];
   const worker = new SqsWorker({
@@ -34,7 +34,7 @@ function fifoWorker(sqs: FifoSqsFake, fail: (id: string, attempt: number) => Err
     waitTimeSeconds: 0,
     visibilityTimeoutSeconds: 30,
     maxReceiveCount: 10,
-    backpressure: false,
+    backpressure: options.backpressure ? {} : false,
   });
   return { worker, runs, succeeded };
 }
@@ -56,6 +56,31 @@ describe('FIFO order when SQS returns several messages of one group at once', ()
     // The messages given back never ran, so their extra receive is not an attempt.
     expect(runs.filter((r) => r.id !== 'm0').every((r) => r.attempt === 1)).toBe(true);
     expect(runs.filter((r) => r.id === 'm0').map((r) => r.attempt)).toEqual([1, 2]);
+  });
+
+  it('a deferral (the dependency answered 429) keeps the order and uses no attempt, for the head or the messages behind it', async () => {
+    const sqs = new FifoSqsFake(QUEUE_URL);
+    sqs.add('a', ids('m', 4));
+    let limited = false;
+    const { worker, runs, succeeded } = fifoWorker(
+      sqs,
+      (id) => {
+        if (id !== 'm0' || limited) return undefined;
+        limited = true;
+        return new RetryableError('429 from the API', { errorType: 'RATE_LIMIT', retryAfterMs: 1000 });
+      },
+      { backpressure: true },
+    );
+    await worker.start();
+    await vi.waitFor(() => expect(succeeded).toHaveLength(4), { timeout: 10_000 });
+    await worker.stop();
+    expect(runs).toEqual([
+      { id: 'm0', attempt: 1 },
+      { id: 'm0', attempt: 1 },
+      { id: 'm1', attempt: 1 },
+      { id: 'm2', attempt: 1 },
+      { id: 'm3', attempt: 1 },
+    ]);
   });
 
   it('a dead-lettered head lets the rest run once its dead letter has landed, and keeps its group in the FIFO DLQ', async () => {

@@ -40,6 +40,17 @@ export function replayAttributes(entry: DlqEntry, resetAttempts: boolean, now: n
   return attributes;
 }
 
+/**
+ * A FIFO queue takes every message in a group, with a deduplication id: the dead
+ * letter's own group keeps its replays in order, and the dead letter's id makes a resend
+ * after a lost answer a no-op (it is deleted from the DLQ once replayed, so a later
+ * replay of the same job is a new dead letter with a new id).
+ */
+function fifoFields(to: string, entry: DlqEntry): { MessageGroupId?: string; MessageDeduplicationId?: string } {
+  if (!to.endsWith('.fifo')) return {};
+  return { MessageGroupId: entry.message.Attributes?.MessageGroupId ?? 'requeue', MessageDeduplicationId: entry.message.MessageId ?? undefined };
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -67,7 +78,9 @@ export async function replayDeadLetters(target: DeadLetterQueue, filter: DlqFilt
       }
       if (interval > 0 && index > 0) await sleep(interval);
       try {
-        await target.sqs.send(new SendMessageCommand({ QueueUrl: to, MessageBody: entry.message.Body!, MessageAttributes: replayAttributes(entry, options.resetAttempts, Date.now()) }));
+        await target.sqs.send(
+          new SendMessageCommand({ QueueUrl: to, MessageBody: entry.message.Body!, MessageAttributes: replayAttributes(entry, options.resetAttempts, Date.now()), ...fifoFields(to, entry) }),
+        );
       } catch (cause) {
         untouched.push(...matched.slice(index).map((e) => e.message));
         throw new DeadLetterOperationError(`could not send ${messageId} to ${to}: ${(cause as Error).message}; it and the rest stay in the DLQ (${result.replayed.length} replayed)`, { cause });
