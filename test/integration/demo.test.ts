@@ -21,4 +21,13 @@ describe('requeue demo', () => {
     // Progress went to stderr, a line per second.
     expect(stderr).toMatch(/succeeded \d+ +retrying \d+ +waiting \d+ +dead-lettered \d+ +\/ 40/);
   }, 90_000);
+
+  it('--fifo runs the stack\'s FIFO variant: every message accounted for and each group\'s successes in publish order', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [CLI, 'demo', '--fifo', '--json'], { env: { PATH: process.env.PATH } });
+    const summary = JSON.parse(stdout) as DemoSummary;
+    expect(summary.lost).toEqual([]);
+    expect(summary.unexpected).toEqual([]);
+    expect(summary.deadLettered.byReason).toEqual({ 'non-retryable': 6, 'handler-bug': 2, 'max-attempts': 2, 'deadline-exceeded': 2 });
+    expect(summary.fifo).toEqual({ groups: 4, inOrder: 4 });
+  }, 90_000);
 });

@@ -171,12 +171,23 @@ describe('requeue dlq', () => {
 describe('requeue dlq replay on FIFO queues', () => {
   it('sends a dead letter back into its own message group, with a deduplication id', async () => {
     const queues = await suite.emulator.createQueues({ fifo: true });
-    const record = { reason: 'non-retryable', errorType: 'PERMANENT', error: 'declined', attempts: 1, firstReceivedAt: Date.now(), deadLetteredAt: Date.now(), sourceQueue: queues.queueUrl, originalMessageId: 'o-1' };
+    const record = {
+      reason: 'non-retryable',
+      errorType: 'PERMANENT',
+      error: 'declined',
+      attempts: 1,
+      firstReceivedAt: Date.now(),
+      deadLetteredAt: Date.now(),
+      sourceQueue: queues.queueUrl,
+      originalMessageId: 'o-1',
+      messageGroupId: 'customer-42',
+    };
     await suite.emulator.sqs.send(
       new SendMessageCommand({
         QueueUrl: queues.dlqUrl,
         MessageBody: '{"id":"order-7"}',
-        MessageGroupId: 'customer-42',
+        // As the worker writes it: a group of its own in the DLQ, the source group in the record.
+        MessageGroupId: 'dl-1',
         MessageDeduplicationId: 'dl-1',
         MessageAttributes: { 'x-dead-letter': { DataType: 'String', StringValue: JSON.stringify(record) } },
       }),

@@ -14,6 +14,12 @@ export interface DeadLetterRecord {
   deadLetteredAt: number;
   sourceQueue: string;
   originalMessageId: string;
+  /**
+   * A FIFO message's group. In a FIFO DLQ each dead letter is its own group, so every
+   * one can be listed, replayed or discarded on its own (a group's later messages stay
+   * hidden while its first is read); replay puts the message back into this group.
+   */
+  messageGroupId?: string;
 }
 
 const recordSchema = z.object({
@@ -25,11 +31,12 @@ const recordSchema = z.object({
   deadLetteredAt: z.number(),
   sourceQueue: z.string(),
   originalMessageId: z.string(),
+  messageGroupId: z.string().min(1).max(128).optional(),
 });
 
 export function encodeDeadLetterRecord(record: DeadLetterRecord): string {
-  const { reason, errorType, error, attempts, firstReceivedAt, deadLetteredAt, sourceQueue, originalMessageId } = record;
-  return JSON.stringify({ reason, errorType, error, attempts, firstReceivedAt, deadLetteredAt, sourceQueue, originalMessageId });
+  const { reason, errorType, error, attempts, firstReceivedAt, deadLetteredAt, sourceQueue, originalMessageId, messageGroupId } = record;
+  return JSON.stringify({ reason, errorType, error, attempts, firstReceivedAt, deadLetteredAt, sourceQueue, originalMessageId, messageGroupId });
 }
 
 export function parseDeadLetterRecord(raw: string): DeadLetterRecord {

@@ -83,14 +83,16 @@ describe('FIFO order when SQS returns several messages of one group at once', ()
     ]);
   });
 
-  it('a dead-lettered head lets the rest run once its dead letter has landed, and keeps its group in the FIFO DLQ', async () => {
+  it('a dead-lettered head lets the rest run once its dead letter has landed; the dead letter records its group', async () => {
     const sqs = new FifoSqsFake(QUEUE_URL);
     sqs.add('a', ids('m', 3));
     const { worker, succeeded } = fifoWorker(sqs, (id) => (id === 'm0' ? new NonRetryableError('invalid card') : undefined));
     await worker.start();
     await vi.waitFor(() => expect(succeeded).toEqual(['m1', 'm2']));
     await worker.stop();
-    expect(sqs.deadLetters).toEqual([{ body: '{"id":"m0"}', groupId: 'a', deduplicationId: 'm0' }]);
+    // Its own group in the FIFO DLQ, so each dead letter can be read alone; the source group is in x-dead-letter.
+    expect(sqs.deadLetters).toMatchObject([{ body: '{"id":"m0"}', groupId: 'm0', deduplicationId: 'm0' }]);
+    expect(JSON.parse(sqs.deadLetters[0]!.attributes['x-dead-letter']!)).toMatchObject({ reason: 'non-retryable', messageGroupId: 'a' });
     expect(sqs.remaining).toBe(0);
   });
 

@@ -24,7 +24,7 @@ interface Stored {
  * ordering faults.) Visibility timeouts run on the given clock.
  */
 export class FifoSqsFake {
-  readonly deadLetters: Array<{ body: string; groupId: string | undefined; deduplicationId: string | undefined }> = [];
+  readonly deadLetters: Array<{ body: string; groupId: string | undefined; deduplicationId: string | undefined; attributes: Record<string, string> }> = [];
   readonly receives: string[][] = [];
   private readonly queue: Stored[] = [];
   private waiting: Array<() => void> = [];
@@ -86,7 +86,10 @@ export class FifoSqsFake {
     }
     if (command instanceof SendMessageBatchCommand) {
       const entries = command.input.Entries ?? [];
-      for (const e of entries) this.deadLetters.push({ body: e.MessageBody ?? '', groupId: e.MessageGroupId, deduplicationId: e.MessageDeduplicationId });
+      for (const e of entries) {
+        const attributes = Object.fromEntries(Object.entries(e.MessageAttributes ?? {}).map(([name, value]) => [name, value.StringValue ?? '']));
+        this.deadLetters.push({ body: e.MessageBody ?? '', groupId: e.MessageGroupId, deduplicationId: e.MessageDeduplicationId, attributes });
+      }
       return { Successful: entries.map((e) => ({ Id: e.Id, MessageId: `dl-${e.Id}`, MD5OfMessageBody: '' })), Failed: [] };
     }
     throw new Error(`unexpected command ${(command as object).constructor.name}`);

@@ -71,15 +71,18 @@ export class MessageSettler {
       deadLetteredAt: options.now(),
       sourceQueue: options.queueUrl,
       originalMessageId: message.state.originalMessageId,
+      ...(message.groupId === undefined ? {} : { messageGroupId: message.groupId }),
     };
     const { attributes, carriesRecord } = deadLetterAttributes(message, record);
-    // A FIFO DLQ needs a group and a deduplication id: the message's own group keeps
-    // its dead letters in order, and its id makes a resend after a lost answer a no-op.
+    // A FIFO DLQ needs a group and a deduplication id. Each dead letter is a group of its
+    // own: SQS hides a group's later messages while its first is read, so one group per
+    // source group would let an operator see one dead letter per group. The source group
+    // travels in x-dead-letter for replay; the id makes a resend after a lost answer a no-op.
     const fifoDlq = options.deadLetterQueueUrl.endsWith('.fifo');
     const sent = await batch.send(options.deadLetterQueueUrl, {
       body: message.sqsBody,
       attributes,
-      ...(fifoDlq ? { groupId: message.groupId ?? 'requeue', deduplicationId: message.messageId } : {}),
+      ...(fifoDlq ? { groupId: message.messageId, deduplicationId: message.messageId } : {}),
     });
     const fields = { messageId: message.messageId, originalMessageId: record.originalMessageId, attempt: record.attempts, reason, errorType, error };
     if (!sent.ok) {

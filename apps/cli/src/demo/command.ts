@@ -36,12 +36,14 @@ export async function runDemoCommand(argv: string[], io: CliIo): Promise<void> {
     dashboard: { type: 'boolean', default: false },
     'dashboard-port': { type: 'string' },
     'publish-delay': { type: 'string' },
+    fifo: { type: 'boolean', default: false },
   });
   const dashboardPort = values['dashboard-port'] !== undefined ? parsePort(values['dashboard-port']) : values.dashboard ? 8081 : undefined;
   const publishDelayMs = values['publish-delay'] !== undefined ? parseDuration('--publish-delay', values['publish-delay']) : dashboardPort !== undefined ? 5000 : 0;
   const workload = demoWorkload();
   const tty = process.stderr.isTTY;
-  io.err(`requeue demo: ${workload.length} messages published to the SNS topic of the stack, on an embedded emulator`);
+  const topic = values.fifo ? 'SNS FIFO topic of the stack (4 message groups)' : 'SNS topic of the stack';
+  io.err(`requeue demo: ${workload.length} messages published to the ${topic}, on an embedded emulator`);
   let report = '';
   const run = await runDemo(workload, {
     onProgress: (progress) => {
@@ -50,6 +52,7 @@ export async function runDemoCommand(argv: string[], io: CliIo): Promise<void> {
     },
     dashboardPort,
     publishDelayMs,
+    fifo: values.fifo,
     onDashboard: (url) => io.err(`dashboard: ${url}${publishDelayMs ? `  (publishing in ${publishDelayMs / 1000} s)` : ''}`),
     holdOpen: dashboardPort === undefined ? undefined : async (finished) => {
       if (tty) process.stderr.write('\n');
@@ -68,5 +71,8 @@ export async function runDemoCommand(argv: string[], io: CliIo): Promise<void> {
   }
   if (summary.lost.length > 0 || summary.unexpected.length > 0) {
     throw new CliError(`not every message ended where it should: lost ${summary.lost.length}, unexpected ${summary.unexpected.length}`);
+  }
+  if (summary.fifo && summary.fifo.inOrder < summary.fifo.groups) {
+    throw new CliError(`FIFO order broken: ${summary.fifo.groups - summary.fifo.inOrder} of ${summary.fifo.groups} groups succeeded out of publish order`);
   }
 }

@@ -14,6 +14,8 @@ export interface DemoSummary {
   lost: string[];
   /** Ids that ended somewhere other than their kind says. */
   unexpected: Array<{ id: string; expected: string; found: string }>;
+  /** With `--fifo`: the message groups, and how many had their successes in publish order. */
+  fifo?: { groups: number; inOrder: number };
 }
 
 export interface TimelineEvent {
@@ -80,6 +82,7 @@ export function summarize(workload: readonly DemoMessage[], run: DemoRun): { sum
     durationSeconds: Math.round((run.finishedAt - run.publishedAt) / 100) / 10,
     lost: [],
     unexpected: [],
+    ...(run.fifo ? { fifo: groupOrder(workload, run) } : {}),
   };
   for (const message of workload) {
     const outcome = outcomes.get(message.id)!;
@@ -97,6 +100,19 @@ export function summarize(workload: readonly DemoMessage[], run: DemoRun): { sum
     summary.attempts.histogram[key] = (summary.attempts.histogram[key] ?? 0) + 1;
   }
   return { summary, outcomes };
+}
+
+/** Per group, whether its first successes in the ledger come in publish order. */
+function groupOrder(workload: readonly DemoMessage[], run: DemoRun): { groups: number; inOrder: number } {
+  const groupOf = new Map(workload.map((message) => [message.id, message.group]));
+  const groups = [...new Set(workload.map((message) => message.group))];
+  const succeeded = [...new Set(run.ledger.map((line) => line.id))];
+  const inOrder = groups.filter((group) => {
+    const published = workload.filter((message) => message.group === group).map((message) => message.id);
+    const done = succeeded.filter((id) => groupOf.get(id) === group);
+    return done.every((id, i) => i === 0 || published.indexOf(id) > published.indexOf(done[i - 1]!));
+  }).length;
+  return { groups: groups.length, inOrder };
 }
 
 const pad = (text: string, width: number) => text.padEnd(width);
@@ -135,6 +151,7 @@ export function renderReport(workload: readonly DemoMessage[], summary: DemoSumm
     `  retries and deferrals: ${summary.retries.length} (${[...retriesByType]
       .map(([type, delays]) => `${type} ${delays.length}, delays ${Math.min(...delays)}-${Math.max(...delays)} s`)
       .join('; ')})`,
+    ...(summary.fifo ? [`  FIFO: ${summary.fifo.inOrder} of ${summary.fifo.groups} message groups succeeded in publish order`] : []),
     '',
     'DLQ by reason:',
     ...Object.entries(summary.deadLettered.byReason).map(([reason, count]) => `  ${pad(reason, 20)} ${count}`),

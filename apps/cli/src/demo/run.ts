@@ -48,6 +48,7 @@ export interface Progress {
 export interface DemoRun {
   publishedAt: number;
   finishedAt: number;
+  fifo: boolean;
   ledger: LedgerLine[];
   retries: RetryLogLine[];
   deadLetters: Message[];
@@ -109,12 +110,14 @@ export interface DemoOptions {
   /** Awaited once the run is accounted for, before everything stops: keeps the dashboard up. */
   holdOpen?: (run: DemoRun) => Promise<void>;
   timeoutMs?: number;
+  /** Run on the stack's FIFO variant, publishing each message in its group. */
+  fifo?: boolean;
 }
 
 export async function runDemo(workload: readonly DemoMessage[], options: DemoOptions): Promise<DemoRun> {
   const { onProgress, timeoutMs = 60_000 } = options;
   if (!existsSync(WORKER_ENTRY)) throw new CliError(`the worker is not built (${WORKER_ENTRY}): run \`npm run demo\`, which builds first`);
-  const local = await startLocalRequeueStack({ port: 0 });
+  const local = await startLocalRequeueStack({ port: 0, fifo: options.fifo ?? false });
   const { queueUrl, dlqUrl, topicArn } = local;
   const sqs = new SQSClient({ endpoint: local.endpoint, region: local.region, credentials });
   const sns = new SNSClient({ endpoint: local.endpoint, region: local.region, credentials });
@@ -140,6 +143,10 @@ export async function runDemo(workload: readonly DemoMessage[], options: DemoOpt
       LOG_LEVEL: 'info',
       WORKER_DASHBOARD: options.dashboardPort === undefined ? 'off' : 'on',
       WORKER_DASHBOARD_PORT: String(options.dashboardPort ?? 0),
+      // The demo's rate limits are single messages' simulated 429s, not a dependency's rate.
+      // On FIFO, groups run one message at a time, and pacing would take that slow trickle
+      // for the rate the dependency admits; the breaker and the pauses stay on.
+      ...(options.fifo ? { WORKER_ADAPTIVE_CONCURRENCY: 'off' } : {}),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -159,7 +166,12 @@ export async function runDemo(workload: readonly DemoMessage[], options: DemoOpt
       const out = await sns.send(
         new PublishBatchCommand({
           TopicArn: topicArn,
-          PublishBatchRequestEntries: batch.map((message, i) => ({ Id: String(i), Message: message.body, MessageAttributes: message.attributes })),
+          PublishBatchRequestEntries: batch.map((message, i) => ({
+            Id: String(i),
+            Message: message.body,
+            MessageAttributes: message.attributes,
+            ...(options.fifo ? { MessageGroupId: message.group } : {}),
+          })),
         }),
       );
       if (out.Failed?.length) throw new CliError(`SNS refused ${out.Failed.length} messages: ${JSON.stringify(out.Failed)}`);
@@ -186,7 +198,15 @@ export async function runDemo(workload: readonly DemoMessage[], options: DemoOpt
     }
     const finishedAt = Date.now();
     const deadLetters = await peek(sqs, dlqUrl);
-    const run = { publishedAt, finishedAt, ledger: readLedger(ledgerPath), retries: retryLines(output), deadLetters, local: { endpoint: local.endpoint, queueUrl: queueUrl, dlqUrl: dlqUrl, topicArn: topicArn } };
+    const run = {
+      publishedAt,
+      finishedAt,
+      fifo: options.fifo ?? false,
+      ledger: readLedger(ledgerPath),
+      retries: retryLines(output),
+      deadLetters,
+      local: { endpoint: local.endpoint, queueUrl: queueUrl, dlqUrl: dlqUrl, topicArn: topicArn },
+    };
     await options.holdOpen?.(run);
     return run;
   } finally {

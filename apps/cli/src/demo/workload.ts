@@ -6,9 +6,13 @@ export interface DemoMessage {
   kind: string;
   body: string;
   attributes?: Record<string, MessageAttributeValue>;
+  /** The FIFO message group, with `--fifo`: four customers, their messages interleaved. */
+  group: string;
   /** 'succeeded', or the DLQ reason it must end with. */
   expected: string;
 }
+
+const FIFO_GROUPS = 4;
 
 const policy = (override: object): Record<string, MessageAttributeValue> => ({ 'x-retry-policy': { DataType: 'String', StringValue: JSON.stringify(override) } });
 
@@ -21,7 +25,8 @@ export function demoWorkload(): DemoMessage[] {
   const add = (count: number, kind: string, expected: string, simulate: (i: number) => object, attributes?: Record<string, MessageAttributeValue>) => {
     for (let i = 0; i < count; i++) {
       const id = `${kind}-${i + 1}`;
-      messages.push({ id, kind, expected, body: JSON.stringify({ id, simulate: simulate(i) }), attributes });
+      const group = `customer-${(messages.length % FIFO_GROUPS) + 1}`;
+      messages.push({ id, kind, expected, body: JSON.stringify({ id, simulate: simulate(i) }), attributes, group });
     }
   };
   add(14, 'ok', 'succeeded', () => ({ outcome: 'ok', durationMs: 50 }));

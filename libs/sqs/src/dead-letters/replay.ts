@@ -41,14 +41,16 @@ export function replayAttributes(entry: DlqEntry, resetAttempts: boolean, now: n
 }
 
 /**
- * A FIFO queue takes every message in a group, with a deduplication id: the dead
- * letter's own group keeps its replays in order, and the dead letter's id makes a resend
- * after a lost answer a no-op (it is deleted from the DLQ once replayed, so a later
- * replay of the same job is a new dead letter with a new id).
+ * A FIFO queue takes every message in a group, with a deduplication id. The message goes
+ * back into the group it came from: the worker's record names it, and a message SQS
+ * moved by redrive kept its own. The dead letter's id makes a resend after a lost answer
+ * a no-op (it is deleted from the DLQ once replayed, so a later replay of the same job is
+ * a new dead letter with a new id).
  */
 function fifoFields(to: string, entry: DlqEntry): { MessageGroupId?: string; MessageDeduplicationId?: string } {
   if (!to.endsWith('.fifo')) return {};
-  return { MessageGroupId: entry.message.Attributes?.MessageGroupId ?? 'requeue', MessageDeduplicationId: entry.message.MessageId ?? undefined };
+  const group = entry.record?.messageGroupId ?? entry.message.Attributes?.MessageGroupId ?? 'requeue';
+  return { MessageGroupId: group, MessageDeduplicationId: entry.message.MessageId ?? undefined };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
