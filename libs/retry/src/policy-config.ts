@@ -54,10 +54,8 @@ const builtInBackoffSchema = z.discriminatedUnion('type', [fixedBackoff, linearB
 /** Strategies expressible in JSON: RETRY_POLICY and the `x-retry-policy` attribute. */
 export const jsonBackoffSchema = z.union([builtInBackoffSchema, namedCustomBackoff]);
 const anyBackoffSchema = z.union([builtInBackoffSchema, customBackoff, namedCustomBackoff]);
-const resolvedBackoffSchema = z.union([builtInBackoffSchema, customBackoff]);
-
 /** A strategy as the policy runs it: a named custom strategy is resolved to its function. */
-export type Backoff = z.output<typeof resolvedBackoffSchema>;
+export type Backoff = z.output<typeof builtInBackoffSchema> | z.output<typeof customBackoff>;
 /** A strategy as written: JSON may name a custom strategy registered in `strategies`. */
 export type BackoffInput = z.output<typeof anyBackoffSchema>;
 export type Jitter = z.output<typeof jitterObject>;
