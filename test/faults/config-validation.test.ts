@@ -42,6 +42,7 @@ const INVALID: Array<[Record<string, string>, string]> = [
   [{ WORKER_DASHBOARD: 'on', WORKER_DASHBOARD_PORT: '70000' }, 'WORKER_DASHBOARD_PORT'],
   [{ WEBHOOK_TIMEOUT_MS: '0' }, 'WEBHOOK_TIMEOUT_MS'],
   [{ WEBHOOK_URL: 'ftp://example.com/hook' }, 'WEBHOOK_URL'],
+  [{ WEBHOOK_ALLOW_HOSTS: 'http://127.0.0.1' }, 'WEBHOOK_ALLOW_HOSTS'],
   [{ WORKER_HANDLER: 'does-not-exist' }, 'WORKER_HANDLER'],
   [{ WORKER_HANDLER: 'bad name!' }, 'WORKER_HANDLER'],
   [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],

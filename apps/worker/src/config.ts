@@ -38,6 +38,8 @@ export interface WorkerConfig {
   simulationLedger: string | undefined;
   webhookUrl: string | undefined;
   webhookTimeoutMs: number;
+  /** Internal hosts (`host` or `host:port`) the webhook handler may call anyway. */
+  webhookAllowHosts: string[];
   logLevel: string;
   logRedact: string[];
   metricsNamespace: string;
@@ -136,6 +138,22 @@ function url(env: Env, name: string): string | undefined {
   return raw;
 }
 
+/**
+ * WEBHOOK_ALLOW_HOSTS: internal hosts the webhook handler may call, as `host` or
+ * `host:port` (IPv6 in brackets). Everything else internal is refused.
+ */
+function allowHosts(env: Env): string[] {
+  const raw = env.WEBHOOK_ALLOW_HOSTS?.trim();
+  if (!raw) return [];
+  return raw.split(',').map((entry) => {
+    const host = entry.trim().toLowerCase();
+    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(host)) {
+      throw new WorkerConfigError('WEBHOOK_ALLOW_HOSTS', `each entry is a host or host:port, got ${JSON.stringify(entry.trim())}`);
+    }
+    return host;
+  });
+}
+
 /** RETRY_POLICY is JSON, or a path to a JSON file. */
 function retryPolicy(raw: string | undefined): { policy: RetryPolicy; source: string } {
   if (raw === undefined || raw.trim() === '') return { policy: createRetryPolicy(), source: 'shipped preset' };
@@ -207,6 +225,7 @@ export function loadWorkerConfig(env: Env): WorkerConfig {
     simulationLedger: ledgerPath(env),
     webhookUrl: url(env, 'WEBHOOK_URL'),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 900_000),
+    webhookAllowHosts: allowHosts(env),
     logLevel,
     logRedact: env.LOG_REDACT === undefined ? [...DEFAULT_LOG_REDACT] : env.LOG_REDACT.split(',').map((path) => path.trim()).filter(Boolean),
     metricsNamespace: metricsNamespace(env),

@@ -139,7 +139,7 @@ async function renderSaved(path: string): Promise<void> {
  */
 function startHerdComparison(emulator: BenchEmulator, config: Config): { defaults: Promise<HerdSummary>; baselines: Promise<HerdSummary[]> } {
   progress(`herd, end to end: ${config.herdMessages} webhooks, dependency down ${HERD.outageMs / 1000} s then ${HERD.capacityPerSecond}/s; baselines capped at ${config.herdCapSeconds} s`);
-  const webhook = (system: SystemName) => (url: string): SystemUnderTest => ({ system, concurrency: 50, env: { WORKER_HANDLER: 'webhook', WEBHOOK_URL: url } });
+  const webhook = (system: SystemName) => (url: string): SystemUnderTest => ({ system, concurrency: 50, env: { WORKER_HANDLER: 'webhook', WEBHOOK_URL: url, WEBHOOK_ALLOW_HOSTS: '127.0.0.1' } });
   const herdRun = (policy: string, sut: (url: string) => SystemUnderTest) => runHerd(emulator, policy, sut, config.herdCapSeconds, config.herdMessages);
   const defaults = Promise.all(Array.from({ length: config.runs }, () => herdRun(HERD_POLICIES.backpressure, webhook('requeue')))).then(summarizeHerd);
   const baselines = Promise.all([

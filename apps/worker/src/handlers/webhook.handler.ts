@@ -2,66 +2,104 @@ import { Inject, Injectable } from '@nestjs/common';
 import { SqsHandler } from '@requeue/nest';
 import { ErrorType, NonRetryableError, parseRetryAfter, RetryableError } from '@requeue/retry';
 import type { WorkerMessage } from '@requeue/sqs';
-import { APP_CONFIG } from '../tokens.js';
 import type { WorkerConfig } from '../config.js';
+import { APP_CONFIG } from '../tokens.js';
+import { EgressPolicy } from './egress.js';
+import { postJson } from './http-post.js';
+
+/** Bytes of a response read at most: the status and headers decide; the body is discarded. */
+const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /**
- * POSTs the payload as JSON (DESIGN.md 3.5): to `url` from `{ "url", "payload" }` in the
- * body, or to WEBHOOK_URL with the whole body as the payload. The `Idempotency-Key`
- * header is the original message id, stable across retries, so the receiver can drop
- * duplicates.
+ * POSTs the payload as JSON (docs/contracts.md, the webhook handler): to `url` from
+ * `{ "url", "payload" }` in the body, or to WEBHOOK_URL with the whole body as the
+ * payload. The `Idempotency-Key` header is the original message id, stable across
+ * retries, so the receiver can drop duplicates. Internal addresses are refused unless
+ * WEBHOOK_ALLOW_HOSTS allows them, and redirects are not followed (docs/security.md).
  */
 @Injectable()
 export class WebhookHandler {
-  constructor(@Inject(APP_CONFIG) private readonly config: WorkerConfig) {}
+  private readonly egress: EgressPolicy;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: WorkerConfig) {
+    this.egress = new EgressPolicy(config.webhookAllowHosts);
+  }
 
   @SqsHandler('webhook')
   async handle(message: WorkerMessage): Promise<void> {
     const { url, payload } = webhookTarget(message.body, this.config.webhookUrl);
-    const signal = AbortSignal.any([message.signal, AbortSignal.timeout(this.config.webhookTimeoutMs)]);
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'idempotency-key': message.idempotencyKey },
-      body: JSON.stringify(payload),
-      signal,
+    this.egress.checkLiteral(url);
+    const response = await postJson(url, serialised(payload), {
+      headers: { 'idempotency-key': message.idempotencyKey },
+      signal: AbortSignal.any([message.signal, AbortSignal.timeout(this.config.webhookTimeoutMs)]),
+      lookup: this.egress.lookupFor(url),
+      maxResponseBytes: MAX_RESPONSE_BYTES,
     });
-    // Drain the body so the connection returns to the pool.
-    await response.arrayBuffer().catch(() => undefined);
-    classifyResponse(response, url);
+    classifyResponse(response.status, response.headers['retry-after'], url);
   }
-
 }
 
-function webhookTarget(body: unknown, webhookUrl: string | undefined): { url: string; payload: unknown } {
+/**
+ * Where the message goes. With WEBHOOK_URL set, the target's origin (scheme, host and
+ * port) is pinned: a body's `url` may change only the path and query.
+ */
+function webhookTarget(body: unknown, webhookUrl: string | undefined): { url: URL; payload: unknown } {
   if (typeof body === 'object' && body !== null && 'url' in body) {
     const { url, payload } = body as { url: unknown; payload?: unknown };
-    if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new NonRetryableError(`validation: "url" must be an http(s) URL, got ${JSON.stringify(url)}`);
-    return { url, payload: payload ?? null };
+    const target = parseTarget(url);
+    const pinned = webhookUrl === undefined ? undefined : new URL(webhookUrl);
+    if (pinned && target.origin !== pinned.origin) {
+      throw new NonRetryableError(`validation: "url" may change only the path and query of WEBHOOK_URL (${pinned.origin}), got ${target.origin}`);
+    }
+    return { url: target, payload: payload ?? null };
   }
   if (!webhookUrl) throw new NonRetryableError('validation: the body has no "url" and WEBHOOK_URL is not set');
-  return { url: webhookUrl, payload: body };
+  return { url: new URL(webhookUrl), payload: body };
+}
+
+function parseTarget(url: unknown): URL {
+  if (typeof url !== 'string' || !/^https?:\/\//i.test(url) || !URL.canParse(url)) {
+    throw new NonRetryableError(`validation: "url" must be an http(s) URL, got ${typeof url === 'string' ? 'an invalid one' : typeof url}`);
+  }
+  const target = new URL(url);
+  // Credentials in a URL end up in logs and dead letters; a receiver that needs them takes a header.
+  if (target.username || target.password) throw new NonRetryableError('validation: "url" must not carry credentials (user:password@)');
+  return target;
+}
+
+/** A payload JSON cannot hold (a BigInt, a cycle, nesting past the stack) fails the same way on every retry. */
+function serialised(payload: unknown): string {
+  try {
+    return JSON.stringify(payload) ?? 'null';
+  } catch (cause) {
+    throw new NonRetryableError(`validation: the payload cannot be serialised as JSON (${(cause as Error).message})`, { cause });
+  }
 }
 
 /** The dependency a webhook message calls: its target's host (and port). A body with no usable URL gets the queue's key. */
 export function webhookDependencyKey(webhookUrl: string | undefined): (message: Pick<WorkerMessage, 'body'>) => string | undefined {
   return (message) => {
     try {
-      return new URL(webhookTarget(message.body, webhookUrl).url).host;
+      return webhookTarget(message.body, webhookUrl).url.host;
     } catch {
       return undefined;
     }
   };
 }
 
-/** 2xx: done. 429: rate limit with Retry-After. 408, 425, 5xx: transient. Other 4xx: permanent. */
-export function classifyResponse(response: Response, url: string): void {
-  const { status } = response;
+/**
+ * 2xx: done. 429: rate limit with Retry-After. 408, 425, 5xx: transient. A redirect is
+ * not followed: permanent, since the target would have to change. Other 4xx: permanent.
+ * The error text names the target without its query string, which often carries keys.
+ */
+function classifyResponse(status: number, retryAfter: string | undefined, url: URL): void {
   if (status >= 200 && status < 300) return;
-  const message = `webhook ${url} answered ${status}`;
+  const message = `webhook ${url.origin}${url.pathname} answered ${status}`;
   if (status === 429) {
-    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after') ?? undefined, Date.now());
+    const retryAfterMs = parseRetryAfter(retryAfter, Date.now());
     throw new RetryableError(message, { errorType: ErrorType.RATE_LIMIT, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
   }
   if (status === 408 || status === 425 || status >= 500) throw new RetryableError(message, { errorType: ErrorType.TEMPORARY });
+  if (status >= 300 && status < 400) throw new NonRetryableError(`${message}: redirects are not followed; point the message at the final URL`);
   throw new NonRetryableError(message);
 }

@@ -1,0 +1,51 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+
+export interface PostOptions {
+  headers: Record<string, string>;
+  signal: AbortSignal;
+  /** Resolves the host and checks what it resolves to; the connection uses its answer. */
+  lookup: LookupFunction;
+  /** Response bytes read before the rest is discarded: only the status and headers matter. */
+  maxResponseBytes: number;
+}
+
+export interface PostResult {
+  status: number;
+  headers: IncomingHttpHeaders;
+}
+
+/**
+ * One POST with node:http(s), not `fetch`: it takes a `lookup`, so the address that was
+ * checked is the address connected to, it never follows a redirect, and a response body
+ * is read only up to a small cap (a 2 GiB answer would otherwise sit in memory, once per
+ * message in flight).
+ */
+export function postJson(url: URL, body: string, options: PostOptions): Promise<PostResult> {
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const request = send(url, {
+      method: 'POST',
+      headers: { ...options.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      signal: options.signal,
+      lookup: options.lookup,
+    });
+    request.once('error', reject);
+    request.once('response', (response) => {
+      let read = 0;
+      const done = () => resolve({ status: response.statusCode ?? 0, headers: response.headers });
+      response.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        // Enough read: drop the connection rather than download the rest.
+        if (read > options.maxResponseBytes) {
+          response.destroy();
+          done();
+        }
+      });
+      response.once('end', done);
+      response.once('error', () => done());
+    });
+    request.end(body);
+  });
+}
