@@ -1,9 +1,10 @@
 import { SendMessageCommand, type MessageAttributeValue } from '@aws-sdk/client-sqs';
 import { PublishCommand } from '@aws-sdk/client-sns';
-import { createRetryPolicy, NonRetryableError, RetryableError, type RetryPolicyInput } from '@requeue/retry';
-import { SqsWorker, type MessageHandler, type WorkerMessage } from '@requeue/sqs';
+import { NonRetryableError, RetryableError, type RetryPolicyInput } from '@requeue/retry';
+import type { MessageHandler, SqsWorker, WorkerMessage } from '@requeue/sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startEmulator, type Emulator, type QueuePair } from '../support/emulator.js';
+import { startEngine } from '../support/engine-worker.js';
 
 let emulator: Emulator;
 const workers: SqsWorker[] = [];
@@ -24,19 +25,8 @@ interface Seen {
 }
 
 async function runWorker(queues: QueuePair, handler: MessageHandler, policy: RetryPolicyInput = {}, extra: { maxInFlight?: number } = {}) {
-  const worker = new SqsWorker({
-    sqs: emulator.sqs,
-    queueUrl: queues.queueUrl,
-    deadLetterQueueUrl: queues.dlqUrl,
-    handler,
-    retryPolicy: createRetryPolicy({ jitter: 'none', ...policy }),
-    waitTimeSeconds: 1,
-    batchWaitMs: 5,
-    pollBackoff: { initialMs: 50, maxMs: 500 },
-    ...extra,
-  });
+  const worker = await startEngine(emulator, queues, handler, policy, extra);
   workers.push(worker);
-  await worker.start();
   return worker;
 }
 

@@ -297,6 +297,8 @@ describe('defer: systemic failures keep the attempt budget', () => {
   it('dead-letters when the wait would end past the deadline', () => {
     const started = NOW - 3598 * 1000;
     expect(policy.defer(atAttempt(2, started), rateLimited, 5_000, NOW)).toMatchObject({ action: 'dead-letter', reason: 'deadline-exceeded', attempts: 2 });
-    expect(policy.defer(atAttempt(2, started), rateLimited, 5_000, NOW, { deadlineSeconds: 7200 })).toMatchObject({ action: 'hop' });
+    // An override may extend the deadline only as far as the operator's ceiling allows.
+    const roomier = createRetryPolicy({ deadlineSeconds: 3600, overrideCeilings: { deadlineSeconds: 7200 } });
+    expect(roomier.defer(atAttempt(2, started), rateLimited, 5_000, NOW, { deadlineSeconds: 7200 })).toMatchObject({ action: 'hop' });
   });
 });

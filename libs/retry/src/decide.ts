@@ -80,16 +80,16 @@ export function createRetryPolicy(input: RetryPolicyInput = {}): RetryPolicy {
     });
     if (!failure.retryable) return deadLetter(failure.reason);
 
-    const maxAttempts = override?.maxAttempts ?? config.maxAttempts;
-    if (state.attempt >= maxAttempts) return deadLetter('max-attempts');
+    const limits = limitsFor(config, override);
+    if (state.attempt >= limits.maxAttempts) return deadLetter('max-attempts');
 
-    const deadlineSeconds = override?.deadlineSeconds ?? config.deadlineSeconds;
-    const deadlineAt = deadlineSeconds === undefined ? Infinity : state.firstReceivedAt + deadlineSeconds * 1000;
+    const deadlineAt = deadlineOf(state, limits.deadlineSeconds);
     if (now >= deadlineAt) return deadLetter('deadline-exceeded');
 
     const typePolicy = policyFor(config, failure.errorType, override);
-    const delayMs = computeDelayMs(typePolicy, state, failure, now, rng);
-    if (delayMs === 'dead-letter') return deadLetter('non-retryable');
+    const computed = computeDelayMs(typePolicy, state, failure, now, rng);
+    if (computed === 'dead-letter') return deadLetter('non-retryable');
+    const delayMs = override?.backoff ? Math.max(computed, config.overrideCeilings.minDelayMs) : computed;
 
     const retryAfterMs = failure.retryAfterMs ?? 0;
     const waitMs = Math.max(delayMs, retryAfterMs);
@@ -116,8 +116,7 @@ export function createRetryPolicy(input: RetryPolicyInput = {}): RetryPolicy {
   };
 
   const defer: RetryPolicy['defer'] = (state, failure, waitMs, now, override) => {
-    const deadlineSeconds = override?.deadlineSeconds ?? config.deadlineSeconds;
-    const deadlineAt = deadlineSeconds === undefined ? Infinity : state.firstReceivedAt + deadlineSeconds * 1000;
+    const deadlineAt = deadlineOf(state, limitsFor(config, override).deadlineSeconds);
     const wait = Math.max(0, waitMs);
     if (now + wait > deadlineAt) {
       return { action: 'dead-letter', reason: 'deadline-exceeded', errorType: failure.errorType, error: failure.message, attempts: state.attempt };
@@ -152,6 +151,18 @@ export function createRetryPolicy(input: RetryPolicyInput = {}): RetryPolicy {
       };
     },
   };
+}
+
+/** The attempts and deadline a message gets: its override's, within the policy's ceilings. */
+function limitsFor(config: ResolvedRetryPolicy, override: PolicyOverride | undefined): { maxAttempts: number; deadlineSeconds: number | undefined } {
+  const ceilings = config.overrideCeilings;
+  const maxAttempts = override?.maxAttempts === undefined ? config.maxAttempts : Math.min(override.maxAttempts, ceilings.maxAttempts);
+  const deadlineSeconds = override?.deadlineSeconds === undefined ? config.deadlineSeconds : Math.min(override.deadlineSeconds, ceilings.deadlineSeconds ?? Infinity);
+  return { maxAttempts, deadlineSeconds };
+}
+
+function deadlineOf(state: RetryState, deadlineSeconds: number | undefined): number {
+  return deadlineSeconds === undefined ? Infinity : state.firstReceivedAt + deadlineSeconds * 1000;
 }
 
 function policyFor(config: ResolvedRetryPolicy, errorType: string, override: PolicyOverride | undefined): ErrorTypePolicy {

@@ -80,6 +80,14 @@ function policyInputSchema<B extends z.ZodType>(backoff: B) {
     /** Longest single SQS delay; longer waits hop. Only tests need less than 900. */
     hopCeilingSeconds: z.number().int().min(1).max(Bounds.maxSqsDelaySeconds).optional(),
     types: z.record(z.string().min(1).max(64), typePolicy).optional(),
+    /**
+     * What a message's `x-retry-policy` may ask for: at most these attempts and this
+     * deadline, and no retry sooner than `minDelayMs`. A publisher may lower the budget,
+     * never raise it past these. @default the policy's own maxAttempts and deadline, 1 s
+     */
+    overrideCeilings: z
+      .strictObject({ maxAttempts: limitsShape.maxAttempts.optional(), deadlineSeconds: limitsShape.deadlineSeconds.optional(), minDelayMs: delayMs.optional() })
+      .optional(),
     /** Error classes that mean a bug in the handler (`ClassifierOptions.codeBugErrors`); false retries them. */
     codeBugErrors: z.union([z.literal(false), z.array(z.string().min(1).max(64)).max(50)]).optional(),
   });
@@ -116,7 +124,12 @@ export interface ResolvedRetryPolicy {
   classifier: ClassifierOptions;
   /** The custom strategies JSON may name. */
   strategies: Readonly<Record<string, CustomBackoff>>;
+  /** The most a message's `x-retry-policy` may ask for. */
+  overrideCeilings: { maxAttempts: number; deadlineSeconds: number | undefined; minDelayMs: number };
 }
+
+/** A publisher's override never retries sooner than this: a 0 ms fixed backoff would be a loop against the dependency. */
+const MIN_OVERRIDE_DELAY_MS = 1000;
 
 /** No jitter: what a custom strategy gets unless its type sets one, since its answer is the delay. */
 const NO_JITTER: Jitter = { type: 'none' };
@@ -178,9 +191,16 @@ export function resolveRetryPolicy(input: RetryPolicyInput = {}): ResolvedRetryP
       jitter: own?.jitter ?? (backoff.type === 'custom' ? NO_JITTER : defaultJitter),
     };
   }
+  const maxAttempts = parsed.maxAttempts ?? SHIPPED_PRESET.maxAttempts;
+  const deadlineSeconds = parsed.deadlineSeconds === null ? undefined : (parsed.deadlineSeconds ?? SHIPPED_PRESET.deadlineSeconds);
   return {
-    maxAttempts: parsed.maxAttempts ?? SHIPPED_PRESET.maxAttempts,
-    deadlineSeconds: parsed.deadlineSeconds === null ? undefined : (parsed.deadlineSeconds ?? SHIPPED_PRESET.deadlineSeconds),
+    maxAttempts,
+    deadlineSeconds,
+    overrideCeilings: {
+      maxAttempts: parsed.overrideCeilings?.maxAttempts ?? maxAttempts,
+      deadlineSeconds: parsed.overrideCeilings?.deadlineSeconds ?? deadlineSeconds,
+      minDelayMs: parsed.overrideCeilings?.minDelayMs ?? MIN_OVERRIDE_DELAY_MS,
+    },
     hopCeilingSeconds: parsed.hopCeilingSeconds ?? SHIPPED_PRESET.hopCeilingSeconds,
     types,
     classifier: { ...(parsed.codeBugErrors === undefined ? {} : { codeBugErrors: parsed.codeBugErrors }), ...classifier },

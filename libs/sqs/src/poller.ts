@@ -39,6 +39,8 @@ const MAX_BLOCKED_SLEEP_MS = 5000;
 export class Poller {
   /** Liveness: last time any loop made progress (a call returned or a backoff ended). */
   lastActivityAt: number;
+  /** Readiness: last time a receive call returned, with or without messages, or failed. */
+  lastReceiveAt: number;
   consecutiveFailures = 0;
   private stopping = false;
   /** Ends backoff sleeps and free-slot waits at stop; never aborts a receive. */
@@ -47,6 +49,7 @@ export class Poller {
 
   constructor(private readonly options: PollerOptions) {
     this.lastActivityAt = options.now();
+    this.lastReceiveAt = this.lastActivityAt;
   }
 
   start(): void {
@@ -97,6 +100,7 @@ export class Poller {
         );
         messages = response.Messages ?? [];
       } catch (error) {
+        this.lastReceiveAt = this.options.now();
         limit.release(slots);
         if (this.stopping) break;
         await this.backOff(error);
@@ -128,6 +132,7 @@ export class Poller {
     }
     this.consecutiveFailures = 0;
     this.lastActivityAt = now;
+    this.lastReceiveAt = now;
   }
 
   private async backOff(error: unknown): Promise<void> {

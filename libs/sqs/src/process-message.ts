@@ -39,7 +39,7 @@ export class MessageProcessor {
     try {
       if (!decoded.ok) return await settler.deadLetter(message, decoded.reason, decoded.errorType, decoded.error);
       if (message.overrideProblem) {
-        options.logger.warn({ messageId: message.messageId, problem: message.overrideProblem }, 'ignoring invalid x-retry-policy');
+        options.logger.warn({ messageId: message.messageId, problem: message.overrideProblem }, 'ignoring invalid x-retry-policy; the configured policy applies');
       }
       const early = options.retryPolicy.deferUntilNotBefore(message.state, receivedAt, options.random);
       if (early) return await settler.waitOut(message, early);
@@ -57,7 +57,7 @@ export class MessageProcessor {
     const { options, settler, heartbeat } = this.context;
     const input = handlerInput(message);
     const gate = this.context.dependencies?.get(dependencyKeyOf(options.dependencyKey, input, this.context.queueName));
-    const admission = gate ? await gate.admit(message.state.attempt === 1) : undefined;
+    const admission = gate ? await gate.admit() : undefined;
     if (gate && admission && admission.kind !== 'run') {
       if (admission.kind === 'stopped') return settler.release(message);
       return this.deferUnrun(message, gate.key, admission.untilMs, admission.cause);
@@ -105,7 +105,10 @@ export class MessageProcessor {
   private deferFailed(message: DecodedMessage, failure: RetryableFailure, key: string, untilMs: number, cause: DeferCause): Promise<Settled> {
     const { options, settler } = this.context;
     const now = options.now();
-    const decision = options.retryPolicy.defer(message.state, failure, untilMs - now, now, message.override);
+    // The dependency's pause is capped; the message's own wait honours its Retry-After in
+    // full, and a wait past its deadline dead-letters it.
+    const waitMs = Math.max(untilMs - now, failure.retryAfterMs ?? 0);
+    const decision = options.retryPolicy.defer(message.state, failure, waitMs, now, message.override);
     if (decision.action === 'hop') {
       options.logger.info(
         { messageId: message.messageId, originalMessageId: message.state.originalMessageId, attempt: message.state.attempt, errorType: failure.errorType, delaySeconds: decision.delaySeconds, dependency: key, cause },

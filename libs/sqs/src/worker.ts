@@ -20,7 +20,7 @@ import { UnusedReceives } from './unused-receives.js';
 export interface WorkerHealth {
   /** The poll loop is making progress (it may be backing off). */
   live: boolean;
-  /** Started, not stopping, and the last receive succeeded. */
+  /** Started, not stopping, the last receive succeeded, and polling is not stuck with slots free. */
   ready: boolean;
   inFlight: number;
   maxInFlight: number;
@@ -144,10 +144,16 @@ export class SqsWorker {
   health(): WorkerHealth {
     const poller = this.running?.poller;
     const now = this.options.now();
-    const staleAfterMs = (this.options.waitTimeSeconds + 10) * 1000 + this.options.pollBackoff.maxMs;
+    const { waitTimeSeconds, pollBackoff, backpressure } = this.options;
+    const staleAfterMs = (waitTimeSeconds + 10) * 1000 + pollBackoff.maxMs;
+    // A receive returns within its long poll, and a blocked dependency holds polling for at
+    // most maxPauseMs. Free slots and no receive for longer than that: polling is stuck
+    // (a hung call, or a pause it should not have taken), and the worker is not ready.
+    const receivingWithinMs = (waitTimeSeconds + 10) * 1000 + (backpressure ? backpressure.maxPauseMs : 0);
+    const stalled = poller !== undefined && this.limit.free > 0 && now - poller.lastReceiveAt > receivingWithinMs;
     return {
       live: poller !== undefined && (this.stopping !== undefined || now - poller.lastActivityAt < staleAfterMs),
-      ready: poller !== undefined && this.stopping === undefined && poller.receiving,
+      ready: poller !== undefined && this.stopping === undefined && poller.receiving && !stalled,
       inFlight: this.handling,
       maxInFlight: this.limit.capacity,
       lastPollActivityAt: poller?.lastActivityAt ?? 0,

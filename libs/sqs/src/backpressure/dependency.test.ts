@@ -75,8 +75,16 @@ describe('Dependency gate', () => {
     vi.advanceTimersByTime(1);
     expect((await held).kind).toBe('run');
 
-    dependency.finish(ticketOf(await held), { kind: 'rate-limited', retryAfterMs: 30_000 });
-    expect(await dependency.admit()).toEqual({ kind: 'defer', untilMs: START + 1000 + 30_000, cause: 'rate-limited' });
+    dependency.finish(ticketOf(await held), { kind: 'rate-limited', retryAfterMs: 4000 });
+    expect(await dependency.admit()).toEqual({ kind: 'defer', untilMs: START + 1000 + 4000, cause: 'rate-limited' });
+  });
+
+  it('caps every pause, Retry-After included: a host answering Retry-After: 999999999 pauses its dependency for maxPauseMs', async () => {
+    const dependency = gate({ breaker: { maxCooldownMs: 5000 }, holdMs: 0 });
+    dependency.finish(ticketOf(await dependency.admit()), { kind: 'rate-limited', retryAfterMs: 999_999_999_000 });
+    expect(dependency.blockedUntil()).toBe(START + 5000);
+    vi.setSystemTime(START + 5000);
+    expect((await dependency.admit()).kind).toBe('run');
   });
 
   it('doubles the pause while rate limits without Retry-After continue, and resets on a success', async () => {
@@ -114,11 +122,11 @@ describe('Dependency gate', () => {
     expect(dependency.snapshot().breaker).toBe('closed');
   });
 
-  it('samples only first attempts into the breaker: a tail of failing retries is not an outage', async () => {
+  it('counts every call in the breaker, retries included: calls failing against one host open it whoever makes them', async () => {
     const dependency = gate({ breaker: { minimumRequests: 5 } }, 50);
-    for (let i = 0; i < 20; i++) dependency.finish(ticketOf(await dependency.admit(false)), { kind: 'unavailable' });
+    for (let i = 0; i < 4; i++) dependency.finish(ticketOf(await dependency.admit()), { kind: 'unavailable' });
     expect(dependency.snapshot().breaker).toBe('closed');
-    for (let i = 0; i < 5; i++) dependency.finish(ticketOf(await dependency.admit(true)), { kind: 'unavailable' });
+    dependency.finish(ticketOf(await dependency.admit()), { kind: 'unavailable' });
     expect(dependency.snapshot().breaker).toBe('open');
   });
 

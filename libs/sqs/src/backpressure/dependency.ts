@@ -17,8 +17,6 @@ export type CallOutcome =
 export interface DependencyTicket {
   startedAt: number;
   breaker: BreakerTicket | undefined;
-  /** Whether the call's result joins the breaker's window (see `admit`). */
-  sampled: boolean;
 }
 
 export type DeferCause = 'breaker-open' | 'rate-limited';
@@ -44,7 +42,6 @@ type Verdict = Admission | { kind: 'wait'; retryAt: number | undefined };
 
 interface Waiter {
   resolve: (admission: Admission) => void;
-  sampled: boolean;
 }
 
 /**
@@ -79,26 +76,25 @@ export class Dependency {
   }
 
   /**
-   * Resolves when the message may run, must be deferred, or the worker stops. Only first
-   * attempts are `sampled` into the breaker's window: retries are the messages that
-   * already failed once, and the tail of a backlog, all retries, would otherwise look
-   * like an outage. Probes count whatever they are.
+   * Resolves when the message may run, must be deferred, or the worker stops. Every call
+   * joins the breaker's window, retries included: one message retried against a failing
+   * host counts as what it is, calls to a failing host.
    */
-  admit(sampled = true): Promise<Admission> {
+  admit(): Promise<Admission> {
     this.lastUsedAt = this.now();
     if (this.waiters.length === 0) {
-      const verdict = this.evaluate(sampled);
+      const verdict = this.evaluate();
       if (verdict.kind !== 'wait') return Promise.resolve(verdict);
       this.wakeAt(verdict.retryAt);
     }
-    return new Promise((resolve) => this.waiters.push({ resolve, sampled }));
+    return new Promise((resolve) => this.waiters.push({ resolve }));
   }
 
   /** Reports how a call admitted by `admit` ended. */
   finish(ticket: DependencyTicket, outcome: CallOutcome): void {
     this.running = Math.max(0, this.running - 1);
     const now = this.now();
-    if (ticket.breaker && (ticket.sampled || ticket.breaker.probe)) this.breaker?.record(ticket.breaker, breakerResult(outcome));
+    if (ticket.breaker) this.breaker?.record(ticket.breaker, breakerResult(outcome));
     if (outcome.kind === 'success') {
       this.consecutivePauses = 0;
       this.limit?.onSuccess();
@@ -111,7 +107,10 @@ export class Dependency {
     if (outcome.kind === 'rate-limited') {
       this.consecutivePauses++;
       const backoffMs = Math.min(this.options.maxPauseMs, this.options.rateLimitPauseMs * 2 ** Math.min(this.consecutivePauses - 1, 30));
-      const pauseMs = outcome.retryAfterMs ?? backoffMs;
+      // Capped, Retry-After too: the key comes from a message, and a publisher who points it
+      // at a host answering `Retry-After: 999999999` must not stop the worker for years.
+      // The message itself still waits its Retry-After, within its deadline.
+      const pauseMs = Math.min(this.options.maxPauseMs, outcome.retryAfterMs ?? backoffMs);
       // Rejections that land while already paused come from the same burst: one measures.
       if (this.pausedUntil <= now) this.pace?.onRateLimited(now, pauseMs);
       this.pausedUntil = Math.max(this.pausedUntil, now + pauseMs);
@@ -148,7 +147,7 @@ export class Dependency {
     this.pump();
   }
 
-  private evaluate(sampled: boolean): Verdict {
+  private evaluate(): Verdict {
     if (this.stopped) return { kind: 'stopped' };
     const now = this.now();
     if (this.breaker?.state === 'open') return { kind: 'defer', untilMs: this.breaker.probeAt, cause: 'breaker-open' };
@@ -165,13 +164,13 @@ export class Dependency {
     if (admission?.kind === 'open') return { kind: 'defer', untilMs: admission.probeAt, cause: 'breaker-open' };
     this.running++;
     this.pace?.dispatched(now);
-    return { kind: 'run', ticket: { startedAt: now, breaker: admission?.ticket, sampled } };
+    return { kind: 'run', ticket: { startedAt: now, breaker: admission?.ticket } };
   }
 
   /** Admits waiters in arrival order for as long as the gate lets them through. */
   private pump(): void {
     while (this.waiters.length > 0) {
-      const verdict = this.evaluate(this.waiters[0]!.sampled);
+      const verdict = this.evaluate();
       if (verdict.kind === 'wait') {
         this.wakeAt(verdict.retryAt);
         return;
