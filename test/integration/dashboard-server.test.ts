@@ -1,4 +1,5 @@
 import { PublishCommand } from '@aws-sdk/client-sns';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../support/emulator.js';
 import { emulatorSuite } from '../support/suite.js';
@@ -74,6 +75,19 @@ describe('the local dashboard API (worker app)', () => {
     expect(published.MessageId).toBeTruthy();
     expect(list.retries[0]!.dueAt - list.at).toBeGreaterThan(20_000);
     expect((await fetch(`${base}/api/retries`)).status).toBe(403);
+  }, 60_000);
+
+  it('replays only to the queue the worker consumes, whatever source queue the dead letter names', async () => {
+    const { queues, base, token } = await workerWithDashboard({ WORKER_HANDLER: 'simulation' });
+    const elsewhere = await suite.emulator.createQueues();
+    const record = { reason: 'non-retryable', errorType: 'PERMANENT', error: 'x', attempts: 1, firstReceivedAt: Date.now(), deadLetteredAt: Date.now(), sourceQueue: elsewhere.queueUrl, originalMessageId: 'o-3' };
+    const sent = await suite.emulator.sqs.send(
+      new SendMessageCommand({ QueueUrl: queues.dlqUrl, MessageBody: simulation('forged-1').body, MessageAttributes: { 'x-dead-letter': { DataType: 'String', StringValue: JSON.stringify(record) } } }),
+    );
+    const replayed = await fetch(`${base}/api/dead-letters/${sent.MessageId}/replay`, { method: 'POST', headers: { 'x-requeue-token': token } });
+    expect(replayed.status).toBe(200);
+    expect(((await replayed.json()) as { replayed: Array<{ to: string }> }).replayed).toEqual([{ messageId: sent.MessageId, to: queues.queueUrl }]);
+    expect(await suite.emulator.depth(elsewhere.queueUrl)).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
   }, 60_000);
 
   it('is off under NODE_ENV=production unless WORKER_DASHBOARD=on', async () => {

@@ -1,5 +1,7 @@
 import { ChangeMessageVisibilityCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -201,5 +203,37 @@ describe('requeue dlq replay on FIFO queues', () => {
     expect(message!.Body).toBe('{"id":"order-7"}');
     expect(message!.Attributes?.MessageGroupId).toBe('customer-42');
     expect((await suite.emulator.depth(queues.dlqUrl)).visible).toBe(0);
+  });
+});
+
+describe('requeue dlq replay follows x-dead-letter only within the DLQ’s account and region', () => {
+  it('skips a forged source queue on another host, sending nothing there, and keeps the message; --to sends it where the operator says', async () => {
+    const queues = await suite.emulator.createQueues();
+    const seen: string[] = [];
+    const forger = createServer((request, response) => {
+      seen.push(`${request.method} ${request.url} ${String(request.headers.authorization ?? '')}`);
+      response.writeHead(500).end();
+    });
+    await new Promise<void>((resolve) => forger.listen(0, '127.0.0.1', resolve));
+    const forgedQueue = `http://127.0.0.1:${(forger.address() as AddressInfo).port}/000000000000/stolen`;
+    try {
+      const record = { reason: 'non-retryable', errorType: 'PERMANENT', error: 'x', attempts: 1, firstReceivedAt: Date.now(), deadLetteredAt: Date.now(), sourceQueue: forgedQueue, originalMessageId: 'o-2' };
+      await suite.emulator.sqs.send(
+        new SendMessageCommand({ QueueUrl: queues.dlqUrl, MessageBody: '{"card":"4111"}', MessageAttributes: { 'x-dead-letter': { DataType: 'String', StringValue: JSON.stringify(record) } } }),
+      );
+      const refused = await dlq(queues, 'replay', '--json');
+      expect(refused.code).toBe(0);
+      const result = JSON.parse(refused.stdout) as { replayed: unknown[]; skipped: Array<{ why: string }> };
+      expect(result.replayed).toEqual([]);
+      expect(result.skipped[0]!.why).toMatch(/outside the DLQ's account and region: pass --to/);
+      expect(seen).toEqual([]);
+      await eventually(async () => ((await suite.emulator.depth(queues.dlqUrl)).visible === 1 ? true : undefined), 5_000, 'the message back in the DLQ');
+
+      const sent = await dlq(queues, 'replay', '--to', queues.queueUrl, '--json');
+      expect(JSON.parse(sent.stdout).replayed).toHaveLength(1);
+      expect(seen).toEqual([]);
+    } finally {
+      await new Promise((resolve) => forger.close(resolve));
+    }
   });
 });

@@ -23,12 +23,17 @@ const isLoopback = (endpoint: string) => /^https?:\/\/(127\.0\.0\.1|localhost|\[
  */
 export async function resolveDlq(dlqFlag: string | undefined, env: Env): Promise<DlqTarget> {
   const configured = dlqFlag ?? env.WORKER_DLQ_URL;
-  const endpoint = env.AWS_ENDPOINT_URL_SQS ?? env.AWS_ENDPOINT_URL ?? (configured ? undefined : LOCAL_ENDPOINT);
+  // The DLQ's URL is the operator's own input: a non-AWS one (an emulator) is its endpoint.
+  const endpoint = env.AWS_ENDPOINT_URL_SQS ?? env.AWS_ENDPOINT_URL ?? (configured ? emulatorOrigin(configured) : LOCAL_ENDPOINT);
   const local = endpoint !== undefined && isLoopback(endpoint) && !env.AWS_ACCESS_KEY_ID;
   const sqs = new SQSClient({
-    region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1',
+    // An AWS queue URL names its region; requests go to that region's endpoint.
+    region: (configured && regionOfQueueUrl(configured)) ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1',
     ...(endpoint ? { endpoint } : {}),
     ...(local ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+    // Queue URLs come from data (x-dead-letter, --to): requests go to the configured
+    // endpoint, never to whatever host a URL names, with credentials signed for it.
+    useQueueUrlAsEndpoint: false,
   });
   if (configured) return { sqs, dlqUrl: configured, endpoint };
   try {
@@ -38,6 +43,16 @@ export async function resolveDlq(dlqFlag: string | undefined, env: Env): Promise
     sqs.destroy();
     throw explainAwsError(error, { dlqUrl: `${LOCAL_DLQ_NAME} at ${endpoint}`, endpoint, hint: 'pass --dlq <url> or set WORKER_DLQ_URL, or start the local stack with `npm start`' });
   }
+}
+
+/** The region an AWS SQS queue URL names (`sqs.<region>.amazonaws.com`, or the legacy `<region>.queue.amazonaws.com`). */
+export function regionOfQueueUrl(queueUrl: string): string | undefined {
+  return /^https:\/\/(?:sqs\.([a-z0-9-]+)|([a-z0-9-]+)\.queue)\.amazonaws\.com(?:\.cn)?\//.exec(queueUrl)?.slice(1).find(Boolean);
+}
+
+function emulatorOrigin(queueUrl: string): string | undefined {
+  if (regionOfQueueUrl(queueUrl) || !URL.canParse(queueUrl)) return undefined;
+  return new URL(queueUrl).origin;
 }
 
 /** One line saying what went wrong and what to do, for the errors users actually hit. */

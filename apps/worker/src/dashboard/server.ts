@@ -92,8 +92,9 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
       if (!authorized(request)) return send(response, 403, { error: 'replay and discard need the token printed when the worker started (x-requeue-token)' });
       const messageId = decodeURIComponent(action[1]!);
       if (action[2] === 'replay') {
-        // "Retry now": back to its source queue with a fresh retry budget.
-        const result = await replayDeadLetters(dlq, { messageId }, { resetAttempts: true, dryRun: false, max: 1 });
+        // "Retry now": back to this worker's queue with a fresh retry budget.
+        // Only to the queue this worker consumes, whatever the dead letter's record says.
+        const result = await replayDeadLetters(dlq, { messageId }, { to: options.queueUrl, resetAttempts: true, dryRun: false, max: 1 });
         return send(response, result.replayed.length ? 200 : 404, result);
       }
       const result = await discardDeadLetters(dlq, { messageId }, { max: 1 }, async () => true);

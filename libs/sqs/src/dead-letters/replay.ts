@@ -53,6 +53,18 @@ function fifoFields(to: string, entry: DlqEntry): { MessageGroupId?: string; Mes
   return { MessageGroupId: group, MessageDeduplicationId: entry.message.MessageId ?? undefined };
 }
 
+/**
+ * Whether two queue URLs name the same account and region: the same scheme, host and port
+ * (an SQS host names its region, `sqs.<region>.amazonaws.com`; an emulator is one host)
+ * and the same account, the URL's first path segment.
+ */
+export function sameAccountAndRegion(dlqUrl: string, queueUrl: string): boolean {
+  if (!URL.canParse(dlqUrl) || !URL.canParse(queueUrl)) return false;
+  const [dlq, queue] = [new URL(dlqUrl), new URL(queueUrl)];
+  const accountOf = (url: URL) => url.pathname.split('/')[1] ?? '';
+  return dlq.origin === queue.origin && accountOf(dlq) !== '' && accountOf(dlq) === accountOf(queue) && queue.username === '' && queue.password === '';
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -70,6 +82,13 @@ export async function replayDeadLetters(target: DeadLetterQueue, filter: DlqFilt
       const to = options.to ?? entry.record?.sourceQueue;
       if (!to) {
         result.skipped.push({ messageId, why: 'no x-dead-letter source queue (moved by SQS redrive): pass --to <queue-url>' });
+        untouched.push(entry.message);
+        continue;
+      }
+      // x-dead-letter is data anyone who can send to the DLQ can forge: its source queue is
+      // followed only within the DLQ's own account and region, never to a host it names.
+      if (options.to === undefined && !sameAccountAndRegion(target.dlqUrl, to)) {
+        result.skipped.push({ messageId, why: `its x-dead-letter source queue ${to} is outside the DLQ's account and region: pass --to <queue-url> to send it there` });
         untouched.push(entry.message);
         continue;
       }
