@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { PublishCommand } from '@aws-sdk/client-sns';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
@@ -33,12 +34,12 @@ describe('the local dashboard API (worker app)', () => {
     await suite.emulator.sns.send(new PublishCommand({ TopicArn: queues.topicArn, Message: simulation('ok-1').body }));
     await suite.emulator.sns.send(new PublishCommand({ TopicArn: queues.topicArn, Message: simulation('bad-1', { outcome: 'permanent' }).body }));
     const state = await eventually(async () => {
-      const body = (await (await fetch(`${base}/api/state`)).json()) as { dlq: { visible: number }; activity: { totals: { succeeded: number; deadLettered: number } } };
+      const body = (await (await fetch(`${base}/api/state`, { headers: { 'x-requeue-token': token } })).json()) as { dlq: { visible: number }; activity: { totals: { succeeded: number; deadLettered: number } } };
       return body.activity.totals.succeeded === 1 && body.dlq.visible === 1 ? body : undefined;
     }, 15_000, 'one success and one dead letter');
     expect(state.activity.totals.deadLettered).toBe(1);
 
-    const rows = (await (await fetch(`${base}/api/dead-letters`)).json()) as Array<{ messageId: string; reason: string; body: string }>;
+    const rows = (await (await fetch(`${base}/api/dead-letters`, { headers: { 'x-requeue-token': token } })).json()) as Array<{ messageId: string; reason: string; body: string }>;
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ reason: 'non-retryable' });
     // Listing released it again.
@@ -90,6 +91,36 @@ describe('the local dashboard API (worker app)', () => {
     expect(await suite.emulator.depth(elsewhere.queueUrl)).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
   }, 60_000);
 
+  it('answers no read without the token, and no request for another host name (DNS rebinding)', async () => {
+    const { base, token } = await workerWithDashboard();
+    for (const path of ['/api/state', '/api/dead-letters', '/api/retries']) {
+      expect((await fetch(`${base}${path}`)).status).toBe(403);
+      expect((await fetch(`${base}${path}`, { headers: { 'x-requeue-token': token } })).status).toBe(200);
+    }
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const call = httpRequest(`${base}/api/state`, { headers: { host: 'rebind.evil.example', 'x-requeue-token': token } }, (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      call.once('error', reject);
+      call.end();
+    });
+    expect(rebound).toBe(403);
+  }, 60_000);
+
+  it('reading the DLQ over and over does not keep receiving its messages', async () => {
+    const { queues, base, token } = await workerWithDashboard();
+    await suite.emulator.sns.send(new PublishCommand({ TopicArn: queues.topicArn, Message: simulation('bad-2', { outcome: 'permanent' }).body }));
+    await eventually(async () => ((await suite.emulator.depth(queues.dlqUrl)).visible === 1 ? true : undefined), 15_000, 'the dead letter');
+    for (let i = 0; i < 5; i++) {
+      const rows = (await (await fetch(`${base}/api/dead-letters`, { headers: { 'x-requeue-token': token } })).json()) as unknown[];
+      expect(rows).toHaveLength(1);
+    }
+    const [letter] = await suite.emulator.drain(queues.dlqUrl);
+    // The worker's send, the one scan, and this drain: not one receive per read.
+    expect(Number(letter!.Attributes!.ApproximateReceiveCount)).toBeLessThanOrEqual(2);
+  }, 60_000);
+
   it('is off under NODE_ENV=production unless WORKER_DASHBOARD=on', async () => {
     const queues = await suite.emulator.createQueues();
     const port = await freePort();
@@ -99,7 +130,7 @@ describe('the local dashboard API (worker app)', () => {
     expect(off.output()).not.toContain('dashboard on');
     await expect(fetch(`http://127.0.0.1:${port}/api/state`)).rejects.toThrow();
     const on = await workerWithDashboard({ NODE_ENV: 'production', WORKER_DASHBOARD: 'on' });
-    expect((await fetch(`${on.base}/api/state`)).status).toBe(200);
+    expect((await fetch(`${on.base}/api/state`, { headers: { 'x-requeue-token': on.token } })).status).toBe(200);
   }, 60_000);
 
   it('keeps working without a dashboard when its port is taken', async () => {

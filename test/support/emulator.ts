@@ -1,7 +1,7 @@
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
 import { queueDepth } from '@requeue/sqs';
 import { SNSClient } from '@aws-sdk/client-sns';
-import { provisionFromTemplate, synthesizeStackTemplate } from '@requeue/local-aws';
+import { provisionFromTemplate, startLoopbackEmulator, synthesizeStackTemplate } from '@requeue/local-aws';
 import { Duration } from 'aws-cdk-lib';
 import { startFauxqs } from 'fauxqs';
 
@@ -20,9 +20,15 @@ export interface QueuePair {
 
 let counter = 0;
 
-/** An embedded fauxqs on a free 127.0.0.1 port, with real SQS and SNS clients pointed at it. */
+/**
+ * An embedded fauxqs with real SQS and SNS clients pointed at it: on 127.0.0.1 only, as
+ * the app runs it. With `dataDir` (the restart suites), fauxqs's own persistent starter,
+ * which listens on every interface: only those suites need state to survive a restart.
+ */
 export async function startEmulator(options: { port?: number; dataDir?: string } = {}) {
-  const server = await startFauxqs({ port: options.port ?? 0, logger: false, ...(options.dataDir ? { dataDir: options.dataDir } : {}) });
+  const server: { port: number; stop(): Promise<void> } = options.dataDir
+    ? await startFauxqs({ port: options.port ?? 0, logger: false, dataDir: options.dataDir })
+    : await startLoopbackEmulator(options.port ?? 0);
   const endpoint = `http://127.0.0.1:${server.port}`;
   const sqs = new SQSClient({ endpoint, region: TEST_REGION, credentials });
   const sns = new SNSClient({ endpoint, region: TEST_REGION, credentials });

@@ -42,6 +42,18 @@ describe('loadWorkerConfig', () => {
     });
   });
 
+  it('binds health to 127.0.0.1 outside production and to every interface in production, unless told', () => {
+    expect(loadWorkerConfig({}).healthHost).toBe('127.0.0.1');
+    expect(loadWorkerConfig({ NODE_ENV: 'production', WORKER_QUEUE_URL: 'https://q', WORKER_DLQ_URL: 'https://d' }).healthHost).toBe('0.0.0.0');
+    expect(loadWorkerConfig({ WORKER_HEALTH_HOST: '0.0.0.0' }).healthHost).toBe('0.0.0.0');
+  });
+
+  it('reads WEBHOOK_ALLOW_HOSTS as hosts and host:port entries', () => {
+    expect(loadWorkerConfig({}).webhookAllowHosts).toEqual([]);
+    expect(loadWorkerConfig({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1, Hooks.internal:8443,[::1]:9000' }).webhookAllowHosts).toEqual(['127.0.0.1', 'hooks.internal:8443', '[::1]:9000']);
+    expect(() => loadWorkerConfig({ WEBHOOK_ALLOW_HOSTS: 'http://x/' })).toThrow(/WEBHOOK_ALLOW_HOSTS/);
+  });
+
   it('prefers AWS_ENDPOINT_URL_SQS over AWS_ENDPOINT_URL', () => {
     expect(loadWorkerConfig({ AWS_ENDPOINT_URL: 'http://a', AWS_ENDPOINT_URL_SQS: 'http://b' }).endpoint).toBe('http://b');
   });

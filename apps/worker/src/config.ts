@@ -217,7 +217,8 @@ export function loadWorkerConfig(env: Env): WorkerConfig {
     visibilityTimeoutSeconds:
       visibility === undefined || visibility === '' ? undefined : integer(env, 'WORKER_VISIBILITY_TIMEOUT_SECONDS', 60, 1, 43_200, ' (12 h, the SQS maximum)'),
     healthPort: integer(env, 'WORKER_HEALTH_PORT', 8080, 0, 65_535),
-    healthHost: env.WORKER_HEALTH_HOST?.trim() || '0.0.0.0',
+    // Every interface in production (the orchestrator probes it); this machine only elsewhere.
+    healthHost: env.WORKER_HEALTH_HOST?.trim() || (production ? '0.0.0.0' : '127.0.0.1'),
     emulatorPort: integer(env, 'WORKER_EMULATOR_PORT', 4566, 0, 65_535),
     retryPolicy: policy,
     retryPolicySource: source,

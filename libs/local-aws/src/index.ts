@@ -4,3 +4,4 @@ export { TemplateResolver, type PhysicalResource, type PseudoParameters } from '
 export { readStackTemplate, synthesizeStackTemplate } from './stack-template.js';
 export { asTemplate, LocalProvisioningError, type CloudFormationTemplate, type TemplateResource } from './template.js';
 export { freePort } from './free-port.js';
+export { startLoopbackEmulator, type LoopbackEmulator } from './loopback-emulator.js';

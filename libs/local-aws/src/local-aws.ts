@@ -1,7 +1,7 @@
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DEPLOYMENT_PROPS } from '@requeue/infra';
-import { startFauxqs } from 'fauxqs';
+import { startLoopbackEmulator, type LoopbackEmulator } from './loopback-emulator.js';
 import { provisionFromTemplate, stackAddresses, type ProvisionedStack } from './provision.js';
 import { synthesizeStackTemplate } from './stack-template.js';
 import { LocalProvisioningError, type CloudFormationTemplate } from './template.js';
@@ -12,8 +12,6 @@ export interface LocalAwsOptions {
   template: CloudFormationTemplate;
   /** @default 'Requeue' */
   stackName?: string;
-  /** Keeps queues and messages across restarts (fauxqs persistence). @default - in memory */
-  dataDir?: string;
   /** @default 'us-east-1' */
   region?: string;
 }
@@ -30,22 +28,13 @@ export interface LocalAws {
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 /**
- * Starts the embedded SQS/SNS emulator (fauxqs) and provisions it from a synthesized
- * stack template. fauxqs listens on every interface; the endpoint handed out is loopback.
+ * Starts the embedded SQS/SNS emulator (fauxqs) on 127.0.0.1 and provisions it from a
+ * synthesized stack template.
  */
 export async function startLocalAws(options: LocalAwsOptions): Promise<LocalAws> {
-  let server: Awaited<ReturnType<typeof startFauxqs>>;
-  try {
-    server = await startFauxqs({ port: options.port, logger: false, ...(options.dataDir ? { dataDir: options.dataDir } : {}) });
-  } catch (cause) {
-    throw new LocalProvisioningError(
-      `could not start the embedded emulator on port ${options.port}: ${(cause as Error).message}. ` +
-        'Another emulator may be running: point WORKER_QUEUE_URL and WORKER_DLQ_URL at it, or choose another port.',
-      { cause },
-    );
-  }
+  const server: LoopbackEmulator = await startLoopbackEmulator(options.port);
   const region = options.region ?? 'us-east-1';
-  const endpoint = `http://127.0.0.1:${server.port}`;
+  const { endpoint } = server;
   const sqs = new SQSClient({ endpoint, region, credentials });
   const sns = new SNSClient({ endpoint, region, credentials });
   try {

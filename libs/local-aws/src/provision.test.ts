@@ -1,8 +1,5 @@
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -17,8 +14,8 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((local) => local.stop()));
 });
 
-async function start(template: CloudFormationTemplate, dataDir?: string) {
-  const local = await startLocalAws({ port: 0, template, dataDir });
+async function start(template: CloudFormationTemplate) {
+  const local = await startLocalAws({ port: 0, template });
   running.push(local);
   const sqs = new SQSClient({ endpoint: local.endpoint, region: local.region, credentials });
   const sns = new SNSClient({ endpoint: local.endpoint, region: local.region, credentials });
@@ -77,15 +74,12 @@ describe('provisioning the emulator from the synthesized stack', () => {
     expect(received.Messages?.map((m) => m.Body)).toEqual(['create']);
   });
 
-  it('converges a persisted emulator to a changed template, as a deploy would', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'requeue-local-'));
-    const first = await start(deployed, dataDir);
+  it('converges a running emulator to a changed template, as a deploy would', async () => {
+    const first = await start(deployed);
     const queueUrl = first.local.stack.outputs.QueueUrl!;
-    await first.local.stop();
-    running.length = 0;
-    const second = await start(synthesizeStackTemplate({ queue: { visibilityTimeout: Duration.seconds(90) } }), dataDir);
-    expect(second.local.stack.outputs.QueueUrl).toBe(queueUrl);
-    expect((await second.attributes(queueUrl)).VisibilityTimeout).toBe('90');
+    const again = await provisionFromTemplate({ sqs: first.sqs, sns: first.sns, template: synthesizeStackTemplate({ queue: { visibilityTimeout: Duration.seconds(90) } }) });
+    expect(again.outputs.QueueUrl).toBe(queueUrl);
+    expect((await first.attributes(queueUrl)).VisibilityTimeout).toBe('90');
   });
 
   it('refuses a queue property it cannot apply, rather than run with a different configuration', async () => {

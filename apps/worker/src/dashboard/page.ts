@@ -156,7 +156,7 @@ async function act(action, messageId) {
 }
 
 async function refresh() {
-  try { render(await (await fetch('/api/state')).json()); } catch (error) { document.getElementById('status').textContent = 'worker unreachable: ' + error.message; }
+  try { render(await (await fetch('/api/state', { headers: { 'x-requeue-token': token } })).json()); } catch (error) { document.getElementById('status').textContent = 'worker unreachable: ' + error.message; }
 }
 async function refreshRetries() {
   try {
@@ -165,7 +165,7 @@ async function refreshRetries() {
   } catch {}
 }
 async function refreshDeadLetters() {
-  try { renderDeadLetters(await (await fetch('/api/dead-letters')).json()); } catch {}
+  try { renderDeadLetters(await (await fetch('/api/dead-letters', { headers: { 'x-requeue-token': token } })).json()); } catch {}
 }
 refresh(); refreshDeadLetters(); refreshRetries();
 setInterval(refresh, 1000);

@@ -3,18 +3,9 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import {
-  deadLetterSummary,
-  discardDeadLetters,
-  queueDepth,
-  release,
-  replayDeadLetters,
-  scanDlq,
-  type DlqEntry,
-  type ScheduledRetry,
-  type WorkerLogger,
-} from '@requeue/sqs';
+import { discardDeadLetters, queueDepth, replayDeadLetters, type ScheduledRetry, type WorkerLogger } from '@requeue/sqs';
 import type { DashboardMetrics } from './dashboard-metrics.js';
+import { DeadLetterView, deadLetterRow } from './dead-letter-view.js';
 import { DASHBOARD_PAGE } from './page.js';
 
 export interface DashboardOptions {
@@ -47,16 +38,16 @@ function send(response: ServerResponse, status: number, body: unknown, type = 'a
   response.end(type === 'application/json' ? JSON.stringify(body) : String(body));
 }
 
-const row = (entry: DlqEntry) => {
-  const summary = deadLetterSummary(entry);
-  return { ...summary, body: summary.body.slice(0, 200) };
-};
+/** Host headers of a request made to this machine by name or address; anything else came through a DNS name pointed here. */
+const LOCAL_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/i;
 
 /**
  * The local counterpart of the CloudWatch dashboard: one page on 127.0.0.1 with queue
- * depths, per-second activity charts, the retry-delay histogram and the DLQ with replay
- * and discard buttons. Reads need nothing; replay and discard need the token printed at
- * startup, so another local process or a web page cannot change the DLQ.
+ * depths, per-second activity charts, the retry-delay histogram, the retries waiting and
+ * the DLQ with replay and discard buttons. Every API call, read or write, needs the token
+ * printed at startup (the page has it from its URL's fragment), and only requests for
+ * 127.0.0.1 or localhost are answered: another local process, a web page or a DNS name
+ * rebound to this machine can neither read the dead letters nor change them.
  */
 export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
   const token = randomBytes(16).toString('hex');
@@ -67,29 +58,26 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     return given.length === expected.length && timingSafeEqual(given, expected);
   };
 
+  const deadLetters = new DeadLetterView(dlq);
+
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    if (!LOCAL_HOST.test(request.headers.host ?? '')) return send(response, 403, { error: 'only 127.0.0.1 and localhost are answered' });
     const url = new URL(request.url ?? '/', 'http://dashboard');
     if (request.method === 'GET' && url.pathname === '/') return send(response, 200, DASHBOARD_PAGE, 'text/html');
     const asset = ASSETS[url.pathname];
     if (request.method === 'GET' && asset) return send(response, 200, readFileSync(asset.path, 'utf8'), asset.type);
+    if (url.pathname.startsWith('/api/') && !authorized(request)) {
+      return send(response, 403, { error: 'the dashboard API needs the token printed when the worker started (x-requeue-token)' });
+    }
     if (request.method === 'GET' && url.pathname === '/api/state') {
-      const [queue, deadLetters] = await Promise.all([queueDepth(options.sqs, options.queueUrl), queueDepth(options.sqs, options.dlqUrl)]);
-      return send(response, 200, { at: Date.now(), queue, dlq: deadLetters, activity: options.metrics.snapshot() });
+      const [queue, dlqDepth] = await Promise.all([queueDepth(options.sqs, options.queueUrl), queueDepth(options.sqs, options.dlqUrl)]);
+      return send(response, 200, { at: Date.now(), queue, dlq: dlqDepth, activity: options.metrics.snapshot() });
     }
-    if (request.method === 'GET' && url.pathname === '/api/dead-letters') {
-      // Looked at, not taken: hidden for the few seconds of the scan, then released.
-      const { matched, skipped } = await scanDlq(dlq, {}, { limit: 100, hideSeconds: 10 });
-      await release(dlq, [...matched.map((entry) => entry.message), ...skipped]);
-      return send(response, 200, matched.map(row));
-    }
-    if (request.method === 'GET' && url.pathname === '/api/retries') {
-      // Error text and message ids: behind the token, like the actions.
-      if (!authorized(request)) return send(response, 403, { error: 'the retry list needs the token printed when the worker started (x-requeue-token)' });
-      return send(response, 200, { at: Date.now(), retries: options.scheduledRetries() });
-    }
+    if (request.method === 'GET' && url.pathname === '/api/dead-letters') return send(response, 200, await deadLetters.read());
+    if (request.method === 'GET' && url.pathname === '/api/retries') return send(response, 200, { at: Date.now(), retries: options.scheduledRetries() });
     const action = /^\/api\/dead-letters\/([^/]+)\/(replay|discard)$/.exec(url.pathname);
     if (request.method === 'POST' && action) {
-      if (!authorized(request)) return send(response, 403, { error: 'replay and discard need the token printed when the worker started (x-requeue-token)' });
+      deadLetters.invalidate();
       const messageId = decodeURIComponent(action[1]!);
       if (action[2] === 'replay') {
         // "Retry now": back to this worker's queue with a fresh retry budget.
@@ -98,7 +86,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
         return send(response, result.replayed.length ? 200 : 404, result);
       }
       const result = await discardDeadLetters(dlq, { messageId }, { max: 1 }, async () => true);
-      return send(response, result.deleted.length ? 200 : 404, { deleted: result.deleted.map(row) });
+      return send(response, result.deleted.length ? 200 : 404, { deleted: result.deleted.map(deadLetterRow) });
     }
     return send(response, 404, { error: 'not found' });
   };
