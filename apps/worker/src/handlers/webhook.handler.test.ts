@@ -16,7 +16,7 @@ beforeAll(async () => {
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
       received.push({ path: request.url ?? '', headers: request.headers, body });
-      const [, status, retryAfter] = /^\/(\d{3})(?:\/(.+))?$/.exec(request.url ?? '') ?? [];
+      const [, status, retryAfter] = /^\/(\d{3})(?:\/(.+))?$/.exec(new URL(request.url ?? '/', 'http://receiver').pathname) ?? [];
       if (retryAfter) response.setHeader('retry-after', decodeURIComponent(retryAfter));
       response.writeHead(Number(status ?? 200)).end('{}');
     });
@@ -64,6 +64,12 @@ describe('webhook handler', () => {
   it.each([408, 425, 500, 503])('classifies %i as transient', async (status) => {
     const error = await handler.handle(message({ url: `${base}/${status}` })).catch((e: unknown) => e);
     expect(error).toMatchObject({ errorType: 'TEMPORARY' });
+  });
+
+  it('names the target in its error without the query string, which often carries keys', async () => {
+    const error = await handler.handle(message({ url: `${base}/503?api_key=sk_live_51Hx&sig=abc` })).catch((e: unknown) => e);
+    expect(String((error as Error).message)).toBe(`webhook ${base}/503 answered 503`);
+    expect(classifyFailure(error, Date.now()).message).not.toContain('sk_live_51Hx');
   });
 
   it.each([400, 404, 410, 422])('classifies %i as permanent', async (status) => {
