@@ -57,7 +57,7 @@ export class MessageProcessor {
     const { options, settler, heartbeat } = this.context;
     const input = handlerInput(message);
     const gate = this.context.dependencies?.get(dependencyKeyOf(options.dependencyKey, input, this.context.queueName));
-    const admission = gate ? await gate.admit() : undefined;
+    const admission = gate ? await gate.admit(message.state.attempt === 1) : undefined;
     if (gate && admission && admission.kind !== 'run') {
       if (admission.kind === 'stopped') return settler.release(message);
       return this.deferUnrun(message, gate.key, admission.untilMs, admission.cause);

@@ -122,11 +122,11 @@ describe('Dependency gate', () => {
     expect(dependency.snapshot().breaker).toBe('closed');
   });
 
-  it('counts every call in the breaker, retries included: calls failing against one host open it whoever makes them', async () => {
+  it('samples only first attempts into the breaker: a tail of failing retries is not an outage', async () => {
     const dependency = gate({ breaker: { minimumRequests: 5 } }, 50);
-    for (let i = 0; i < 4; i++) dependency.finish(ticketOf(await dependency.admit()), { kind: 'unavailable' });
+    for (let i = 0; i < 20; i++) dependency.finish(ticketOf(await dependency.admit(false)), { kind: 'unavailable' });
     expect(dependency.snapshot().breaker).toBe('closed');
-    dependency.finish(ticketOf(await dependency.admit()), { kind: 'unavailable' });
+    for (let i = 0; i < 5; i++) dependency.finish(ticketOf(await dependency.admit(true)), { kind: 'unavailable' });
     expect(dependency.snapshot().breaker).toBe('open');
   });
 

@@ -17,6 +17,8 @@ export type CallOutcome =
 export interface DependencyTicket {
   startedAt: number;
   breaker: BreakerTicket | undefined;
+  /** Whether the call's result joins the breaker's window (see `admit`). */
+  sampled: boolean;
 }
 
 export type DeferCause = 'breaker-open' | 'rate-limited';
@@ -42,6 +44,7 @@ type Verdict = Admission | { kind: 'wait'; retryAt: number | undefined };
 
 interface Waiter {
   resolve: (admission: Admission) => void;
+  sampled: boolean;
 }
 
 /**
@@ -76,25 +79,26 @@ export class Dependency {
   }
 
   /**
-   * Resolves when the message may run, must be deferred, or the worker stops. Every call
-   * joins the breaker's window, retries included: one message retried against a failing
-   * host counts as what it is, calls to a failing host.
+   * Resolves when the message may run, must be deferred, or the worker stops. Only first
+   * attempts are `sampled` into the breaker's window: retries are the messages that
+   * already failed once, and the tail of a backlog, all retries, would otherwise look
+   * like an outage. Probes count whatever they are.
    */
-  admit(): Promise<Admission> {
+  admit(sampled = true): Promise<Admission> {
     this.lastUsedAt = this.now();
     if (this.waiters.length === 0) {
-      const verdict = this.evaluate();
+      const verdict = this.evaluate(sampled);
       if (verdict.kind !== 'wait') return Promise.resolve(verdict);
       this.wakeAt(verdict.retryAt);
     }
-    return new Promise((resolve) => this.waiters.push({ resolve }));
+    return new Promise((resolve) => this.waiters.push({ resolve, sampled }));
   }
 
   /** Reports how a call admitted by `admit` ended. */
   finish(ticket: DependencyTicket, outcome: CallOutcome): void {
     this.running = Math.max(0, this.running - 1);
     const now = this.now();
-    if (ticket.breaker) this.breaker?.record(ticket.breaker, breakerResult(outcome));
+    if (ticket.breaker && (ticket.sampled || ticket.breaker.probe)) this.breaker?.record(ticket.breaker, breakerResult(outcome));
     if (outcome.kind === 'success') {
       this.consecutivePauses = 0;
       this.limit?.onSuccess();
@@ -147,7 +151,7 @@ export class Dependency {
     this.pump();
   }
 
-  private evaluate(): Verdict {
+  private evaluate(sampled: boolean): Verdict {
     if (this.stopped) return { kind: 'stopped' };
     const now = this.now();
     if (this.breaker?.state === 'open') return { kind: 'defer', untilMs: this.breaker.probeAt, cause: 'breaker-open' };
@@ -164,13 +168,13 @@ export class Dependency {
     if (admission?.kind === 'open') return { kind: 'defer', untilMs: admission.probeAt, cause: 'breaker-open' };
     this.running++;
     this.pace?.dispatched(now);
-    return { kind: 'run', ticket: { startedAt: now, breaker: admission?.ticket } };
+    return { kind: 'run', ticket: { startedAt: now, breaker: admission?.ticket, sampled } };
   }
 
   /** Admits waiters in arrival order for as long as the gate lets them through. */
   private pump(): void {
     while (this.waiters.length > 0) {
-      const verdict = this.evaluate();
+      const verdict = this.evaluate(this.waiters[0]!.sampled);
       if (verdict.kind === 'wait') {
         this.wakeAt(verdict.retryAt);
         return;
