@@ -9,6 +9,8 @@ export default defineConfig({
   resolve: {
     alias: {
       '@requeue/retry': src('./libs/retry/src/index.ts'),
+      // The subpath first: an alias also matches the paths below it.
+      '@requeue/sqs/metric-names': src('./libs/sqs/src/metric-names.ts'),
       '@requeue/sqs': src('./libs/sqs/src/index.ts'),
       '@requeue/nest': src('./libs/nest/src/index.ts'),
       '@requeue/local-aws': src('./libs/local-aws/src/index.ts'),

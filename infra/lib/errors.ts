@@ -1,11 +1,13 @@
+import { ConfigError } from '@requeue/retry';
+
 /** A stack prop out of range. Thrown at synth time, naming the prop, before anything is deployed. */
-export class InfraConfigError extends Error {
+export class InfraConfigError extends ConfigError {
   constructor(
     readonly prop: string,
     problem: string,
     options?: { cause?: unknown },
   ) {
-    super(`${prop}: ${problem}`, options);
+    super(prop, problem, options);
     this.name = 'InfraConfigError';
   }
 }

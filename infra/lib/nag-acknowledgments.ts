@@ -1,12 +1,19 @@
 import { Validations } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
-import type { RequeueStack } from './requeue-stack.js';
+import type { QueueWorkerService } from './queue-worker-service.js';
+import type { RetryingQueue } from './retrying-queue.js';
+
+/** The parts of the stack whose findings are acknowledged. */
+export interface AcknowledgedParts {
+  retryingQueue: RetryingQueue;
+  worker: QueueWorkerService | undefined;
+}
 
 /**
  * The cdk-nag AwsSolutions findings this stack accepts, each with its reason. Every other
- * finding fails synth: bin/requeue.ts registers the pack through `Validations`.
+ * finding fails synth: `createRequeueApp` registers the pack through `Validations`.
  */
-export function acknowledgeNagFindings(stack: RequeueStack): void {
+export function acknowledgeNagFindings(stack: AcknowledgedParts): void {
   const acknowledge = (scope: IConstruct | undefined, id: string, reason: string) => {
     if (scope) Validations.of(scope).acknowledge({ id, reason });
   };

@@ -8,12 +8,14 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { InfraConfigError } from './errors.js';
+import { MetricDimension, MetricName } from '@requeue/sqs/metric-names';
+import { resolveThresholds, type AlarmThresholdProps } from './alarm-thresholds.js';
 import { runningTaskCount } from './queue-worker-service.js';
+import { workerMetrics } from './worker-metrics.js';
 
 const MINUTE = Duration.minutes(1);
 
-export interface QueueMonitoringProps {
+export interface QueueMonitoringProps extends AlarmThresholdProps {
   readonly topic: sns.ITopic;
   readonly queue: sqs.IQueue;
   readonly deadLetterQueue: sqs.IQueue;
@@ -35,38 +37,6 @@ export interface QueueMonitoringProps {
    * @default - no subscription; subscribe to the `AlarmTopicArn` output yourself
    */
   readonly alarmEmail?: string;
-  /** @default 5000 visible messages */
-  readonly queueDepthThreshold?: number;
-  /** @default Duration.minutes(15) */
-  readonly oldestMessageAgeThreshold?: Duration;
-  /**
-   * Alarm when (retried + dead-lettered) / received, per minute, is over this fraction.
-   * @default 0.3
-   */
-  readonly errorRateThreshold?: number;
-  /** @default 0: any message in the DLQ */
-  readonly deadLetterThreshold?: number;
-  /** @default 0: any notification SNS failed to deliver */
-  readonly failedNotificationsThreshold?: number;
-  /**
-   * Alarm when more messages than this ran out of attempts in a minute
-   * (`MessagesDeadLettered` with `Reason=max-attempts`): retrying did not help them.
-   * @default 0: any exhausted message
-   */
-  readonly exhaustedThreshold?: number;
-  /**
-   * Alarm when more messages than this fail on their first attempt in a minute
-   * (`FirstFailures`): a new error pattern shows here before any retry or dead letter.
-   * Off unless set, since the right number depends on the traffic.
-   * @default - no first-failures alarm
-   */
-  readonly firstFailuresThreshold?: number;
-  /**
-   * Alarm when messages are visible yet none has been deleted for this long: the
-   * workers are down, stuck, or cannot reach the queue.
-   * @default Duration.minutes(10)
-   */
-  readonly stalledFor?: Duration;
   /** @default 'requeue-<stack name>' */
   readonly dashboardName?: string;
 }
@@ -206,9 +176,9 @@ export class QueueMonitoring extends Construct {
     );
     this.dashboard.addWidgets(
       graph('Processed per minute', [worker.received.with({ label: 'Received' }), worker.succeeded.with({ label: 'Succeeded' })]),
-      graph('Retried by ErrorType', [worker.search('MessagesRetried', 'ErrorType')]),
-      graph('First failures by ErrorType', [worker.search('FirstFailures', 'ErrorType')]),
-      graph('Dead-lettered by Reason', [worker.search('MessagesDeadLettered', 'Reason')]),
+      graph('Retried by ErrorType', [worker.search(MetricName.retried, MetricDimension.errorType)]),
+      graph('First failures by ErrorType', [worker.search(MetricName.firstFailures, MetricDimension.errorType)]),
+      graph('Dead-lettered by Reason', [worker.search(MetricName.deadLettered, MetricDimension.reason)]),
       graph('Handler duration (ms)', [worker.handlerDuration('p50'), worker.handlerDuration('p99')]),
       graph('Retry delay (s)', [worker.retryDelay('Average'), worker.retryDelay('Maximum')]),
     );
@@ -237,63 +207,3 @@ function metricOf(queue: sqs.IQueue, metricName: string, statistic: string, labe
   return new cloudwatch.Metric({ namespace: 'AWS/SQS', metricName, dimensionsMap: { QueueName: queue.queueName }, statistic, period: MINUTE, label });
 }
 
-/**
- * The worker's EMF metrics (libs/sqs metrics.ts). Every count is published under the
- * `Queue` dimension alone, which alarms need (they cannot use SEARCH), and retried and
- * dead-lettered counts also per `ErrorType` and `Reason`.
- */
-function workerMetrics(namespace: string, queueName: string) {
-  const metric = (metricName: string, statistic: string, label?: string) =>
-    new cloudwatch.Metric({ namespace, metricName, dimensionsMap: { Queue: queueName }, statistic, period: MINUTE, label });
-  return {
-    received: metric('MessagesReceived', 'Sum'),
-    succeeded: metric('MessagesSucceeded', 'Sum'),
-    retried: metric('MessagesRetried', 'Sum'),
-    deadLettered: metric('MessagesDeadLettered', 'Sum'),
-    deadLetteredFor: (reason: string) =>
-      new cloudwatch.Metric({ namespace, metricName: 'MessagesDeadLettered', dimensionsMap: { Queue: queueName, Reason: reason }, statistic: 'Sum', period: MINUTE }),
-    firstFailures: metric('FirstFailures', 'Sum'),
-    handlerDuration: (statistic: 'p50' | 'p99') => metric('HandlerDuration', statistic, `Handler ${statistic}`),
-    retryDelay: (statistic: 'Average' | 'Maximum') => metric('RetryDelay', statistic, `Delay ${statistic.toLowerCase()}`),
-    search: (metricName: string, dimension: string) =>
-      new cloudwatch.SearchExpression({
-        expression: `SEARCH('{${namespace},Queue,${dimension}} MetricName="${metricName}" Queue="${queueName}"', 'Sum', 60)`,
-        label: `\${PROP('Dim.${dimension}')}`,
-        period: MINUTE,
-      }),
-  };
-}
-
-interface Thresholds {
-  queueDepth: number;
-  deadLetters: number;
-  oldestMessageAgeSeconds: number;
-  errorRate: number;
-  failedNotifications: number;
-  stalledMinutes: number;
-  exhausted: number;
-  firstFailures: number | undefined;
-}
-
-function resolveThresholds(props: QueueMonitoringProps): Thresholds {
-  const atLeastZero = (prop: string, value: number) => {
-    if (!Number.isFinite(value) || value < 0) throw new InfraConfigError(prop, `must be a number ≥ 0, got ${value}`);
-    return value;
-  };
-  const errorRate = atLeastZero('errorRateThreshold', props.errorRateThreshold ?? 0.3);
-  if (errorRate >= 1) throw new InfraConfigError('errorRateThreshold', `is a fraction below 1 (0.3 is 30%), got ${errorRate}`);
-  const stalledMinutes = (props.stalledFor ?? Duration.minutes(10)).toMinutes({ integral: false });
-  if (!Number.isInteger(stalledMinutes) || stalledMinutes < 1 || stalledMinutes > 1440) {
-    throw new InfraConfigError('stalledFor', `must be whole minutes from 1 to 1440, got ${stalledMinutes}`);
-  }
-  return {
-    queueDepth: atLeastZero('queueDepthThreshold', props.queueDepthThreshold ?? 5000),
-    deadLetters: atLeastZero('deadLetterThreshold', props.deadLetterThreshold ?? 0),
-    oldestMessageAgeSeconds: atLeastZero('oldestMessageAgeThreshold', (props.oldestMessageAgeThreshold ?? Duration.minutes(15)).toSeconds()),
-    errorRate,
-    failedNotifications: atLeastZero('failedNotificationsThreshold', props.failedNotificationsThreshold ?? 0),
-    stalledMinutes,
-    exhausted: atLeastZero('exhaustedThreshold', props.exhaustedThreshold ?? 0),
-    firstFailures: props.firstFailuresThreshold === undefined ? undefined : atLeastZero('firstFailuresThreshold', props.firstFailuresThreshold),
-  };
-}

@@ -1,11 +1,11 @@
 import type { Message } from '@aws-sdk/client-sqs';
+import { REDRIVE_BACKSTOP } from '@requeue/retry';
 import { readLedger } from '../support/ledger.js';
 
 /** Where a published message must end: the ledger, or the DLQ with this reason. */
 export type ExpectedEnd = { kind: 'succeeded' } | { kind: 'dead-lettered'; reason: string };
 
 /** What the redrive backstop leaves: a DLQ message with no `x-dead-letter`. */
-export const REDRIVE_BACKSTOP = 'redrive-backstop';
 
 export interface Accounting {
   published: number;

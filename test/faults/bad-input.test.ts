@@ -9,7 +9,8 @@ import { eventually, startEmulator, type Emulator, type QueuePair } from '../sup
 import { readLedger } from '../support/ledger.js';
 import { sendAll, type Outgoing } from '../support/publish.js';
 import { startWorkerProcess, waitUntilReady, type WorkerProcess } from '../support/worker-process.js';
-import { account, REDRIVE_BACKSTOP, type ExpectedEnd } from './accounting.js';
+import { REDRIVE_BACKSTOP } from '@requeue/retry';
+import { account, type ExpectedEnd } from './accounting.js';
 
 interface Case {
   id: string;

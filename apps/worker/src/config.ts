@@ -1,17 +1,17 @@
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { createRetryPolicy, parseRetryPolicyJson, RetryPolicyConfigError, type RetryPolicy } from '@requeue/retry';
+import { ConfigError, createRetryPolicy, parseRetryPolicyJson, RetryPolicyConfigError, type RetryPolicy } from '@requeue/retry';
 import { DEFAULT_BREAKER, type BackpressureOptions } from '@requeue/sqs';
 import { DEFAULT_LOG_REDACT } from './logger.js';
 
 /** One configuration problem, reported as one line naming the variable. */
-export class WorkerConfigError extends Error {
+export class WorkerConfigError extends ConfigError {
   constructor(
     readonly variable: string,
     problem: string,
     options?: { cause?: unknown },
   ) {
-    super(`${variable}: ${problem}`, options);
+    super(variable, problem, options);
     this.name = 'WorkerConfigError';
   }
 }
@@ -178,7 +178,7 @@ function retryPolicy(raw: string | undefined): { policy: RetryPolicy; source: st
 }
 
 /**
- * Reads and validates the worker's environment (DESIGN.md 3.2). Throws one
+ * Reads and validates the worker's environment (docs/contracts.md, section 2). Throws one
  * WorkerConfigError naming the first bad variable.
  */
 export function loadWorkerConfig(env: Env): WorkerConfig {

@@ -68,88 +68,95 @@ const NOT_BEFORE_TOLERANCE_MS = 1000;
 
 export function createRetryPolicy(input: RetryPolicyInput = {}): RetryPolicy {
   const config = resolveRetryPolicy(input);
-  const hopCeilingMs = config.hopCeilingSeconds * 1000;
-
-  const decideClassified: RetryPolicy['decideClassified'] = (state, failure, now, rng, override) => {
-    const deadLetter = (reason: DeadLetterReason): DeadLetterDecision => ({
-      action: 'dead-letter',
-      reason,
-      errorType: failure.errorType,
-      error: failure.message,
-      attempts: state.attempt,
-    });
-    if (!failure.retryable) return deadLetter(failure.reason);
-
-    const limits = limitsFor(config, override);
-    if (state.attempt >= limits.maxAttempts) return deadLetter('max-attempts');
-
-    const deadlineAt = deadlineOf(state, limits.deadlineSeconds);
-    if (now >= deadlineAt) return deadLetter('deadline-exceeded');
-
-    const typePolicy = policyFor(config, failure.errorType, override);
-    const computed = computeDelayMs(typePolicy, state, failure, now, rng);
-    if (computed === 'dead-letter') return deadLetter('non-retryable');
-    const delayMs = override?.backoff ? Math.max(computed, config.overrideCeilings.minDelayMs) : computed;
-
-    const retryAfterMs = failure.retryAfterMs ?? 0;
-    const waitMs = Math.max(delayMs, retryAfterMs);
-    const next: RetryState = {
-      v: 1,
-      attempt: state.attempt + 1,
-      firstReceivedAt: state.firstReceivedAt,
-      originalMessageId: state.originalMessageId,
-      lastErrorType: failure.errorType,
-      lastError: failure.message,
-    };
-
-    if (waitMs > hopCeilingMs) {
-      const notBefore = Math.ceil(now + waitMs);
-      // A retry that could only start after the deadline is pointless: dead-letter now,
-      // while the operator can still act, instead of after a wasted wait.
-      if (notBefore > deadlineAt) return deadLetter('deadline-exceeded');
-      return { action: 'hop', delaySeconds: config.hopCeilingSeconds, state: { ...next, notBefore }, errorType: failure.errorType, error: failure.message };
-    }
-    // Randomized rounding may round down; Retry-After is a floor, so it rounds up.
-    const delaySeconds = Math.max(quantizeDelaySeconds(waitMs, rng), Math.ceil(retryAfterMs / 1000));
-    if (now + delaySeconds * 1000 > deadlineAt) return deadLetter('deadline-exceeded');
-    return { action: 'retry', delaySeconds, state: next, errorType: failure.errorType, error: failure.message };
-  };
-
-  const defer: RetryPolicy['defer'] = (state, failure, waitMs, now, override) => {
-    const deadlineAt = deadlineOf(state, limitsFor(config, override).deadlineSeconds);
-    const wait = Math.max(0, waitMs);
-    if (now + wait > deadlineAt) {
-      return { action: 'dead-letter', reason: 'deadline-exceeded', errorType: failure.errorType, error: failure.message, attempts: state.attempt };
-    }
-    const kept: RetryState = { ...state, lastErrorType: failure.errorType, lastError: failure.message };
-    delete kept.notBefore;
-    if (wait > hopCeilingMs) {
-      return { action: 'hop', delaySeconds: config.hopCeilingSeconds, state: { ...kept, notBefore: Math.ceil(now + wait) }, errorType: failure.errorType, error: failure.message };
-    }
-    // The dependency's wait is a floor: round up, never down.
-    const delaySeconds = Math.min(config.hopCeilingSeconds, Math.ceil(wait / 1000));
-    return { action: 'hop', delaySeconds, state: kept, errorType: failure.errorType, error: failure.message };
-  };
-
   const strategyNames = Object.keys(config.strategies);
+  const decideClassified: RetryPolicy['decideClassified'] = (state, failure, now, rng, override) => decideRetry(config, state, failure, now, rng, override);
   return {
     config,
-    defer,
-    parseOverride: (raw) => parsePolicyOverride(raw, strategyNames),
     decideClassified,
-    decide: (state, thrown, now, rng, override) =>
-      decideClassified(state, classifyFailure(thrown, now, config.classifier), now, rng, override),
-    deferUntilNotBefore(state, now, rng) {
-      if (state.notBefore === undefined || state.notBefore - now < NOT_BEFORE_TOLERANCE_MS) return undefined;
-      const remainingMs = Math.min(state.notBefore - now, hopCeilingMs);
-      return {
-        action: 'hop',
-        delaySeconds: Math.max(1, Math.min(config.hopCeilingSeconds, quantizeDelaySeconds(remainingMs, rng))),
-        state,
-        errorType: state.lastErrorType ?? ErrorType.DEFAULT,
-        error: state.lastError ?? '',
-      };
-    },
+    decide: (state, thrown, now, rng, override) => decideClassified(state, classifyFailure(thrown, now, config.classifier), now, rng, override),
+    defer: (state, failure, waitMs, now, override) => deferWithoutAttempt(config, state, failure, waitMs, now, override),
+    deferUntilNotBefore: (state, now, rng) => waitOutNotBefore(config, state, now, rng),
+    parseOverride: (raw) => parsePolicyOverride(raw, strategyNames),
+  };
+}
+
+function decideRetry(config: ResolvedRetryPolicy, state: RetryState, failure: Classification, now: number, rng: Random, override: PolicyOverride | undefined): Decision {
+  const deadLetter = (reason: DeadLetterReason): DeadLetterDecision => ({
+    action: 'dead-letter',
+    reason,
+    errorType: failure.errorType,
+    error: failure.message,
+    attempts: state.attempt,
+  });
+  if (!failure.retryable) return deadLetter(failure.reason);
+
+  const limits = limitsFor(config, override);
+  if (state.attempt >= limits.maxAttempts) return deadLetter('max-attempts');
+
+  const deadlineAt = deadlineOf(state, limits.deadlineSeconds);
+  if (now >= deadlineAt) return deadLetter('deadline-exceeded');
+
+  const typePolicy = policyFor(config, failure.errorType, override);
+  const computed = computeDelayMs(typePolicy, state, failure, now, rng);
+  if (computed === 'dead-letter') return deadLetter('non-retryable');
+  const delayMs = override?.backoff ? Math.max(computed, config.overrideCeilings.minDelayMs) : computed;
+
+  const retryAfterMs = failure.retryAfterMs ?? 0;
+  const waitMs = Math.max(delayMs, retryAfterMs);
+  const next: RetryState = {
+    v: 1,
+    attempt: state.attempt + 1,
+    firstReceivedAt: state.firstReceivedAt,
+    originalMessageId: state.originalMessageId,
+    lastErrorType: failure.errorType,
+    lastError: failure.message,
+  };
+
+  if (waitMs > config.hopCeilingSeconds * 1000) {
+    const notBefore = Math.ceil(now + waitMs);
+    // A retry that could only start after the deadline is pointless: dead-letter now,
+    // while the operator can still act, instead of after a wasted wait.
+    if (notBefore > deadlineAt) return deadLetter('deadline-exceeded');
+    return { action: 'hop', delaySeconds: config.hopCeilingSeconds, state: { ...next, notBefore }, errorType: failure.errorType, error: failure.message };
+  }
+  // Randomized rounding may round down; Retry-After is a floor, so it rounds up.
+  const delaySeconds = Math.max(quantizeDelaySeconds(waitMs, rng), Math.ceil(retryAfterMs / 1000));
+  if (now + delaySeconds * 1000 > deadlineAt) return deadLetter('deadline-exceeded');
+  return { action: 'retry', delaySeconds, state: next, errorType: failure.errorType, error: failure.message };
+}
+
+function deferWithoutAttempt(
+  config: ResolvedRetryPolicy,
+  state: RetryState,
+  failure: RetryableFailure,
+  waitMs: number,
+  now: number,
+  override: PolicyOverride | undefined,
+): HopDecision | DeadLetterDecision {
+  const deadlineAt = deadlineOf(state, limitsFor(config, override).deadlineSeconds);
+  const wait = Math.max(0, waitMs);
+  if (now + wait > deadlineAt) {
+    return { action: 'dead-letter', reason: 'deadline-exceeded', errorType: failure.errorType, error: failure.message, attempts: state.attempt };
+  }
+  const kept: RetryState = { ...state, lastErrorType: failure.errorType, lastError: failure.message };
+  delete kept.notBefore;
+  if (wait > config.hopCeilingSeconds * 1000) {
+    return { action: 'hop', delaySeconds: config.hopCeilingSeconds, state: { ...kept, notBefore: Math.ceil(now + wait) }, errorType: failure.errorType, error: failure.message };
+  }
+  // The dependency's wait is a floor: round up, never down.
+  const delaySeconds = Math.min(config.hopCeilingSeconds, Math.ceil(wait / 1000));
+  return { action: 'hop', delaySeconds, state: kept, errorType: failure.errorType, error: failure.message };
+}
+
+function waitOutNotBefore(config: ResolvedRetryPolicy, state: RetryState, now: number, rng: Random): HopDecision | undefined {
+  if (state.notBefore === undefined || state.notBefore - now < NOT_BEFORE_TOLERANCE_MS) return undefined;
+  const remainingMs = Math.min(state.notBefore - now, config.hopCeilingSeconds * 1000);
+  return {
+    action: 'hop',
+    delaySeconds: Math.max(1, Math.min(config.hopCeilingSeconds, quantizeDelaySeconds(remainingMs, rng))),
+    state,
+    errorType: state.lastErrorType ?? ErrorType.DEFAULT,
+    error: state.lastError ?? '',
   };
 }
 

@@ -23,3 +23,10 @@ export const DEAD_LETTER_REASONS = [
 ] as const;
 
 export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
+
+/**
+ * What a DLQ message without `x-dead-letter` was moved there by: SQS's own redrive, the
+ * crash backstop (`maxReceiveCount`). Not a reason the worker writes; the one operators
+ * filter and report such messages by.
+ */
+export const REDRIVE_BACKSTOP = 'redrive-backstop';

@@ -25,6 +25,23 @@ export interface RetryableErrorOptions {
  * Throw this from a handler to say "try again later". The `errorType` picks the backoff
  * policy; `retryAfterMs` is a floor on the delay.
  */
+/**
+ * A setting that is missing or out of range, found before anything runs: `setting` names
+ * it (an option, an environment variable, a policy path or a construct prop) and `problem`
+ * says what is wrong and what would be right. Every package's configuration error is one.
+ */
+export class ConfigError extends Error {
+  constructor(
+    readonly setting: string,
+    readonly problem: string,
+    options?: { cause?: unknown },
+    message = `${setting}: ${problem}`,
+  ) {
+    super(message, options);
+    this.name = 'ConfigError';
+  }
+}
+
 export class RetryableError extends Error {
   readonly errorType: string;
   readonly retryAfterMs: number | undefined;
@@ -101,14 +118,14 @@ export class InvalidRetryStateError extends Error {
 }
 
 /** A retry policy configuration (RETRY_POLICY or code) that is not valid. */
-export class RetryPolicyConfigError extends Error {
+export class RetryPolicyConfigError extends ConfigError {
   constructor(
     /** Dotted path to the offending setting, e.g. `types.RATE_LIMIT.maxDelayMs`. */
     readonly path: string,
-    readonly problem: string,
+    problem: string,
     options?: { cause?: unknown },
   ) {
-    super(`retry policy ${path || '(root)'}: ${problem}`, options);
+    super(path || '(root)', problem, options, `retry policy ${path || '(root)'}: ${problem}`);
     this.name = 'RetryPolicyConfigError';
   }
 }

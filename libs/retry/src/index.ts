@@ -15,8 +15,9 @@ export {
 } from './classify.js';
 export { DEAD_LETTER_ATTRIBUTE, encodeDeadLetterRecord, parseDeadLetterRecord, type DeadLetterRecord } from './dead-letter-record.js';
 export { createRetryPolicy, type DeadLetterDecision, type Decision, type HopDecision, type RetryDecision, type RetryPolicy } from './decide.js';
-export { DEAD_LETTER_REASONS, ErrorType, type DeadLetterReason } from './error-types.js';
+export { DEAD_LETTER_REASONS, ErrorType, REDRIVE_BACKSTOP, type DeadLetterReason } from './error-types.js';
 export {
+  ConfigError,
   InvalidRetryStateError,
   NonRetryableError,
   RetryableError,

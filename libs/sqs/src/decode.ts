@@ -9,8 +9,9 @@ import {
   type PolicyOverride,
   type RetryState,
 } from '@requeue/retry';
-import { userAttributes, type MessageAttributes } from './message-attributes.js';
+import { attributeStrings, userAttributes, type MessageAttributes } from './message-attributes.js';
 import { unwrapSnsEnvelope } from './sns-envelope.js';
+import type { WorkerMessage } from './worker-message.js';
 
 /** A received message, decoded: what the handler sees and what a retry must carry. */
 export interface DecodedMessage {
@@ -31,6 +32,8 @@ export interface DecodedMessage {
   payload: string;
   /** Attributes as published: SNS envelope attributes merged with the SQS ones. */
   payloadAttributes: MessageAttributes;
+  /** What the handler is given (its abort signal aside), built here once. */
+  handlerMessage: Omit<WorkerMessage, 'signal'>;
 }
 
 export interface DecodeContext {
@@ -80,6 +83,11 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
   }
 
   const unwrapped = unwrapSnsEnvelope(sqsBody, attributes);
+  const payload = unwrapped.kind === 'invalid-envelope' ? sqsBody : unwrapped.payload;
+  const payloadAttributes = userAttributes(unwrapped.kind === 'invalid-envelope' ? attributes : unwrapped.attributes);
+  // Every receive of this SQS message is one attempt, on top of what earlier copies
+  // recorded: a visibility-transport retry and a crash redelivery both count.
+  const state: RetryState = { ...recorded, attempt: recorded.attempt + Math.max(0, receiveCount - 1 - unusedReceives) };
   const decoded: DecodedMessage = {
     messageId,
     receiptHandle: message.ReceiptHandle ?? '',
@@ -87,13 +95,21 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
     sqsUserAttributes: userAttributes(attributes),
     receiveCount,
     groupId: message.Attributes?.MessageGroupId,
-    // Every receive of this SQS message is one attempt, on top of what earlier copies
-    // recorded: a visibility-transport retry and a crash redelivery both count.
-    state: { ...recorded, attempt: recorded.attempt + Math.max(0, receiveCount - 1 - unusedReceives) },
+    state,
     override,
     overrideProblem,
-    payload: unwrapped.kind === 'invalid-envelope' ? sqsBody : unwrapped.payload,
-    payloadAttributes: userAttributes(unwrapped.kind === 'invalid-envelope' ? attributes : unwrapped.attributes),
+    payload,
+    payloadAttributes,
+    handlerMessage: {
+      body: parseBody(payload),
+      rawBody: payload,
+      attributes: attributeStrings(payloadAttributes),
+      attempt: state.attempt,
+      firstReceivedAt: state.firstReceivedAt,
+      idempotencyKey: state.originalMessageId,
+      messageId,
+      receiveCount,
+    },
   };
   if (stateProblem !== undefined) {
     return { ok: false, message: decoded, reason: 'invalid-retry-state', errorType: 'INVALID_RETRY_STATE', error: stateProblem };

@@ -1,12 +1,13 @@
+import { ConfigError } from '@requeue/retry';
 import type { EntryOutcome } from './batcher.js';
 
 /** A worker option that is missing or out of range. `option` names it. */
-export class SqsWorkerConfigError extends Error {
+export class SqsWorkerConfigError extends ConfigError {
   constructor(
     readonly option: string,
     problem: string,
   ) {
-    super(`${option}: ${problem}`);
+    super(option, problem);
     this.name = 'SqsWorkerConfigError';
   }
 }

@@ -19,7 +19,6 @@ export {
   matches,
   redriveDeadLetters,
   release,
-  REDRIVE_BACKSTOP,
   replayAttributes,
   replayDeadLetters,
   scanDlq,

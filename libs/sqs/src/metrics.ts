@@ -4,6 +4,7 @@ import type { MetricsContext } from 'aws-embedded-metrics/lib/logger/MetricsCont
 import { LogSerializer } from 'aws-embedded-metrics/lib/serializers/LogSerializer.js';
 import type { Writable } from 'node:stream';
 import type { DeferCause, DependencySnapshot } from './backpressure/dependency.js';
+import { MetricDimension, MetricName } from './metric-names.js';
 
 /** What the engine reports. `EmfMetrics` publishes it; tests may record it. */
 export interface WorkerMetrics {
@@ -76,47 +77,47 @@ export class EmfMetrics implements WorkerMetrics {
   }
 
   received(count: number): void {
-    this.count('MessagesReceived', count);
+    this.count(MetricName.received, count);
   }
 
   succeeded(attempt: number, durationMs: number): void {
-    this.count('MessagesSucceeded', 1);
-    this.sample('AttemptsToSuccess', attempt, Unit.Count);
-    this.sample('HandlerDuration', durationMs, Unit.Milliseconds);
+    this.count(MetricName.succeeded, 1);
+    this.sample(MetricName.attemptsToSuccess, attempt, Unit.Count);
+    this.sample(MetricName.handlerDuration, durationMs, Unit.Milliseconds);
   }
 
   failed(durationMs: number): void {
-    this.sample('HandlerDuration', durationMs, Unit.Milliseconds);
+    this.sample(MetricName.handlerDuration, durationMs, Unit.Milliseconds);
   }
 
   /** Alarmed on (opt-in): a new error pattern shows here before any retry or dead letter. */
   firstFailure(errorType: string): void {
-    this.count('FirstFailures', 1, { ErrorType: errorType });
+    this.count(MetricName.firstFailures, 1, { [MetricDimension.errorType]: errorType });
   }
 
   retried(errorType: string, delaySeconds: number): void {
-    this.count('MessagesRetried', 1, { ErrorType: errorType });
-    this.sample('RetryDelay', delaySeconds, Unit.Seconds);
+    this.count(MetricName.retried, 1, { [MetricDimension.errorType]: errorType });
+    this.sample(MetricName.retryDelay, delaySeconds, Unit.Seconds);
   }
 
   deadLettered(reason: string): void {
-    this.count('MessagesDeadLettered', 1, { Reason: reason });
+    this.count(MetricName.deadLettered, 1, { [MetricDimension.reason]: reason });
   }
 
   duplicateRisk(): void {
-    this.count('DuplicateRisk', 1);
+    this.count(MetricName.duplicateRisk, 1);
   }
 
   deferred(cause: DeferCause): void {
-    this.count('MessagesDeferred', 1, { Reason: cause });
+    this.count(MetricName.deferred, 1, { [MetricDimension.reason]: cause });
   }
 
   /** BreakerOpen (1 open or probing, 0 closed) and ConcurrencyLimit, per Queue and Dependency. */
   dependencyStates(states: readonly DependencySnapshot[]): void {
     for (const state of states) {
-      const dimensions = { Dependency: state.key };
-      this.gauge('BreakerOpen', state.breaker === 'open' || state.breaker === 'half-open' ? 1 : 0, dimensions);
-      this.gauge('ConcurrencyLimit', state.concurrencyLimit, dimensions);
+      const dimensions = { [MetricDimension.dependency]: state.key };
+      this.gauge(MetricName.breakerOpen, state.breaker === 'open' || state.breaker === 'half-open' ? 1 : 0, dimensions);
+      this.gauge(MetricName.concurrencyLimit, state.concurrencyLimit, dimensions);
     }
   }
 
@@ -132,7 +133,7 @@ export class EmfMetrics implements WorkerMetrics {
       if (!logger) {
         logger = new MetricsLogger(async () => this.environment);
         logger.setNamespace(this.options.namespace);
-        const queue = { Queue: this.options.queueName };
+        const queue = { [MetricDimension.queue]: this.options.queueName };
         // Per-ErrorType and per-Reason counts are also published per queue alone: alarms
         // cannot sum dimensions with SEARCH, so the error-rate alarm reads the total.
         if (Object.keys(extra).length === 0) logger.setDimensions(queue);

@@ -92,9 +92,9 @@ export function resolveWorkerOptions(options: SqsWorkerOptions, defaults: { logg
     maxInFlight,
     // SQS long polling accepts 0 to 20 seconds (ReceiveMessage WaitTimeSeconds).
     waitTimeSeconds: integerIn('waitTimeSeconds', options.waitTimeSeconds, 20, 0, 20),
-    // A handler may run at most as long as a message can stay invisible: 12 hours.
     // SQS returns at most 10 messages per ReceiveMessage.
     receiveBatchSize: integerIn('receiveBatchSize', options.receiveBatchSize, 10, 1, 10),
+    // A handler may run at most as long as a message can stay invisible: 12 hours.
     handlerTimeoutMs: integerIn('handlerTimeoutMs', options.handlerTimeoutMs, 300_000, 1, 43_200_000),
     visibilityTimeoutSeconds:
       options.visibilityTimeoutSeconds === undefined ? undefined : integerIn('visibilityTimeoutSeconds', options.visibilityTimeoutSeconds, 30, 1, 43_200),

@@ -3,15 +3,13 @@ import { classifyFailure, ErrorType, type RetryableFailure } from '@requeue/retr
 import { callOutcomeOf, dependencyKeyOf } from './backpressure/call-outcome.js';
 import type { Dependencies } from './backpressure/dependencies.js';
 import type { CallOutcome, DeferCause } from './backpressure/dependency.js';
-import { decodeMessage, parseBody, type DecodedMessage } from './decode.js';
+import { decodeMessage, type DecodedMessage } from './decode.js';
 import type { Settled } from './group-sequencer.js';
 import { runWithTimeout } from './handler-runner.js';
 import type { VisibilityHeartbeat } from './heartbeat.js';
-import { attributeStrings } from './message-attributes.js';
 import type { ResolvedWorkerOptions } from './options.js';
 import type { MessageSettler } from './settle.js';
 import type { UnusedReceives } from './unused-receives.js';
-import type { WorkerMessage } from './worker-message.js';
 
 export interface ProcessContext {
   options: ResolvedWorkerOptions;
@@ -55,7 +53,7 @@ export class MessageProcessor {
 
   private async handle(message: DecodedMessage, handOffSlot: () => void): Promise<Settled> {
     const { options, settler, heartbeat } = this.context;
-    const input = handlerInput(message);
+    const input = message.handlerMessage;
     const gate = this.context.dependencies?.get(dependencyKeyOf(options.dependencyKey, input, this.context.queueName));
     const admission = gate ? await gate.admit(message.state.attempt === 1) : undefined;
     if (gate && admission && admission.kind !== 'run') {
@@ -126,17 +124,4 @@ export class MessageProcessor {
     const now = options.now();
     return settler.defer(message, options.retryPolicy.defer(state, reason, untilMs - now, now, message.override), cause);
   }
-}
-
-function handlerInput(message: DecodedMessage): Omit<WorkerMessage, 'signal'> {
-  return {
-    body: parseBody(message.payload),
-    rawBody: message.payload,
-    attributes: attributeStrings(message.payloadAttributes),
-    attempt: message.state.attempt,
-    firstReceivedAt: message.state.firstReceivedAt,
-    idempotencyKey: message.state.originalMessageId,
-    messageId: message.messageId,
-    receiveCount: message.receiveCount,
-  };
 }

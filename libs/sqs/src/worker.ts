@@ -5,7 +5,7 @@ import { SqsBatchClient } from './batch-client.js';
 import { SqsWorkerConfigError } from './errors.js';
 import { GroupSequencer } from './group-sequencer.js';
 import { VisibilityHeartbeat } from './heartbeat.js';
-import { InFlightLimit } from './in-flight-limit.js';
+import { MessageSlots } from './message-slots.js';
 import { silentLogger } from './logger.js';
 import { noMetrics } from './metrics.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type SqsWorkerOptions } from './options.js';
@@ -54,9 +54,7 @@ interface Running {
  */
 export class SqsWorker {
   private readonly options: ResolvedWorkerOptions;
-  private readonly limit: InFlightLimit;
-  /** Messages whose handler is done and whose delete, copy or dead letter is under way. */
-  private readonly settling: InFlightLimit;
+  private readonly slots: MessageSlots;
   private readonly batch: SqsBatchClient;
   private readonly groups = new GroupSequencer();
   private readonly unusedReceives = new UnusedReceives();
@@ -65,15 +63,12 @@ export class SqsWorker {
   private running: Running | undefined;
   private metricsTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
-  /** Messages received and not yet finished (slots also count receives under way). */
-  private handling = 0;
   private readonly queueName: string;
   private readonly dependencies: Dependencies | undefined;
 
   constructor(options: SqsWorkerOptions) {
     this.options = resolveWorkerOptions(options, { logger: silentLogger, metrics: noMetrics });
-    this.limit = new InFlightLimit(this.options.maxInFlight);
-    this.settling = new InFlightLimit(this.options.maxInFlight);
+    this.slots = new MessageSlots(this.options.maxInFlight);
     this.batch = new SqsBatchClient(this.options.sqs, this.options.batchWaitMs);
     this.queueName = this.options.queueUrl.split('/').pop() ?? this.options.queueUrl;
     const { backpressure, maxInFlight, now, random, logger } = this.options;
@@ -110,7 +105,7 @@ export class SqsWorker {
     const poller = new Poller({
       sqs: options.sqs,
       queueUrl: options.queueUrl,
-      limit: this.limit,
+      limit: this.slots.running,
       waitTimeSeconds: options.waitTimeSeconds,
       receiveBatchSize: options.receiveBatchSize,
       concurrency: options.pollers,
@@ -150,12 +145,12 @@ export class SqsWorker {
     // most maxPauseMs. Free slots and no receive for longer than that: polling is stuck
     // (a hung call, or a pause it should not have taken), and the worker is not ready.
     const receivingWithinMs = (waitTimeSeconds + 10) * 1000 + (backpressure ? backpressure.maxPauseMs : 0);
-    const stalled = poller !== undefined && this.limit.free > 0 && now - poller.lastReceiveAt > receivingWithinMs;
+    const stalled = poller !== undefined && this.slots.running.free > 0 && now - poller.lastReceiveAt > receivingWithinMs;
     return {
       live: poller !== undefined && (this.stopping !== undefined || now - poller.lastActivityAt < staleAfterMs),
       ready: poller !== undefined && this.stopping === undefined && poller.receiving && !stalled,
-      inFlight: this.handling,
-      maxInFlight: this.limit.capacity,
+      inFlight: this.slots.inFlight,
+      maxInFlight: this.slots.running.capacity,
       lastPollActivityAt: poller?.lastActivityAt ?? 0,
       consecutivePollFailures: poller?.consecutiveFailures ?? 0,
       dependencies: this.dependencies?.snapshot() ?? [],
@@ -174,18 +169,18 @@ export class SqsWorker {
 
   private async shutDown(drainTimeoutMs: number): Promise<void> {
     const { logger } = this.options;
-    logger.info({ inFlight: this.handling, drainTimeoutMs }, 'stopping: no new messages; draining');
+    logger.info({ inFlight: this.slots.inFlight, drainTimeoutMs }, 'stopping: no new messages; draining');
     const pollersDone = this.running?.poller.stop();
     // Messages waiting for a dependency go back at once rather than wait out the drain.
     this.dependencies?.stop();
-    const drained = await Promise.race([this.limit.whenIdle().then(() => true), sleep(drainTimeoutMs).then(() => false)]);
+    const drained = await Promise.race([this.slots.whenNoneRunning().then(() => true), sleep(drainTimeoutMs).then(() => false)]);
     await pollersDone;
-    if (!drained && this.limit.inUse > 0) {
-      logger.warn({ inFlight: this.handling }, 'drain timeout: aborting handlers and releasing their messages');
+    if (!drained && this.slots.running.inUse > 0) {
+      logger.warn({ inFlight: this.slots.inFlight }, 'drain timeout: aborting handlers and releasing their messages');
       this.stopController.abort(new WorkerStoppingError());
-      await this.limit.whenIdle();
+      await this.slots.whenNoneRunning();
     }
-    await this.settling.whenIdle();
+    await this.slots.whenNoneSettling();
     await this.batch.flush();
     this.running?.heartbeat.stop();
     if (this.metricsTimer) clearInterval(this.metricsTimer);
@@ -193,44 +188,30 @@ export class SqsWorker {
     logger.info({}, 'worker stopped');
   }
 
-  /** Each received message holds a slot until its handler is done; the poller reserved it. */
+  /** Each received message takes over the slot the poller reserved for it. */
   private dispatch(message: Message): void {
     const running = this.running;
     if (!running) return;
     const received = { messageId: message.MessageId ?? '', receiptHandle: message.ReceiptHandle ?? '' };
     if (this.stopping) {
       // Received by a poll that was under way when shutdown began: give it straight back.
-      void running.settler.release(received).finally(() => this.limit.release(1));
+      void running.settler.release(received).finally(() => this.slots.running.release(1));
       return;
     }
     this.options.metrics.received(1);
-    this.handling++;
+    const slot = this.slots.claim();
     const receivedAt = this.options.now();
     // Tracked from now: a message may wait behind its FIFO group or for its dependency.
     running.heartbeat.track(received.receiptHandle, received.messageId, receivedAt);
-    let holdsSlot = true;
-    // Once the handler is done, what is left (the delete, the copy or the dead letter) is
-    // a batched SQS call: the slot goes to the next message so its receive overlaps that
-    // call. At most maxInFlight messages settle at once; beyond that a message keeps its slot.
-    const handOffSlot = () => {
-      if (holdsSlot && this.settling.reserve(1) === 1) {
-        holdsSlot = false;
-        this.limit.release(1);
-      }
-    };
     const groupId = running.fifo ? message.Attributes?.MessageGroupId : undefined;
     void this.groups
       .run(
         groupId,
-        () => running.processor.process(message, receivedAt, handOffSlot),
+        () => running.processor.process(message, receivedAt, slot.handOff),
         async () => {
           await running.settler.release(received);
         },
       )
-      .finally(() => {
-        this.handling--;
-        if (holdsSlot) this.limit.release(1);
-        else this.settling.release(1);
-      });
+      .finally(slot.done);
   }
 }

@@ -1,8 +1,8 @@
-import { parseDeadLetterRecord } from '@requeue/retry';
+import { parseDeadLetterRecord, REDRIVE_BACKSTOP } from '@requeue/retry';
 import type { DemoRun } from './run.js';
 import type { DemoMessage } from './workload.js';
 
-/** The `--json` document (DESIGN.md 3.6). */
+/** The `--json` document (docs/contracts.md, section 5). */
 export interface DemoSummary {
   published: number;
   succeeded: number;
@@ -46,7 +46,7 @@ function outcomesById(workload: readonly DemoMessage[], run: DemoRun): Map<strin
     const raw = message.MessageAttributes?.['x-dead-letter']?.StringValue;
     const record = raw ? parseDeadLetterRecord(raw) : undefined;
     if (record) originalToId.set(record.originalMessageId, id);
-    const end = record?.reason ?? 'redrive-backstop';
+    const end = record?.reason ?? REDRIVE_BACKSTOP;
     const previous = ends.get(id);
     ends.set(id, { end: previous ? `${previous.end} and ${end}` : end, attempts: record?.attempts ?? 0, at: record?.deadLetteredAt ?? run.finishedAt });
   }

@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import { parseCommandArgs, parseDuration, parsePositiveInteger, parseRate } from '../args.js';
 import { CliError, CliUsageError } from '../errors.js';
+import { DEAD_LETTER_REASONS, REDRIVE_BACKSTOP } from '@requeue/retry';
 import { DeadLetterOperationError, discardDeadLetters, redriveDeadLetters, replayDeadLetters, type DlqEntry, type DlqFilter } from '@requeue/sqs';
 import { entryJson, entryTable } from './format.js';
 import { listDeadLetters } from './list.js';
@@ -30,7 +31,7 @@ const filterOptions = {
   json: { type: 'boolean', default: false },
 } as const;
 
-const REASONS = ['non-retryable', 'max-attempts', 'deadline-exceeded', 'invalid-retry-state', 'handler-bug', 'redrive-backstop'];
+const REASONS = [...DEAD_LETTER_REASONS, REDRIVE_BACKSTOP];
 
 function filterFrom(values: { reason?: string; 'error-type'?: string; 'older-than'?: string }): DlqFilter {
   if (values.reason !== undefined && !REASONS.includes(values.reason)) throw new CliUsageError(`--reason must be one of ${REASONS.join(', ')}, got ${JSON.stringify(values.reason)}`);

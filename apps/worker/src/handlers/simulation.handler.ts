@@ -25,7 +25,7 @@ const simulationBody = z.object({
 export type SimulationBody = z.infer<typeof simulationBody>;
 
 /**
- * The demo, test and benchmark handler (DESIGN.md 3.4). With `failTimes` n, tries
+ * The demo, test and benchmark handler (docs/contracts.md, 4.1). With `failTimes` n, tries
  * 1..n fail with the outcome and try n+1 succeeds (a try is an attempt, or a call that
  * backpressure deferred without one: see TryCounter); without it, the outcome happens
  * on every attempt. Each success appends a line to SIMULATION_LEDGER, synchronously and

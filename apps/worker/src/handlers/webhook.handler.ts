@@ -11,7 +11,7 @@ import { postJson } from './http-post.js';
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /**
- * POSTs the payload as JSON (docs/contracts.md, the webhook handler): to `url` from
+ * POSTs the payload as JSON (docs/contracts.md, 4.2): to `url` from
  * `{ "url", "payload" }` in the body, or to WEBHOOK_URL with the whole body as the
  * payload. The `Idempotency-Key` header is the original message id, stable across
  * retries, so the receiver can drop duplicates. Internal addresses are refused unless

@@ -2,4 +2,4 @@ export { discardDeadLetters } from './discard.js';
 export { DeadLetterOperationError } from './errors.js';
 export { redriveDeadLetters } from './redrive.js';
 export { replayAttributes, replayDeadLetters, sameAccountAndRegion, type ReplayOptions, type ReplayResult } from './replay.js';
-export { deadLetterSummary, matches, release, REDRIVE_BACKSTOP, scanDlq, type DeadLetterQueue, type DlqEntry, type DlqFilter } from './scan.js';
+export { deadLetterSummary, matches, release, scanDlq, type DeadLetterQueue, type DlqEntry, type DlqFilter } from './scan.js';

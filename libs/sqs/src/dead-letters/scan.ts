@@ -1,5 +1,5 @@
 import { ChangeMessageVisibilityBatchCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
-import { parseDeadLetterRecord, type DeadLetterRecord } from '@requeue/retry';
+import { parseDeadLetterRecord, REDRIVE_BACKSTOP, type DeadLetterRecord } from '@requeue/retry';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 
 /** A dead-letter queue and the client to reach it. */
@@ -7,9 +7,6 @@ export interface DeadLetterQueue {
   sqs: SQSClient;
   dlqUrl: string;
 }
-
-/** What SQS's own redrive leaves: a DLQ message without `x-dead-letter` (a crash backstop). */
-export const REDRIVE_BACKSTOP = 'redrive-backstop';
 
 export interface DlqEntry {
   message: Message;

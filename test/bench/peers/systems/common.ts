@@ -25,7 +25,7 @@ export function benchClient(endpoint: string, options: { sdkDefaults?: boolean }
   return options.sdkDefaults ? client : withoutSdkCallLogging(client);
 }
 
-/** The simulation handler's body (DESIGN.md 3.4), the one workload every system runs. */
+/** The simulation handler's body (docs/contracts.md, 4.1), the one workload every system runs. */
 interface BenchBody {
   id: string;
   simulate?: { outcome?: string; failTimes?: number; durationMs?: number };
