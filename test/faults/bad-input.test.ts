@@ -2,14 +2,14 @@ import { SendMessageCommand, type Message, type MessageAttributeValue } from '@a
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRetryPolicy } from '@requeue/retry';
+import { createRetryPolicy, REDRIVE_BACKSTOP } from '@requeue/retry';
 import { SqsWorker, type MessageHandler } from '@requeue/sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startEmulator, type Emulator, type QueuePair } from '../support/emulator.js';
-import { readLedger } from '../support/ledger.js';
+import { describe, expect, it } from 'vitest';
+import { emulatorSuite } from '../support/suite.js';
+import { eventually, type QueuePair } from '../support/emulator.js';
+import { readSimulationLedger as readLedger } from '@requeue/local-aws';
 import { sendAll, type Outgoing } from '../support/publish.js';
 import { startWorkerProcess, waitUntilReady, type WorkerProcess } from '../support/worker-process.js';
-import { REDRIVE_BACKSTOP } from '@requeue/retry';
 import { account, type ExpectedEnd } from './accounting.js';
 
 interface Case {
@@ -84,13 +84,7 @@ const CASES: Case[] = [
   { id: 'unrecoverable', what: 'an UnrecoverableError', message: { body: body('unrecoverable', { outcome: 'unrecoverable' }) }, end: deadLettered('non-retryable') },
 ];
 
-let emulator: Emulator;
-beforeAll(async () => {
-  emulator = await startEmulator();
-});
-afterAll(async () => {
-  await emulator.stop();
-});
+const suite = emulatorSuite();
 
 /** DLQ bodies that are not simulation JSON are found by their exact text. */
 function idReader(cases: readonly Case[]) {
@@ -106,22 +100,22 @@ function idReader(cases: readonly Case[]) {
 }
 
 async function queueEmpty(queues: QueuePair) {
-  const depth = await emulator.depth(queues.queueUrl);
+  const depth = await suite.emulator.depth(queues.queueUrl);
   return depth.visible + depth.inFlight + depth.delayed === 0 ? true : undefined;
 }
 
 describe('bad input corpus against the worker process', () => {
   it(`every one of ${CASES.length} cases reaches its defined end, the worker never crashes, nothing is lost`, async () => {
-    const queues = await emulator.createQueues({ visibilityTimeoutSeconds: 5 });
+    const queues = await suite.emulator.createQueues({ visibilityTimeoutSeconds: 5 });
     const ledger = join(mkdtempSync(join(tmpdir(), 'requeue-corpus-')), 'ledger.jsonl');
     // One by one: a 1 MiB message fills a whole batch request on its own.
     for (const { message } of CASES) {
-      await emulator.sqs.send(new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: message.body, MessageAttributes: message.attributes }));
+      await suite.emulator.sqs.send(new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: message.body, MessageAttributes: message.attributes }));
     }
     const worker: WorkerProcess = await startWorkerProcess({
       WORKER_QUEUE_URL: queues.queueUrl,
       WORKER_DLQ_URL: queues.dlqUrl,
-      AWS_ENDPOINT_URL: emulator.endpoint,
+      AWS_ENDPOINT_URL: suite.emulator.endpoint,
       WORKER_HANDLER: 'simulation',
       WORKER_WAIT_TIME_SECONDS: '1',
       WORKER_HANDLER_TIMEOUT_MS: '1000',
@@ -132,7 +126,7 @@ describe('bad input corpus against the worker process', () => {
       await waitUntilReady(worker);
       await eventually(() => queueEmpty(queues), 60_000, 'the corpus to be consumed');
       expect(worker.child.exitCode).toBeNull();
-      const deadLetters = await emulator.drain(queues.dlqUrl);
+      const deadLetters = await suite.emulator.drain(queues.dlqUrl);
       const result = account(new Map(CASES.map((c) => [c.id, c.end])), ledger, deadLetters, idReader(CASES));
       expect(result.lost).toEqual([]);
       expect(result.misplaced).toEqual([]);
@@ -147,9 +141,9 @@ describe('bad input corpus against the worker process', () => {
   }, 120_000);
 
   it('an empty body never enters the system: SQS refuses it at the door', async () => {
-    const queues = await emulator.createQueues();
-    await expect(emulator.sqs.send(new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: '' }))).rejects.toThrow(/MessageBody/);
-    await expect(emulator.sqs.send(new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: 'a\u0001b' }))).rejects.toThrow(/Invalid characters/);
+    const queues = await suite.emulator.createQueues();
+    await expect(suite.emulator.sqs.send(new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: '' }))).rejects.toThrow(/MessageBody/);
+    await expect(suite.emulator.sqs.send(new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: 'a\u0001b' }))).rejects.toThrow(/Invalid characters/);
   });
 });
 
@@ -157,22 +151,22 @@ describe('a handler that crashes the process (poison pill)', () => {
   it('reaches the DLQ through the redrive backstop while the worker is restarted as it dies, and healthy work goes on', async () => {
     // Visibility (2 s) outlasts the long-poll wait (1 s): a killed worker's pending
     // receives are over before the pill reappears, so each receive is a real delivery.
-    const queues = await emulator.createQueues({ visibilityTimeoutSeconds: 2, maxReceiveCount: 2 });
+    const queues = await suite.emulator.createQueues({ visibilityTimeoutSeconds: 2, maxReceiveCount: 2 });
     const ledger = join(mkdtempSync(join(tmpdir(), 'requeue-corpus-')), 'ledger.jsonl');
     const workers: WorkerProcess[] = [];
     const exited = (w: WorkerProcess) => w.child.exitCode !== null || w.child.signalCode !== null;
-    await sendAll(emulator.sqs, queues.queueUrl, [{ body: body('pill', { outcome: 'crash' }) }]);
+    await sendAll(suite.emulator.sqs, queues.queueUrl, [{ body: body('pill', { outcome: 'crash' }) }]);
     try {
       await eventually(
         async () => {
-          if ((await emulator.depth(queues.dlqUrl)).visible === 1) return true;
+          if ((await suite.emulator.depth(queues.dlqUrl)).visible === 1) return true;
           // A supervisor, as ECS would be: start a worker whenever none is alive.
           if (workers.every(exited)) {
             workers.push(
               await startWorkerProcess({
                 WORKER_QUEUE_URL: queues.queueUrl,
                 WORKER_DLQ_URL: queues.dlqUrl,
-                AWS_ENDPOINT_URL: emulator.endpoint,
+                AWS_ENDPOINT_URL: suite.emulator.endpoint,
                 WORKER_WAIT_TIME_SECONDS: '1',
                 SIMULATION_LEDGER: ledger,
               }),
@@ -185,12 +179,12 @@ describe('a handler that crashes the process (poison pill)', () => {
       );
       expect(workers.filter((w) => w.child.signalCode === 'SIGKILL')).toHaveLength(2);
       const healthy = ['a', 'b', 'c'];
-      await sendAll(emulator.sqs, queues.queueUrl, healthy.map((id) => ({ body: body(id) })));
+      await sendAll(suite.emulator.sqs, queues.queueUrl, healthy.map((id) => ({ body: body(id) })));
       await eventually(() => (new Set(readLedger(ledger).map((l) => l.id)).size === 3 ? true : undefined), 20_000, 'the healthy messages');
       const result = account(
         new Map<string, ExpectedEnd>([['pill', deadLettered(REDRIVE_BACKSTOP)], ...healthy.map((id): [string, ExpectedEnd] => [id, succeeded])]),
         ledger,
-        await emulator.drain(queues.dlqUrl),
+        await suite.emulator.drain(queues.dlqUrl),
       );
       expect(result).toMatchObject({ lost: [], misplaced: [], succeeded: 3, deadLettered: { [REDRIVE_BACKSTOP]: 1 } });
     } finally {
@@ -221,13 +215,13 @@ describe('hostile handler failures against the engine', () => {
   };
 
   it('dead-letters each as a handler bug, with the worker still running', async () => {
-    const queues = await emulator.createQueues();
+    const queues = await suite.emulator.createQueues();
     const handler: MessageHandler = async (message) => {
       const id = (message.body as { id: string }).id;
       await hostile[id]!();
     };
     const worker = new SqsWorker({
-      sqs: emulator.sqs,
+      sqs: suite.emulator.sqs,
       queueUrl: queues.queueUrl,
       deadLetterQueueUrl: queues.dlqUrl,
       handler,
@@ -237,8 +231,8 @@ describe('hostile handler failures against the engine', () => {
     await worker.start();
     try {
       const ids = Object.keys(hostile);
-      await sendAll(emulator.sqs, queues.queueUrl, ids.map((id) => ({ body: JSON.stringify({ id }) })));
-      const deadLetters = await eventually(async () => ((await emulator.depth(queues.dlqUrl)).visible === ids.length ? emulator.drain(queues.dlqUrl) : undefined), 20_000, 'every hostile failure in the DLQ');
+      await sendAll(suite.emulator.sqs, queues.queueUrl, ids.map((id) => ({ body: JSON.stringify({ id }) })));
+      const deadLetters = await eventually(async () => ((await suite.emulator.depth(queues.dlqUrl)).visible === ids.length ? suite.emulator.drain(queues.dlqUrl) : undefined), 20_000, 'every hostile failure in the DLQ');
       const result = account(new Map(ids.map((id) => [id, deadLettered('handler-bug')])), '/nonexistent-ledger', deadLetters);
       expect(result.misplaced).toEqual([]);
       expect(result.lost).toEqual([]);

@@ -1,16 +1,11 @@
-import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { createRetryPolicy, NonRetryableError, RetryableError } from '@requeue/retry';
 import { SqsWorker, type BackpressureOptions, type MessageHandler } from '@requeue/sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startEmulator, type Emulator, type QueuePair } from '../support/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { sendAll } from '../support/publish.js';
+import { emulatorSuite } from '../support/suite.js';
+import { eventually, type QueuePair } from '../support/emulator.js';
 
-let emulator: Emulator;
-beforeAll(async () => {
-  emulator = await startEmulator();
-});
-afterAll(async () => {
-  await emulator.stop();
-});
+const suite = emulatorSuite();
 
 const MESSAGES = 40;
 const OUTAGE_MS = 3000;
@@ -28,17 +23,13 @@ function flakyDependency() {
   return { handler, calls };
 }
 
-async function publish(queueUrl: string, count = MESSAGES): Promise<void> {
-  for (let start = 0; start < count; start += 10) {
-    const entries = Array.from({ length: 10 }, (_, i) => ({ Id: String(i), MessageBody: JSON.stringify({ id: `m${start + i}` }) }));
-    await emulator.sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
-  }
-}
+const publish = (queueUrl: string, count = MESSAGES) =>
+  sendAll(suite.emulator.sqs, queueUrl, Array.from({ length: count }, (_, i) => ({ body: JSON.stringify({ id: `m${i}` }) })));
 
 async function run(queues: QueuePair, backpressure: BackpressureOptions | false) {
   const dependency = flakyDependency();
   const worker = new SqsWorker({
-    sqs: emulator.sqs,
+    sqs: suite.emulator.sqs,
     queueUrl: queues.queueUrl,
     deadLetterQueueUrl: queues.dlqUrl,
     handler: dependency.handler,
@@ -55,14 +46,14 @@ async function run(queues: QueuePair, backpressure: BackpressureOptions | false)
 }
 
 const finished = async (queues: QueuePair) => {
-  const [queue, dlq] = await Promise.all([emulator.depth(queues.queueUrl), emulator.depth(queues.dlqUrl)]);
+  const [queue, dlq] = await Promise.all([suite.emulator.depth(queues.queueUrl), suite.emulator.depth(queues.dlqUrl)]);
   return queue.visible + queue.inFlight + queue.delayed === 0 ? dlq.visible : undefined;
 };
 
 describe('adaptive backpressure against the SQS protocol (fauxqs)', () => {
   it('rides out a dependency outage without using attempts: nothing dead-lettered, where the same policy without it loses the backlog', async () => {
-    const withFeature = await emulator.createQueues();
-    const without = await emulator.createQueues();
+    const withFeature = await suite.emulator.createQueues();
+    const without = await suite.emulator.createQueues();
     const on = await run(withFeature, { breaker: { minimumRequests: 10, windowMs: 5000, cooldownMs: 300, maxCooldownMs: 1000 } });
     const off = await run(without, false);
     try {
@@ -95,7 +86,7 @@ describe('adaptive backpressure against the SQS protocol (fauxqs)', () => {
   });
 
   it('never opens the breaker on a 10% permanent and 10% transient failure mix without an outage', async () => {
-    const queues = await emulator.createQueues();
+    const queues = await suite.emulator.createQueues();
     let calls = 0;
     const handler: MessageHandler = async (message) => {
       calls++;
@@ -105,7 +96,7 @@ describe('adaptive backpressure against the SQS protocol (fauxqs)', () => {
     };
     await publish(queues.queueUrl, 200);
     const worker = new SqsWorker({
-      sqs: emulator.sqs,
+      sqs: suite.emulator.sqs,
       queueUrl: queues.queueUrl,
       deadLetterQueueUrl: queues.dlqUrl,
       handler,

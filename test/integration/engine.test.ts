@@ -1,34 +1,19 @@
 import { SendMessageCommand, type MessageAttributeValue } from '@aws-sdk/client-sqs';
 import { PublishCommand } from '@aws-sdk/client-sns';
 import { NonRetryableError, RetryableError, type RetryPolicyInput } from '@requeue/retry';
-import type { MessageHandler, SqsWorker, WorkerMessage } from '@requeue/sqs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startEmulator, type Emulator, type QueuePair } from '../support/emulator.js';
-import { startEngine } from '../support/engine-worker.js';
+import type { MessageHandler, WorkerMessage } from '@requeue/sqs';
+import { describe, expect, it } from 'vitest';
+import { eventually, type QueuePair } from '../support/emulator.js';
+import { emulatorSuite } from '../support/suite.js';
 
-let emulator: Emulator;
-const workers: SqsWorker[] = [];
-
-beforeAll(async () => {
-  emulator = await startEmulator();
-});
-afterEach(async () => {
-  await Promise.all(workers.splice(0).map((w) => w.stop({ drainTimeoutMs: 0 })));
-});
-afterAll(async () => {
-  await emulator.stop();
-});
+const suite = emulatorSuite();
 
 interface Seen {
   at: number;
   message: WorkerMessage;
 }
 
-async function runWorker(queues: QueuePair, handler: MessageHandler, policy: RetryPolicyInput = {}, extra: { maxInFlight?: number } = {}) {
-  const worker = await startEngine(emulator, queues, handler, policy, extra);
-  workers.push(worker);
-  return worker;
-}
+const runWorker = (queues: QueuePair, handler: MessageHandler, policy: RetryPolicyInput = {}, extra: { maxInFlight?: number } = {}) => suite.engine(queues, handler, policy, extra);
 
 /** A handler that records every call and behaves as `behave` says for each attempt. */
 function recording(behave: (message: WorkerMessage) => Promise<void> | void = () => undefined) {
@@ -41,12 +26,12 @@ function recording(behave: (message: WorkerMessage) => Promise<void> | void = ()
 }
 
 async function send(queueUrl: string, body: string, attributes?: Record<string, MessageAttributeValue>) {
-  const out = await emulator.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body, MessageAttributes: attributes }));
+  const out = await suite.emulator.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body, MessageAttributes: attributes }));
   return out.MessageId!;
 }
 
 async function queueIsEmpty(queues: QueuePair) {
-  const depth = await emulator.depth(queues.queueUrl);
+  const depth = await suite.emulator.depth(queues.queueUrl);
   return depth.visible + depth.inFlight + depth.delayed === 0 ? true : undefined;
 }
 
@@ -55,7 +40,7 @@ const deadLetterOf = (message: { MessageAttributes?: Record<string, MessageAttri
 
 describe('engine against the SQS protocol (fauxqs)', () => {
   it('deletes a success exactly once', async () => {
-    const queues = await emulator.createQueues();
+    const queues = await suite.emulator.createQueues();
     const { seen, handler } = recording();
     await runWorker(queues, handler);
     await send(queues.queueUrl, '{"id":"a"}');
@@ -63,11 +48,11 @@ describe('engine against the SQS protocol (fauxqs)', () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(seen).toHaveLength(1);
     expect(seen[0]!.message).toMatchObject({ body: { id: 'a' }, rawBody: '{"id":"a"}', attempt: 1, receiveCount: 1 });
-    expect(await emulator.depth(queues.dlqUrl)).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
+    expect(await suite.emulator.depth(queues.dlqUrl)).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
   });
 
   it('redelivers a transient failure no earlier than its computed delay, and keeps the idempotency key', async () => {
-    const queues = await emulator.createQueues();
+    const queues = await suite.emulator.createQueues();
     const { seen, handler } = recording(({ attempt }) => {
       if (attempt === 1) throw new RetryableError('flaky', { errorType: 'TEMPORARY' });
     });
@@ -84,7 +69,7 @@ describe('engine against the SQS protocol (fauxqs)', () => {
   });
 
   it('counts attempts up and dead-letters on exhaustion with a complete x-dead-letter and the body intact', async () => {
-    const queues = await emulator.createQueues();
+    const queues = await suite.emulator.createQueues();
     const { seen, handler } = recording(() => {
       throw new RetryableError('still down', { errorType: 'TEMPORARY' });
     });
@@ -92,7 +77,7 @@ describe('engine against the SQS protocol (fauxqs)', () => {
     const body = '{"id":"exhaust","unicode":"é✓"}';
     const sentId = await send(queues.queueUrl, body);
     const [dead] = await eventually(async () => {
-      const messages = await emulator.drain(queues.dlqUrl);
+      const messages = await suite.emulator.drain(queues.dlqUrl);
       return messages.length ? messages : undefined;
     }, 15_000, 'the dead letter');
     expect(seen.map((s) => s.message.attempt)).toEqual([1, 2, 3]);
@@ -105,14 +90,14 @@ describe('engine against the SQS protocol (fauxqs)', () => {
   });
 
   it('dead-letters a non-retryable failure on its first attempt', async () => {
-    const queues = await emulator.createQueues();
+    const queues = await suite.emulator.createQueues();
     const { seen, handler } = recording(() => {
       throw new NonRetryableError('invalid email address');
     });
     await runWorker(queues, handler);
     await send(queues.queueUrl, 'x');
     const [dead] = await eventually(async () => {
-      const messages = await emulator.drain(queues.dlqUrl);
+      const messages = await suite.emulator.drain(queues.dlqUrl);
       return messages.length ? messages : undefined;
     }, 10_000, 'the dead letter');
     expect(seen).toHaveLength(1);
@@ -120,7 +105,7 @@ describe('engine against the SQS protocol (fauxqs)', () => {
   });
 
   it('honours Retry-After even when the type backoff is shorter', async () => {
-    const queues = await emulator.createQueues();
+    const queues = await suite.emulator.createQueues();
     const { seen, handler } = recording(({ attempt }) => {
       if (attempt === 1) throw Object.assign(new Error('slow down'), { status: 429, headers: { 'retry-after': '2' } });
     });
@@ -131,14 +116,14 @@ describe('engine against the SQS protocol (fauxqs)', () => {
   });
 
   it('hands the inner message and SNS attributes to the handler, for raw and non-raw subscriptions', async () => {
-    const raw = await emulator.createQueues();
-    const wrapped = await emulator.createQueues({ rawMessageDelivery: false });
+    const raw = await suite.emulator.createQueues();
+    const wrapped = await suite.emulator.createQueues({ rawMessageDelivery: false });
     const fromRaw = recording();
     const fromWrapped = recording();
     await runWorker(raw, fromRaw.handler);
     await runWorker(wrapped, fromWrapped.handler);
     for (const { topicArn } of [raw, wrapped]) {
-      await emulator.sns.send(
+      await suite.emulator.sns.send(
         new PublishCommand({
           TopicArn: topicArn,
           Message: '{"order":42}',
@@ -155,7 +140,7 @@ describe('engine against the SQS protocol (fauxqs)', () => {
   });
 
   it('keeps a handler running 2.5x the visibility timeout from being redelivered (heartbeat)', async () => {
-    const queues = await emulator.createQueues({ visibilityTimeoutSeconds: 2 });
+    const queues = await suite.emulator.createQueues({ visibilityTimeoutSeconds: 2 });
     const { seen, handler } = recording(() => new Promise((resolve) => setTimeout(resolve, 5000)));
     await runWorker(queues, handler);
     await send(queues.queueUrl, 'long job');
@@ -164,18 +149,18 @@ describe('engine against the SQS protocol (fauxqs)', () => {
   });
 
   it('releases unfinished messages at once when stopped past the drain timeout', async () => {
-    const queues = await emulator.createQueues({ visibilityTimeoutSeconds: 30 });
+    const queues = await suite.emulator.createQueues({ visibilityTimeoutSeconds: 30 });
     const { seen, handler } = recording(() => new Promise(() => undefined));
     const worker = await runWorker(queues, handler);
     await send(queues.queueUrl, 'stuck');
     await eventually(() => (seen.length ? true : undefined), 10_000, 'the handler to start');
     await worker.stop({ drainTimeoutMs: 100 });
-    const depth = await emulator.depth(queues.queueUrl);
+    const depth = await suite.emulator.depth(queues.queueUrl);
     expect(depth).toEqual({ visible: 1, inFlight: 0, delayed: 0 });
   });
 
   it('preserves order within a FIFO message group', async () => {
-    const queues = await emulator.createQueues({ fifo: true });
+    const queues = await suite.emulator.createQueues({ fifo: true });
     const order: Record<string, number[]> = { a: [], b: [] };
     const { handler } = recording(async ({ body }) => {
       const { group, n } = body as { group: string; n: number };
@@ -185,7 +170,7 @@ describe('engine against the SQS protocol (fauxqs)', () => {
     await runWorker(queues, handler, {}, { maxInFlight: 20 });
     for (let n = 0; n < 10; n++) {
       for (const group of ['a', 'b']) {
-        await emulator.sqs.send(new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: JSON.stringify({ group, n }), MessageGroupId: group }));
+        await suite.emulator.sqs.send(new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: JSON.stringify({ group, n }), MessageGroupId: group }));
       }
     }
     await eventually(() => (order.a!.length === 10 && order.b!.length === 10 ? true : undefined), 15_000, 'all FIFO messages');
@@ -194,7 +179,7 @@ describe('engine against the SQS protocol (fauxqs)', () => {
   });
 
   it('hops a delay longer than the ceiling without counting the hops as attempts', async () => {
-    const queues = await emulator.createQueues();
+    const queues = await suite.emulator.createQueues();
     const { seen, handler } = recording(({ attempt }) => {
       if (attempt === 1) throw new RetryableError('later', { errorType: 'SLOW' });
     });
@@ -206,12 +191,12 @@ describe('engine against the SQS protocol (fauxqs)', () => {
   });
 
   it('dead-letters a forged x-retry as invalid-retry-state without running the handler', async () => {
-    const queues = await emulator.createQueues();
+    const queues = await suite.emulator.createQueues();
     const { seen, handler } = recording();
     await runWorker(queues, handler);
     await send(queues.queueUrl, 'forged', { 'x-retry': { DataType: 'String', StringValue: '{"v":1,"attempt":1000000000,"firstReceivedAt":1,"originalMessageId":"x"}' } });
     const [dead] = await eventually(async () => {
-      const messages = await emulator.drain(queues.dlqUrl);
+      const messages = await suite.emulator.drain(queues.dlqUrl);
       return messages.length ? messages : undefined;
     }, 10_000, 'the dead letter');
     expect(deadLetterOf(dead!)).toMatchObject({ reason: 'invalid-retry-state' });
@@ -219,7 +204,7 @@ describe('engine against the SQS protocol (fauxqs)', () => {
   });
 
   it('keeps user attributes and a valid x-retry-policy across a retry', async () => {
-    const queues = await emulator.createQueues();
+    const queues = await suite.emulator.createQueues();
     const { seen, handler } = recording(({ attempt }) => {
       if (attempt < 3) throw new RetryableError('again');
     });
@@ -230,7 +215,7 @@ describe('engine against the SQS protocol (fauxqs)', () => {
       'x-retry-policy': { DataType: 'String', StringValue: '{"maxAttempts":2}' },
     });
     const [dead] = await eventually(async () => {
-      const messages = await emulator.drain(queues.dlqUrl);
+      const messages = await suite.emulator.drain(queues.dlqUrl);
       return messages.length ? messages : undefined;
     }, 10_000, 'the dead letter');
     expect(seen.map((s) => s.message.attributes)).toEqual([
@@ -242,7 +227,7 @@ describe('engine against the SQS protocol (fauxqs)', () => {
   });
 
   it('retries a message that already has 10 user attributes in place (visibility transport), losing none', async () => {
-    const queues = await emulator.createQueues();
+    const queues = await suite.emulator.createQueues();
     const { seen, handler } = recording(({ attempt }) => {
       if (attempt === 1) throw new RetryableError('once more');
     });

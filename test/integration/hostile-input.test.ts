@@ -1,34 +1,25 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { parseDeadLetterRecord, RetryableError } from '@requeue/retry';
-import type { SqsWorker, WorkerMessage } from '@requeue/sqs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startEmulator, type Emulator } from '../support/emulator.js';
-import { startEngine } from '../support/engine-worker.js';
+import type { WorkerMessage } from '@requeue/sqs';
+import { describe, expect, it } from 'vitest';
+import { eventually } from '../support/emulator.js';
+import { emulatorSuite } from '../support/suite.js';
 
-let emulator: Emulator;
-const workers: SqsWorker[] = [];
-beforeAll(async () => {
-  emulator = await startEmulator();
-});
-afterEach(async () => {
-  await Promise.all(workers.splice(0).map((worker) => worker.stop({ drainTimeoutMs: 0 })));
-});
-afterAll(() => emulator.stop());
+const suite = emulatorSuite();
 
 const send = (queueUrl: string, body: string, override?: string) =>
-  emulator.sqs.send(
+  suite.emulator.sqs.send(
     new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body, ...(override ? { MessageAttributes: { 'x-retry-policy': { DataType: 'String', StringValue: override } } } : {}) }),
   );
 
 describe('a hostile or careless publisher cannot stall or turn the worker into a hammer (fauxqs)', () => {
   it('a dependency answering 429 with Retry-After: 999999999 pauses it for at most maxPauseMs: later messages still run, and readiness stays true', async () => {
-    const queues = await emulator.createQueues();
+    const queues = await suite.emulator.createQueues();
     const handled: Array<{ body: string; at: number }> = [];
-    const worker = await startEngine(emulator, queues, async (message: WorkerMessage) => {
+    const worker = await suite.engine(queues, async (message: WorkerMessage) => {
       handled.push({ body: message.rawBody, at: Date.now() });
       if (message.rawBody === 'poison') throw new RetryableError('429 from the host', { errorType: 'RATE_LIMIT', retryAfterMs: 999_999_999 * 1000 });
     });
-    workers.push(worker);
     await send(queues.queueUrl, 'poison');
     await eventually(() => (handled.length > 0 ? true : undefined), 10_000, 'the poisoned call');
     const sentAt = Date.now();
@@ -39,17 +30,16 @@ describe('a hostile or careless publisher cannot stall or turn the worker into a
     expect(worker.health().ready).toBe(true);
     // The message's own wait honours Retry-After, which ends past its deadline: a dead letter now.
     const [dead] = await eventually(async () => {
-      const letters = await emulator.drain(queues.dlqUrl);
+      const letters = await suite.emulator.drain(queues.dlqUrl);
       return letters.length ? letters : undefined;
     }, 10_000, 'the poisoned message in the DLQ');
     expect(parseDeadLetterRecord(dead!.MessageAttributes!['x-dead-letter']!.StringValue!)).toMatchObject({ reason: 'deadline-exceeded', errorType: 'RATE_LIMIT' });
   }, 40_000);
 
   it('x-retry-policy asking for 1,000 attempts with no delay gets the operator’s budget and at least 1 s between calls', async () => {
-    const queues = await emulator.createQueues();
+    const queues = await suite.emulator.createQueues();
     const calls: number[] = [];
-    const worker = await startEngine(
-      emulator,
+    await suite.engine(
       queues,
       async () => {
         calls.push(Date.now());
@@ -59,10 +49,9 @@ describe('a hostile or careless publisher cannot stall or turn the worker into a
       { maxAttempts: 3 },
       { backpressure: false },
     );
-    workers.push(worker);
     await send(queues.queueUrl, 'hammer', '{"maxAttempts":1000,"backoff":{"type":"fixed","delayMs":0,"jitter":"none"}}');
     const [dead] = await eventually(async () => {
-      const letters = await emulator.drain(queues.dlqUrl);
+      const letters = await suite.emulator.drain(queues.dlqUrl);
       return letters.length ? letters : undefined;
     }, 15_000, 'the dead letter');
     expect(calls).toHaveLength(3);

@@ -1,27 +1,22 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { NestFactory } from '@nestjs/core';
 import { SqsHealthIndicator } from '@requeue/nest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startEmulator, type Emulator } from '../support/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { emulatorSuite } from '../support/suite.js';
+import { eventually } from '../support/emulator.js';
 import { moduleFor, RequestScopedHandler, seen, SingletonHandler } from '../support/nest-fixtures.js';
 
-let emulator: Emulator;
-beforeAll(async () => {
-  emulator = await startEmulator();
-});
-afterAll(async () => {
-  await emulator.stop();
-});
+const suite = emulatorSuite();
 
 async function send(queueUrl: string, body: string) {
-  await emulator.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
+  await suite.emulator.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
 }
 
 describe('SqsWorkerModule', () => {
   it('runs a request-scoped @SqsHandler with a fresh instance per message, and survives a throwing error listener', async () => {
-    const queues = await emulator.createQueues();
+    const queues = await suite.emulator.createQueues();
     const listenerCalls: string[] = [];
-    const app = await NestFactory.createApplicationContext(moduleFor(emulator.sqs, queues, 'scoped', listenerCalls), { logger: false });
+    const app = await NestFactory.createApplicationContext(moduleFor(suite.emulator.sqs, queues, 'scoped', listenerCalls), { logger: false });
     try {
       const before = RequestScopedHandler.instances;
       await send(queues.queueUrl, 'steady');
@@ -37,8 +32,8 @@ describe('SqsWorkerModule', () => {
   });
 
   it('looks the handler method up per message, so a wrapper installed after boot is used', async () => {
-    const queues = await emulator.createQueues();
-    const app = await NestFactory.createApplicationContext(moduleFor(emulator.sqs, queues, 'default', []), { logger: false });
+    const queues = await suite.emulator.createQueues();
+    const app = await NestFactory.createApplicationContext(moduleFor(suite.emulator.sqs, queues, 'default', []), { logger: false });
     try {
       await send(queues.queueUrl, 'one');
       await eventually(() => (seen.includes('original:one') ? true : undefined), 10_000, 'the first message');

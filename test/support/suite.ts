@@ -1,24 +1,30 @@
+import type { RetryPolicyInput } from '@requeue/retry';
+import type { MessageHandler, SqsWorker, SqsWorkerOptions } from '@requeue/sqs';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { startEmulator, type Emulator } from './emulator.js';
+import { startEmulator, type Emulator, type QueuePair } from './emulator.js';
+import { startEngine } from './engine-worker.js';
 import type { WorkerProcess } from './worker-process.js';
 
 /**
- * One emulator for a test file, started before its tests and stopped after them, and the
- * worker processes a test starts, killed when it ends (pass or fail).
+ * One emulator for a test file, started before its tests and stopped after them; the
+ * worker processes and in-process engines a test starts are stopped when it ends (pass or
+ * fail).
  */
 export function emulatorSuite() {
   let emulator: Emulator | undefined;
   const workers: WorkerProcess[] = [];
+  const engines: SqsWorker[] = [];
   beforeAll(async () => {
     emulator = await startEmulator();
   });
-  afterEach(() => {
+  afterEach(async () => {
     for (const worker of workers.splice(0)) worker.child.kill('SIGKILL');
+    await Promise.all(engines.splice(0).map((engine) => engine.stop({ drainTimeoutMs: 0 })));
   });
   afterAll(async () => {
     await emulator?.stop();
   });
-  return {
+  const suite = {
     get emulator(): Emulator {
       if (!emulator) throw new Error('the emulator starts in beforeAll: use it inside a test');
       return emulator;
@@ -28,5 +34,12 @@ export function emulatorSuite() {
       workers.push(worker);
       return worker;
     },
+    /** The engine in this process on these queues (see `startEngine`), stopped at the end of the current test. */
+    async engine(queues: QueuePair, handler: MessageHandler, policy: RetryPolicyInput = {}, extra: Partial<SqsWorkerOptions> = {}): Promise<SqsWorker> {
+      const engine = await startEngine(suite.emulator, queues, handler, policy, extra);
+      engines.push(engine);
+      return engine;
+    },
   };
+  return suite;
 }

@@ -5,3 +5,4 @@ export { readStackTemplate, synthesizeStackTemplate } from './stack-template.js'
 export { asTemplate, LocalProvisioningError, type CloudFormationTemplate, type TemplateResource } from './template.js';
 export { freePort } from './free-port.js';
 export { startLoopbackEmulator, type LoopbackEmulator } from './loopback-emulator.js';
+export { readSimulationLedger, type SimulationLedgerLine } from './simulation-ledger.js';

@@ -2,23 +2,17 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { PublishBatchCommand, SNSClient } from '@aws-sdk/client-sns';
 import { ChangeMessageVisibilityCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
-import { freePort, startLocalRequeueStack } from '@requeue/local-aws';
+import { freePort, readSimulationLedger, startLocalRequeueStack, type SimulationLedgerLine } from '@requeue/local-aws';
 import { queueDepth } from '@requeue/sqs';
 import { CliError } from '../errors.js';
 import { DEMO_RETRY_POLICY, type DemoMessage } from './workload.js';
 
-const WORKER_ENTRY = fileURLToPath(new URL('../../../worker/dist/main.js', import.meta.url));
+// The worker app, a declared dependency: the demo runs it as its own process, as ECS would.
+const WORKER_ENTRY = createRequire(import.meta.url).resolve('@requeue/worker');
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-
-export interface LedgerLine {
-  id: string;
-  attempt: number;
-  at: number;
-  originalMessageId?: string;
-}
 
 /** A retry the worker decided, from its log. */
 export interface RetryLogLine {
@@ -49,19 +43,12 @@ export interface DemoRun {
   publishedAt: number;
   finishedAt: number;
   fifo: boolean;
-  ledger: LedgerLine[];
+  ledger: SimulationLedgerLine[];
   retries: RetryLogLine[];
   deadLetters: Message[];
   local: { endpoint: string; queueUrl: string; dlqUrl: string; topicArn: string };
 }
 
-function readLedger(path: string): LedgerLine[] {
-  if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as LedgerLine);
-}
 
 type RetryLogEntry = { msg?: string; time: number; originalMessageId: string; attempt: number; errorType: string; delaySeconds: number; cause?: RetryLogLine['deferredBecause'] };
 
@@ -181,7 +168,7 @@ export async function runDemo(workload: readonly DemoMessage[], options: DemoOpt
     for (;;) {
       const depth = await queueDepth(sqs, queueUrl);
       const dlq = await queueDepth(sqs, dlqUrl);
-      const succeeded = new Set(readLedger(ledgerPath).map((line) => line.id)).size;
+      const succeeded = new Set(readSimulationLedger(ledgerPath).map((line) => line.id)).size;
       const progress = {
         elapsedSeconds: (Date.now() - publishedAt) / 1000,
         published: workload.length,
@@ -202,7 +189,7 @@ export async function runDemo(workload: readonly DemoMessage[], options: DemoOpt
       publishedAt,
       finishedAt,
       fifo: options.fifo ?? false,
-      ledger: readLedger(ledgerPath),
+      ledger: readSimulationLedger(ledgerPath),
       retries: retryLines(output),
       deadLetters,
       local: { endpoint: local.endpoint, queueUrl: queueUrl, dlqUrl: dlqUrl, topicArn: topicArn },
