@@ -9,9 +9,9 @@ import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { MetricDimension, MetricName } from '@requeue/sqs/metric-names';
-import { resolveThresholds, type AlarmThresholdProps } from './alarm-thresholds.js';
-import { runningTaskCount } from './queue-worker-service.js';
-import { workerMetrics } from './worker-metrics.js';
+import { resolveThresholds, type AlarmThresholdProps, type Thresholds } from './alarm-thresholds.js';
+import { runningTaskCount } from './service-metrics.js';
+import { workerMetrics, type WorkerMetrics } from './worker-metrics.js';
 
 const MINUTE = Duration.minutes(1);
 
@@ -63,35 +63,46 @@ export class QueueMonitoring extends Construct {
 
   constructor(scope: Construct, id: string, props: QueueMonitoringProps) {
     super(scope, id);
-    const thresholds = resolveThresholds(props);
     const worker = workerMetrics(props.metricsNamespace, props.queue.queueName);
+    this.alarmTopic = this.buildAlarmTopic(props.alarmEmail);
+    this.alarms = this.buildAlarms(props, resolveThresholds(props), worker);
+    this.dashboard = this.buildDashboard(props, worker);
+  }
 
-    // CloudWatch can publish to an encrypted topic only through a customer-managed key
-    // whose policy lets it; the AWS-managed SNS key does not.
+  /**
+   * CloudWatch can publish to an encrypted topic only through a customer-managed key whose
+   * policy lets it; the AWS-managed SNS key does not.
+   */
+  private buildAlarmTopic(alarmEmail: string | undefined): sns.Topic {
     const alarmKey = new kms.Key(this, 'AlarmTopicKey', { enableKeyRotation: true, description: 'Encrypts the requeue alarm topic' });
     alarmKey.grant(new iam.ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
-    this.alarmTopic = new sns.Topic(this, 'AlarmTopic', { masterKey: alarmKey, enforceSSL: true });
-    if (props.alarmEmail) this.alarmTopic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
+    const topic = new sns.Topic(this, 'AlarmTopic', { masterKey: alarmKey, enforceSSL: true });
+    if (alarmEmail) topic.addSubscription(new subscriptions.EmailSubscription(alarmEmail));
+    return topic;
+  }
 
-    const alarm = (id: string, description: string, metric: cloudwatch.IMetric, threshold: number, evaluationPeriods = 1) => {
-      const created = new cloudwatch.Alarm(this, id, {
-        alarmDescription: description,
-        metric,
-        threshold,
-        evaluationPeriods,
-        datapointsToAlarm: evaluationPeriods,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-        actionsEnabled: props.alarmActionsEnabled ?? true,
-      });
-      created.addAlarmAction(new actions.SnsAction(this.alarmTopic));
-      created.addOkAction(new actions.SnsAction(this.alarmTopic));
-      return created;
-    };
+  private alarm(props: QueueMonitoringProps, id: string, description: string, metric: cloudwatch.IMetric, threshold: number, evaluationPeriods = 1): cloudwatch.Alarm {
+    const created = new cloudwatch.Alarm(this, id, {
+      alarmDescription: description,
+      metric,
+      threshold,
+      evaluationPeriods,
+      datapointsToAlarm: evaluationPeriods,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      actionsEnabled: props.alarmActionsEnabled ?? true,
+    });
+    created.addAlarmAction(new actions.SnsAction(this.alarmTopic));
+    created.addOkAction(new actions.SnsAction(this.alarmTopic));
+    return created;
+  }
 
+  private buildAlarms(props: QueueMonitoringProps, thresholds: Thresholds, worker: WorkerMetrics): QueueMonitoring['alarms'] {
+    const alarm = (id: string, description: string, metric: cloudwatch.IMetric, threshold: number, evaluationPeriods = 1) =>
+      this.alarm(props, id, description, metric, threshold, evaluationPeriods);
     const q = props.queue;
     const visible = q.metricApproximateNumberOfMessagesVisible({ period: MINUTE, statistic: 'Maximum' });
-    this.alarms = {
+    return {
       queueDepth: alarm('QueueDepthAlarm', 'Visible messages waiting: the workers are not keeping up.', visible, thresholds.queueDepth),
       deadLetters: alarm(
         'DeadLetterAlarm',
@@ -153,11 +164,16 @@ export class QueueMonitoring extends Construct {
           }),
     };
 
-    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { dashboardName: props.dashboardName, defaultInterval: Duration.hours(3) });
-    this.dashboard.addWidgets(
+  }
+
+  private buildDashboard(props: QueueMonitoringProps, worker: WorkerMetrics): cloudwatch.Dashboard {
+    const q = props.queue;
+    const visible = q.metricApproximateNumberOfMessagesVisible({ period: MINUTE, statistic: 'Maximum' });
+    const dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { dashboardName: props.dashboardName, defaultInterval: Duration.hours(3) });
+    dashboard.addWidgets(
       new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: Object.values(this.alarms).filter((a) => a !== undefined), width: 24, height: 3 }),
     );
-    this.dashboard.addWidgets(
+    dashboard.addWidgets(
       graph('Messages: visible / in flight / delayed', [
         visible.with({ label: 'Visible' }),
         q.metricApproximateNumberOfMessagesNotVisible({ period: MINUTE, statistic: 'Maximum', label: 'In flight' }),
@@ -174,7 +190,7 @@ export class QueueMonitoring extends Construct {
         props.deadLetterQueue.metricNumberOfMessagesSent({ period: MINUTE, statistic: 'Sum', label: 'Dead-lettered per minute' }),
       ]),
     );
-    this.dashboard.addWidgets(
+    dashboard.addWidgets(
       graph('Processed per minute', [worker.received.with({ label: 'Received' }), worker.succeeded.with({ label: 'Succeeded' })]),
       graph('Retried by ErrorType', [worker.search(MetricName.retried, MetricDimension.errorType)]),
       graph('First failures by ErrorType', [worker.search(MetricName.firstFailures, MetricDimension.errorType)]),
@@ -183,7 +199,7 @@ export class QueueMonitoring extends Construct {
       graph('Retry delay (s)', [worker.retryDelay('Average'), worker.retryDelay('Maximum')]),
     );
     if (props.service) {
-      this.dashboard.addWidgets(
+      dashboard.addWidgets(
         graph('Running tasks', [runningTaskCount(props.service.cluster, props.service).with({ label: 'Running' })]),
         graph('Task CPU and memory (%)', [
           props.service.metricCpuUtilization({ period: MINUTE, label: 'CPU' }),
@@ -191,6 +207,7 @@ export class QueueMonitoring extends Construct {
         ]),
       );
     }
+    return dashboard;
   }
 
   /** The console address of the dashboard. */

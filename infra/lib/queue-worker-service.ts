@@ -6,19 +6,15 @@ import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
-import { createRetryPolicy, parseRetryPolicyJson, RetryPolicyConfigError, type RetryPolicyJson } from '@requeue/retry';
+import type { RetryPolicyJson } from '@requeue/retry';
 import { Construct } from 'constructs';
-import { InfraConfigError } from './errors.js';
+import { backlogPerTask } from './service-metrics.js';
 import { workerImageFromRepository } from './worker-image.js';
 import { workerNodeOptions } from './worker-node-options.js';
+import { resolveSettings, type Settings } from './worker-settings.js';
 
-/** Fargate waits at most this long between SIGTERM and SIGKILL. */
-const FARGATE_MAX_STOP_TIMEOUT_SECONDS = 120;
-/** Time between the end of the worker's drain and SIGKILL: releasing leftovers, flushing logs. */
-const STOP_MARGIN_SECONDS = 15;
 const HEALTH_PORT = 8080;
-/** The worker's own default for METRICS_NAMESPACE. */
-export const DEFAULT_METRICS_NAMESPACE = 'requeue';
+export { DEFAULT_METRICS_NAMESPACE } from './worker-settings.js';
 
 export interface QueueWorkerServiceProps {
   /** The queue the worker consumes and requeues retries to. */
@@ -122,7 +118,6 @@ export class QueueWorkerService extends Construct {
     super(scope, id);
     const settings = resolveSettings(props);
     this.metricsNamespace = settings.metricsNamespace;
-
     const vpc =
       props.vpc ??
       new ec2.Vpc(this, 'Vpc', {
@@ -133,32 +128,41 @@ export class QueueWorkerService extends Construct {
         subnetConfiguration: [{ name: 'public', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 24 }],
       });
     this.cluster = new ecs.Cluster(this, 'Cluster', { vpc, containerInsightsV2: ecs.ContainerInsights.ENABLED });
-
-    this.taskRole = new iam.Role(this, 'TaskRole', {
-      assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com'),
-      description: 'requeue worker: consume, requeue and dead-letter, nothing else',
-    });
-    this.taskRole.addToPolicy(
-      new iam.PolicyStatement({
-        // SendMessage on the queue itself: a retry is a delayed copy sent before the original is deleted.
-        actions: ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:SendMessage'],
-        resources: [props.queue.queueArn],
-      }),
-    );
-    this.taskRole.addToPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [props.deadLetterQueue.queueArn] }));
-
+    this.taskRole = this.buildTaskRole(props);
     this.logGroup = new logs.LogGroup(this, 'Logs', {
       retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
       removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.DESTROY,
     });
-
     const taskDefinition = new ecs.FargateTaskDefinition(this, 'Task', {
       cpu: props.cpu ?? 256,
       memoryLimitMiB: settings.memoryLimitMiB,
       taskRole: this.taskRole,
       runtimePlatform: { cpuArchitecture: ecs.CpuArchitecture.X86_64, operatingSystemFamily: ecs.OperatingSystemFamily.LINUX },
     });
-    this.container = taskDefinition.addContainer('Worker', {
+    this.container = this.addWorkerContainer(taskDefinition, props, settings);
+    this.service = this.buildService(vpc, taskDefinition, props, settings);
+    this.backlogPerTaskMetric = backlogPerTask(props.queue, this.cluster, this.service);
+    this.scaleOnBacklog(settings);
+  }
+
+  private buildTaskRole(props: QueueWorkerServiceProps): iam.Role {
+    const role = new iam.Role(this, 'TaskRole', {
+      assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com'),
+      description: 'requeue worker: consume, requeue and dead-letter, nothing else',
+    });
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        // SendMessage on the queue itself: a retry is a delayed copy sent before the original is deleted.
+        actions: ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:SendMessage'],
+        resources: [props.queue.queueArn],
+      }),
+    );
+    role.addToPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [props.deadLetterQueue.queueArn] }));
+    return role;
+  }
+
+  private addWorkerContainer(taskDefinition: ecs.FargateTaskDefinition, props: QueueWorkerServiceProps, settings: Settings): ecs.ContainerDefinition {
+    return taskDefinition.addContainer('Worker', {
       image: props.image ?? workerImageFromRepository(),
       logging: ecs.LogDrivers.awsLogs({ logGroup: this.logGroup, streamPrefix: 'worker' }),
       environment: {
@@ -183,13 +187,15 @@ export class QueueWorkerService extends Construct {
         startPeriod: Duration.seconds(30),
       },
     });
+  }
 
+  private buildService(vpc: ec2.IVpc, taskDefinition: ecs.FargateTaskDefinition, props: QueueWorkerServiceProps, settings: Settings): ecs.FargateService {
     const securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc,
       description: 'requeue worker: outbound only, no ingress',
       allowAllOutbound: true,
     });
-    this.service = new ecs.FargateService(this, 'Service', {
+    return new ecs.FargateService(this, 'Service', {
       cluster: this.cluster,
       taskDefinition,
       desiredCount: settings.minCapacity,
@@ -201,8 +207,9 @@ export class QueueWorkerService extends Construct {
       maxHealthyPercent: 200,
       circuitBreaker: { enable: true, rollback: true },
     });
+  }
 
-    this.backlogPerTaskMetric = backlogPerTask(props.queue, this.cluster, this.service);
+  private scaleOnBacklog(settings: Settings): void {
     const target = settings.backlogPerTask;
     this.service.autoScaleTaskCount({ minCapacity: settings.minCapacity, maxCapacity: settings.maxCapacity }).scaleOnMetric('ScaleOnBacklogPerTask', {
       metric: this.backlogPerTaskMetric,
@@ -219,81 +226,3 @@ export class QueueWorkerService extends Construct {
     });
   }
 }
-
-interface Settings {
-  memoryLimitMiB: number;
-  handler: string;
-  retryPolicy: RetryPolicyJson;
-  metricsNamespace: string;
-  maxInFlight: number;
-  drainTimeout: Duration;
-  stopTimeout: Duration;
-  minCapacity: number;
-  maxCapacity: number;
-  backlogPerTask: number;
-}
-
-function resolveSettings(props: QueueWorkerServiceProps): Settings {
-  const handler = props.handler ?? 'webhook';
-  if (!/^[A-Za-z][\w-]{0,63}$/.test(handler)) throw new InfraConfigError('handler', `is not a handler name: ${JSON.stringify(handler)}`);
-  const retryPolicy = props.retryPolicy ?? {};
-  try {
-    createRetryPolicy(parseRetryPolicyJson(retryPolicy));
-  } catch (cause) {
-    if (cause instanceof RetryPolicyConfigError) throw new InfraConfigError('retryPolicy', cause.message, { cause });
-    throw cause;
-  }
-  const metricsNamespace = props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
-  if (!/^[\w.\-/#:]{1,255}$/.test(metricsNamespace) || metricsNamespace.startsWith('AWS/')) {
-    throw new InfraConfigError('metricsNamespace', `must be 1-255 of letters, digits and . - _ / # : and not start with AWS/, got ${JSON.stringify(metricsNamespace)}`);
-  }
-  const maxInFlight = wholeNumber('maxInFlight', props.maxInFlight ?? 10, 1, 1000);
-  const drainTimeout = props.drainTimeout ?? Duration.seconds(30);
-  const stopSeconds = drainTimeout.toSeconds() + STOP_MARGIN_SECONDS;
-  if (stopSeconds > FARGATE_MAX_STOP_TIMEOUT_SECONDS) {
-    throw new InfraConfigError(
-      'drainTimeout',
-      `must be at most ${FARGATE_MAX_STOP_TIMEOUT_SECONDS - STOP_MARGIN_SECONDS} s: Fargate kills a task ${FARGATE_MAX_STOP_TIMEOUT_SECONDS} s after SIGTERM, got ${drainTimeout.toSeconds()} s`,
-    );
-  }
-  const minCapacity = wholeNumber('minCapacity', props.minCapacity ?? 1, 0, 1000);
-  const maxCapacity = wholeNumber('maxCapacity', props.maxCapacity ?? 10, Math.max(1, minCapacity), 1000);
-  const backlogPerTask = wholeNumber('backlogPerTask', props.backlogPerTask ?? 100, 4, 1_000_000);
-  const memoryLimitMiB = wholeNumber('memoryLimitMiB', props.memoryLimitMiB ?? 512, 512, 122_880);
-  return { memoryLimitMiB, handler, retryPolicy, metricsNamespace, maxInFlight, drainTimeout, stopTimeout: Duration.seconds(stopSeconds), minCapacity, maxCapacity, backlogPerTask };
-}
-
-function wholeNumber(prop: string, value: number, min: number, max: number): number {
-  if (!Number.isInteger(value) || value < min || value > max) throw new InfraConfigError(prop, `must be a whole number from ${min} to ${max}, got ${value}`);
-  return value;
-}
-
-/**
- * Backlog per task at a 1-minute period. With no task running (minCapacity 0, or all
- * crashed) the whole backlog counts, so the service still scales out from zero.
- */
-function backlogPerTask(queue: sqs.IQueue, cluster: ecs.ICluster, service: ecs.FargateService): cloudwatch.IMetric {
-  const period = Duration.minutes(1);
-  return new cloudwatch.MathExpression({
-    expression: 'IF(FILL(running, 0) > 0, (visible + inflight) / FILL(running, 0), visible + inflight)',
-    usingMetrics: {
-      visible: queue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
-      inflight: queue.metricApproximateNumberOfMessagesNotVisible({ period, statistic: 'Maximum' }),
-      running: runningTaskCount(cluster, service),
-    },
-    period,
-    label: 'Backlog per task',
-  });
-}
-
-/** Running tasks, from Container Insights (enabled on the cluster). */
-export function runningTaskCount(cluster: ecs.ICluster, service: ecs.FargateService): cloudwatch.Metric {
-  return new cloudwatch.Metric({
-    namespace: 'ECS/ContainerInsights',
-    metricName: 'RunningTaskCount',
-    dimensionsMap: { ClusterName: cluster.clusterName, ServiceName: service.serviceName },
-    statistic: 'Average',
-    period: Duration.minutes(1),
-  });
-}
-

@@ -37,3 +37,5 @@ export function workerMetrics(namespace: string, queueName: string) {
       }),
   };
 }
+
+export type WorkerMetrics = ReturnType<typeof workerMetrics>;

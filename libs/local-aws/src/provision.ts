@@ -61,10 +61,44 @@ export async function provisionFromTemplate(options: ProvisionOptions): Promise<
   const { sqs, sns, template } = options;
   const stackName = options.stackName ?? 'Requeue';
   const region = options.region ?? (await sqs.config.region());
-  const resolver = new TemplateResolver({ stackName, region, accountId: options.accountId ?? '000000000000' });
-  const byType = groupByType(template);
-  const result: ProvisionedStack = { queues: {}, topics: {}, subscriptions: {}, outputs: {}, notProvisioned: {} };
+  const context: Provisioning = {
+    sqs,
+    sns,
+    stackName,
+    resolver: new TemplateResolver({ stackName, region, accountId: options.accountId ?? '000000000000' }),
+    byType: groupByType(template),
+    result: { queues: {}, topics: {}, subscriptions: {}, outputs: {}, notProvisioned: {} },
+  };
+  await provisionQueues(context);
+  await provisionTopics(context);
+  await provisionSubscriptions(context);
+  const { result, resolver } = context;
+  for (const resource of Object.values(template.Resources)) {
+    if (!['AWS::SQS::Queue', 'AWS::SNS::Topic', 'AWS::SNS::Subscription'].includes(resource.Type)) {
+      result.notProvisioned[resource.Type] = (result.notProvisioned[resource.Type] ?? 0) + 1;
+    }
+  }
+  for (const [name, output] of Object.entries(template.Outputs ?? {})) {
+    try {
+      result.outputs[name] = resolver.resolveString(output.Value, `Outputs.${name}`);
+    } catch (error) {
+      // Outputs of resources with no local counterpart (the dashboard) have no local value.
+      if (!(error instanceof LocalProvisioningError)) throw error;
+    }
+  }
+  return result;
+}
 
+interface Provisioning {
+  sqs: SQSClient;
+  sns: SNSClient;
+  stackName: string;
+  resolver: TemplateResolver;
+  byType: (type: string) => [string, TemplateResource][];
+  result: ProvisionedStack;
+}
+
+async function provisionQueues({ sqs, stackName, resolver, byType, result }: Provisioning): Promise<void> {
   // Queues first, without attributes: a redrive policy refers to another queue's ARN,
   // so every queue must exist before any attribute is resolved.
   for (const [logicalId, resource] of byType('AWS::SQS::Queue')) {
@@ -84,7 +118,9 @@ export async function provisionFromTemplate(options: ProvisionOptions): Promise<
     if (Object.keys(attributes).length > 0) await sqs.send(new SetQueueAttributesCommand({ QueueUrl: queue.queueUrl, Attributes: attributes }));
     queue.attributes = attributes;
   }
+}
 
+async function provisionTopics({ sns, stackName, resolver, byType, result }: Provisioning): Promise<void> {
   for (const [logicalId, resource] of byType('AWS::SNS::Topic')) {
     const properties = resource.Properties ?? {};
     const fifo = properties.FifoTopic === true || properties.FifoTopic === 'true';
@@ -96,7 +132,9 @@ export async function provisionFromTemplate(options: ProvisionOptions): Promise<
     resolver.define(logicalId, { ref: created.TopicArn!, attributes: { TopicArn: created.TopicArn!, TopicName: topicName } });
     result.topics[logicalId] = { topicArn: created.TopicArn!, topicName };
   }
+}
 
+async function provisionSubscriptions({ sns, resolver, byType, result }: Provisioning): Promise<void> {
   for (const [logicalId, resource] of byType('AWS::SNS::Subscription')) {
     const properties = resource.Properties ?? {};
     if (properties.Protocol !== 'sqs') {
@@ -115,21 +153,6 @@ export async function provisionFromTemplate(options: ProvisionOptions): Promise<
     }
     result.subscriptions[logicalId] = { subscriptionArn, attributes };
   }
-
-  for (const resource of Object.values(template.Resources)) {
-    if (!['AWS::SQS::Queue', 'AWS::SNS::Topic', 'AWS::SNS::Subscription'].includes(resource.Type)) {
-      result.notProvisioned[resource.Type] = (result.notProvisioned[resource.Type] ?? 0) + 1;
-    }
-  }
-  for (const [name, output] of Object.entries(template.Outputs ?? {})) {
-    try {
-      result.outputs[name] = resolver.resolveString(output.Value, `Outputs.${name}`);
-    } catch (error) {
-      // Outputs of resources with no local counterpart (the dashboard) have no local value.
-      if (!(error instanceof LocalProvisioningError)) throw error;
-    }
-  }
-  return result;
 }
 
 /**

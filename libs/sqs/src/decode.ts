@@ -1,7 +1,6 @@
 import type { Message } from '@aws-sdk/client-sqs';
 import {
   freshRetryState,
-  InvalidRetryStateError,
   parsePolicyOverride,
   parseRetryState,
   RETRY_POLICY_ATTRIBUTE,
@@ -60,27 +59,9 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
   const firstReceivedAt = positiveInt(message.Attributes?.ApproximateFirstReceiveTimestamp) ?? now;
   const sqsBody = message.Body ?? '';
 
-  let recorded: RetryState = freshRetryState(messageId, Math.min(firstReceivedAt, now));
-  let stateProblem: string | undefined;
-  const rawState = attributes[RETRY_STATE_ATTRIBUTE]?.StringValue;
-  if (rawState !== undefined) {
-    try {
-      recorded = parseRetryState(rawState, now);
-    } catch (error) {
-      stateProblem = error instanceof InvalidRetryStateError ? error.message : String(error);
-    }
-  }
-
-  let override: PolicyOverride | undefined;
-  let overrideProblem: string | undefined;
-  const rawOverride = attributes[RETRY_POLICY_ATTRIBUTE]?.StringValue;
-  if (rawOverride !== undefined) {
-    try {
-      override = parseOverride(rawOverride);
-    } catch (error) {
-      overrideProblem = error instanceof Error ? error.message : String(error);
-    }
-  }
+  const retry = readAttribute(attributes[RETRY_STATE_ATTRIBUTE]?.StringValue, (raw) => parseRetryState(raw, now));
+  const recorded = retry.value ?? freshRetryState(messageId, Math.min(firstReceivedAt, now));
+  const { value: override, problem: overrideProblem } = readAttribute(attributes[RETRY_POLICY_ATTRIBUTE]?.StringValue, parseOverride);
 
   const unwrapped = unwrapSnsEnvelope(sqsBody, attributes);
   const payload = unwrapped.kind === 'invalid-envelope' ? sqsBody : unwrapped.payload;
@@ -111,13 +92,23 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
       receiveCount,
     },
   };
-  if (stateProblem !== undefined) {
-    return { ok: false, message: decoded, reason: 'invalid-retry-state', errorType: 'INVALID_RETRY_STATE', error: stateProblem };
+  if (retry.problem !== undefined) {
+    return { ok: false, message: decoded, reason: 'invalid-retry-state', errorType: 'INVALID_RETRY_STATE', error: retry.problem };
   }
   if (unwrapped.kind === 'invalid-envelope') {
     return { ok: false, message: decoded, reason: 'non-retryable', errorType: 'INVALID_ENVELOPE', error: unwrapped.problem };
   }
   return { ok: true, message: decoded };
+}
+
+/** An optional attribute, parsed: its value, or why it could not be read; neither when it is absent. */
+function readAttribute<T>(raw: string | undefined, parse: (raw: string) => T): { value?: T; problem?: string } {
+  if (raw === undefined) return {};
+  try {
+    return { value: parse(raw) };
+  } catch (error) {
+    return { problem: error instanceof Error ? error.message : String(error) };
+  }
 }
 
 /** The handler's `body`: parsed JSON when the payload is JSON, else the string. */
