@@ -4,7 +4,7 @@ import { DEPLOYMENT_PROPS } from '@requeue/infra';
 import { startLoopbackEmulator, type LoopbackEmulator } from './loopback-emulator.js';
 import { provisionFromTemplate, stackAddresses, type ProvisionedStack } from './provision.js';
 import { synthesizeStackTemplate } from './stack-template.js';
-import { LocalProvisioningError, type CloudFormationTemplate } from './template.js';
+import type { CloudFormationTemplate } from './template.js';
 
 export interface LocalAwsOptions {
   /** 0 picks a free port. */
