@@ -18,7 +18,7 @@ export default defineConfig({
     },
   },
   test: {
-    include: ['libs/**/src/**/*.test.ts', 'apps/**/src/**/*.test.ts', 'infra/test/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['libs/**/src/**/*.test.ts', 'apps/**/src/**/*.test.ts', 'infra/test/**/*.test.ts', 'test/**/*.test.ts', 'bench/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/dist/**'],
     testTimeout: 30_000,
     // The benchmark model and the process tests are CPU-heavy: two at a time suits 2 cores.

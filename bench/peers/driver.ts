@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { workerNodeOptions } from '@requeue/infra';
-import { startWorkerProcess, waitUntilReady } from '../../support/worker-process.js';
+import { startWorkerProcess, waitUntilReady } from '@requeue/test/support/worker-process';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import { markdownTable, numberFlag, progress, replaceDocsSection, wantsJson } from '../bench/report.js';
-import { runOutageScenario, runRestartScenario, type ScenarioReport } from './scenarios.js';
+import { markdownTable, numberFlag, progress, replaceDocsSection, wantsJson } from './report.js';
+import { runOutageScenario, runRestartScenario, type ScenarioReport } from '@requeue/test/faults/scenarios';
 
-const RELIABILITY_DOC = fileURLToPath(new URL('../../../docs/reliability.md', import.meta.url));
+const RELIABILITY_DOC = fileURLToPath(new URL('../../docs/reliability.md', import.meta.url));
 
 /**
  * The long fault run: the bounded suite's scenarios at soak scale. Prints the table (or

@@ -7,8 +7,8 @@ import { writeHerdChart } from './herd-chart.js';
 import { HERD, runHerd, summarizeHerd, type HerdSummary } from './herd.js';
 import { runMemory, type MemoryRun } from './memory.js';
 
-const DOCS = fileURLToPath(new URL('../../../../docs/benchmarks.md', import.meta.url));
-const CHART = fileURLToPath(new URL('../../../../docs/herd-e2e.svg', import.meta.url));
+const DOCS = fileURLToPath(new URL('../../../docs/benchmarks.md', import.meta.url));
+const CHART = fileURLToPath(new URL('../../../docs/herd-e2e.svg', import.meta.url));
 
 interface Config {
   quick: boolean;
