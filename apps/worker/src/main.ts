@@ -33,6 +33,20 @@ function banner(local: EmbeddedAws, config: WorkerConfig): string {
   ].join('\n');
 }
 
+/** Where the worker's queues are: the configured ones, or the embedded emulator's (started here). */
+async function resolveQueues(config: WorkerConfig): Promise<{ queues: { queueUrl: string; dlqUrl: string }; endpoint: string | undefined; local?: EmbeddedAws }> {
+  if (config.queues !== 'embedded') return { queues: config.queues, endpoint: config.endpoint };
+  let local: EmbeddedAws;
+  try {
+    local = await startEmbeddedAws(config.emulatorPort);
+  } catch (error) {
+    if (error instanceof EmbeddedAwsError) fail(error.message);
+    throw error;
+  }
+  process.stderr.write(banner(local, config));
+  return { queues: { queueUrl: local.queueUrl, dlqUrl: local.dlqUrl }, endpoint: local.endpoint, local };
+}
+
 async function main(): Promise<void> {
   let config: WorkerConfig;
   try {
@@ -42,23 +56,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createWorkerLogger(config);
-
-  let local: EmbeddedAws | undefined;
-  let queues: { queueUrl: string; dlqUrl: string };
-  let endpoint = config.endpoint;
-  if (config.queues === 'embedded') {
-    try {
-      local = await startEmbeddedAws(config.emulatorPort);
-    } catch (error) {
-      if (error instanceof EmbeddedAwsError) fail(error.message);
-      throw error;
-    }
-    queues = { queueUrl: local.queueUrl, dlqUrl: local.dlqUrl };
-    endpoint = local.endpoint;
-    process.stderr.write(banner(local, config));
-  } else {
-    queues = config.queues;
-  }
+  const { queues, endpoint, local } = await resolveQueues(config);
 
   const sqs = withoutSdkCallLogging(
     new SQSClient({

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { PublishBatchCommand, SNSClient } from '@aws-sdk/client-sns';
 import { ChangeMessageVisibilityCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
-import { freePort, readSimulationLedger, startLocalRequeueStack, type SimulationLedgerLine } from '@requeue/local-aws';
+import { freePort, readSimulationLedger, startLocalRequeueStack, type LocalRequeueStack, type SimulationLedgerLine } from '@requeue/local-aws';
 import { queueDepth } from '@requeue/sqs';
 import { CliError } from '../errors.js';
 import { DEMO_RETRY_POLICY, type DemoMessage } from './workload.js';
@@ -102,21 +102,63 @@ export interface DemoOptions {
 }
 
 export async function runDemo(workload: readonly DemoMessage[], options: DemoOptions): Promise<DemoRun> {
-  const { onProgress, timeoutMs = 60_000 } = options;
   if (!existsSync(WORKER_ENTRY)) throw new CliError(`the worker is not built (${WORKER_ENTRY}): run \`npm run demo\`, which builds first`);
   const local = await startLocalRequeueStack({ port: 0, fifo: options.fifo ?? false });
   const { queueUrl, dlqUrl, topicArn } = local;
   const sqs = new SQSClient({ endpoint: local.endpoint, region: local.region, credentials });
   const sns = new SNSClient({ endpoint: local.endpoint, region: local.region, credentials });
   const ledgerPath = join(mkdtempSync(join(tmpdir(), 'requeue-demo-')), 'ledger.jsonl');
+  const worker = await spawnDemoWorker(local, ledgerPath, options);
+  try {
+    await waitForHealth(worker.process, worker.healthPort, worker.output);
+    if (options.dashboardPort !== undefined) {
+      const url = /dashboard on (\S+)/.exec(worker.output())?.[1];
+      if (!url) throw new CliError(`the worker did not start its dashboard:\n${worker.output().slice(-2000)}`);
+      options.onDashboard?.(url);
+    }
+    if (options.publishDelayMs) await sleep(options.publishDelayMs);
+    const publishedAt = Date.now();
+    await publishWorkload(sns, topicArn, workload, options.fifo ?? false);
+    await untilAccountedFor({ sqs, queueUrl, dlqUrl, ledgerPath, worker, published: workload.length, publishedAt, options });
+    const run = {
+      publishedAt,
+      finishedAt: Date.now(),
+      fifo: options.fifo ?? false,
+      ledger: readSimulationLedger(ledgerPath),
+      retries: retryLines(worker.output()),
+      deadLetters: await peek(sqs, dlqUrl),
+      local: { endpoint: local.endpoint, queueUrl, dlqUrl, topicArn },
+    };
+    await options.holdOpen?.(run);
+    return run;
+  } finally {
+    if (worker.process.exitCode === null) {
+      const exited = new Promise((resolve) => worker.process.once('exit', resolve));
+      worker.process.kill('SIGTERM');
+      await exited;
+    }
+    sqs.destroy();
+    sns.destroy();
+    await local.stop();
+  }
+}
+
+interface DemoWorker {
+  process: ChildProcess;
+  healthPort: number;
+  output: () => string;
+}
+
+/** The real worker app, as its own process, on the local stack with the simulation handler and one-second backoffs. */
+async function spawnDemoWorker(local: LocalRequeueStack, ledgerPath: string, options: DemoOptions): Promise<DemoWorker> {
   const healthPort = await freePort();
   let output = '';
-  const worker = spawn(process.execPath, [WORKER_ENTRY], {
+  const child = spawn(process.execPath, [WORKER_ENTRY], {
     env: {
       ...process.env,
       NODE_ENV: 'development',
-      WORKER_QUEUE_URL: queueUrl,
-      WORKER_DLQ_URL: dlqUrl,
+      WORKER_QUEUE_URL: local.queueUrl,
+      WORKER_DLQ_URL: local.dlqUrl,
       AWS_ENDPOINT_URL: local.endpoint,
       AWS_REGION: local.region,
       AWS_ACCESS_KEY_ID: credentials.accessKeyId,
@@ -137,74 +179,60 @@ export async function runDemo(workload: readonly DemoMessage[], options: DemoOpt
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  worker.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  worker.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  try {
-    await waitForHealth(worker, healthPort, () => output);
-    if (options.dashboardPort !== undefined) {
-      const url = /dashboard on (\S+)/.exec(output)?.[1];
-      if (!url) throw new CliError(`the worker did not start its dashboard:\n${output.slice(-2000)}`);
-      options.onDashboard?.(url);
-    }
-    if (options.publishDelayMs) await sleep(options.publishDelayMs);
-    const publishedAt = Date.now();
-    for (let start = 0; start < workload.length; start += 10) {
-      const batch = workload.slice(start, start + 10);
-      const out = await sns.send(
-        new PublishBatchCommand({
-          TopicArn: topicArn,
-          PublishBatchRequestEntries: batch.map((message, i) => ({
-            Id: String(i),
-            Message: message.body,
-            MessageAttributes: message.attributes,
-            ...(options.fifo ? { MessageGroupId: message.group } : {}),
-          })),
-        }),
-      );
-      if (out.Failed?.length) throw new CliError(`SNS refused ${out.Failed.length} messages: ${JSON.stringify(out.Failed)}`);
-    }
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return { process: child, healthPort, output: () => output };
+}
 
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const depth = await queueDepth(sqs, queueUrl);
-      const dlq = await queueDepth(sqs, dlqUrl);
-      const succeeded = new Set(readSimulationLedger(ledgerPath).map((line) => line.id)).size;
-      const progress = {
-        elapsedSeconds: (Date.now() - publishedAt) / 1000,
-        published: workload.length,
-        succeeded,
-        retrying: depth.visible + depth.inFlight,
-        waiting: depth.delayed,
-        deadLettered: dlq.visible + dlq.inFlight,
-      };
-      onProgress(progress);
-      if (progress.succeeded + progress.deadLettered >= workload.length && depth.visible + depth.inFlight + depth.delayed === 0) break;
-      if (worker.exitCode !== null) throw new CliError(`the worker exited mid-run:\n${output.slice(-2000)}`);
-      if (Date.now() > deadline) throw new CliError(`not every message was accounted for within ${timeoutMs / 1000} s: ${JSON.stringify(progress)}`);
-      await sleep(1000);
-    }
-    const finishedAt = Date.now();
-    const deadLetters = await peek(sqs, dlqUrl);
-    const run = {
-      publishedAt,
-      finishedAt,
-      fifo: options.fifo ?? false,
-      ledger: readSimulationLedger(ledgerPath),
-      retries: retryLines(output),
-      deadLetters,
-      local: { endpoint: local.endpoint, queueUrl: queueUrl, dlqUrl: dlqUrl, topicArn: topicArn },
+/** To the stack's topic, ten per call; on FIFO each message in its group. */
+async function publishWorkload(sns: SNSClient, topicArn: string, workload: readonly DemoMessage[], fifo: boolean): Promise<void> {
+  for (let start = 0; start < workload.length; start += 10) {
+    const batch = workload.slice(start, start + 10);
+    const out = await sns.send(
+      new PublishBatchCommand({
+        TopicArn: topicArn,
+        PublishBatchRequestEntries: batch.map((message, i) => ({
+          Id: String(i),
+          Message: message.body,
+          MessageAttributes: message.attributes,
+          ...(fifo ? { MessageGroupId: message.group } : {}),
+        })),
+      }),
+    );
+    if (out.Failed?.length) throw new CliError(`SNS refused ${out.Failed.length} messages: ${JSON.stringify(out.Failed)}`);
+  }
+}
+
+interface Accounting {
+  sqs: SQSClient;
+  queueUrl: string;
+  dlqUrl: string;
+  ledgerPath: string;
+  worker: DemoWorker;
+  published: number;
+  publishedAt: number;
+  options: DemoOptions;
+}
+
+/** Reports progress every second until every message has succeeded or reached the DLQ, and the queue is empty. */
+async function untilAccountedFor({ sqs, queueUrl, dlqUrl, ledgerPath, worker, published, publishedAt, options }: Accounting): Promise<void> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [depth, dlq] = await Promise.all([queueDepth(sqs, queueUrl), queueDepth(sqs, dlqUrl)]);
+    const progress = {
+      elapsedSeconds: (Date.now() - publishedAt) / 1000,
+      published,
+      succeeded: new Set(readSimulationLedger(ledgerPath).map((line) => line.id)).size,
+      retrying: depth.visible + depth.inFlight,
+      waiting: depth.delayed,
+      deadLettered: dlq.visible + dlq.inFlight,
     };
-    await options.holdOpen?.(run);
-    return run;
-  } finally {
-    if (worker.exitCode === null) {
-      const exited = new Promise((resolve) => worker.once('exit', resolve));
-      worker.kill('SIGTERM');
-      await exited;
-    }
-    sqs.destroy();
-    sns.destroy();
-    await local.stop();
+    options.onProgress(progress);
+    if (progress.succeeded + progress.deadLettered >= published && depth.visible + depth.inFlight + depth.delayed === 0) return;
+    if (worker.process.exitCode !== null) throw new CliError(`the worker exited mid-run:\n${worker.output().slice(-2000)}`);
+    if (Date.now() > deadline) throw new CliError(`not every message was accounted for within ${timeoutMs / 1000} s: ${JSON.stringify(progress)}`);
+    await sleep(1000);
   }
 }
 

@@ -1,0 +1,98 @@
+import { cpus, totalmem } from 'node:os';
+import { markdownTable } from '../report.js';
+import { SYSTEM_LABELS } from './driver.js';
+import type { Document, Row } from './document.js';
+import { HERD } from './herd.js';
+
+function spread(values: { median: number; min: number; max: number }): string {
+  const round = (n: number) => n.toFixed(0);
+  return values.min === values.max ? round(values.median) : `${round(values.median)} (${round(values.min)}-${round(values.max)})`;
+}
+
+/** One column per SQS action any row called, so each system's cost reads call by call. */
+function callsByActionTable(list: readonly Row[]): string {
+  const actions = [...new Set(list.flatMap((r) => Object.keys(r.callsPerMessageByAction)))].sort();
+  return markdownTable(list, [
+    { header: 'scenario', value: (r) => r.scenario },
+    { header: 'system', value: (r) => SYSTEM_LABELS[r.system] },
+    { header: 'concurrency', value: (r) => r.concurrency },
+    ...actions.map((action) => ({ header: action, value: (r: Row) => perMessage(r.callsPerMessageByAction[action]) })),
+  ]);
+}
+
+/** Three decimals, except that a few calls over many messages read as "< 0.001", not as none. */
+function perMessage(calls: number | undefined): string {
+  if (calls === undefined) return '';
+  return calls > 0 && calls < 0.0005 ? '< 0.001' : calls.toFixed(3);
+}
+
+/** Each system's retry path against its own happy path (no-op, same concurrency): what failing once costs it. */
+function retryAgainstHappy(document: Document): string {
+  const ratios = document.retry.map((r) => {
+    const happy = document.happy.find((h) => h.scenario === 'happy no-op' && h.system === r.system && h.concurrency === r.concurrency);
+    return `${SYSTEM_LABELS[r.system]} ${happy ? (r.messagesPerSecond.median / happy.messagesPerSecond.median).toFixed(2) : '?'}×`;
+  });
+  return `Each against its own happy path (no-op, same concurrency): ${ratios.join('; ')}.`;
+}
+
+export function renderDocs(document: Document): string {
+  const rows = (list: Row[], backlog: number) =>
+    markdownTable(list, [
+      { header: 'scenario', value: (r) => r.scenario },
+      { header: 'system', value: (r) => `${SYSTEM_LABELS[r.system]}${r.backlog === backlog ? '' : ` (${r.backlog.toLocaleString('en-US')} messages)`}` },
+      { header: 'concurrency', value: (r) => r.concurrency },
+      { header: 'messages/s median (min-max)', value: (r) => spread(r.messagesPerSecond) },
+      { header: 'SQS calls/message', value: (r) => r.callsPerMessage.toFixed(3) },
+      { header: 'CPU ms per 1,000 messages', value: (r) => r.cpuMsPerThousand.toFixed(0) },
+      { header: 'peak RSS (MB)', value: (r) => r.peakRssMb.toFixed(0) },
+    ]);
+  const { config, memory } = document;
+  return [
+    `Measured with \`npm run bench${config.quick ? ' -- --quick' : ''}\` in ${document.durationSeconds.toFixed(0)} s on ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}; fauxqs in its own process behind a call-counting proxy, each system in its own process, ${config.runs} run(s) per row taken in rounds (every system once, then again), median and range. Throughput is timed from ${config.warmupSeconds} s after the first 1% of the backlog is done (the same warm-up for every system) until the queue is empty or ${config.capSeconds} s more have passed.`,
+    '',
+    '### Targets',
+    '',
+    markdownTable(document.targets, [
+      { header: 'measure', value: (t) => t.measure },
+      { header: 'target', value: (t) => t.target },
+      { header: 'measured', value: (t) => t.measured },
+      { header: 'met', value: (t) => (t.met ? 'yes' : '**no**') },
+    ]),
+    '',
+    `### Happy path (${config.backlog.toLocaleString('en-US')} messages)`,
+    '',
+    rows(document.happy, config.backlog),
+    '',
+    `### Retry path (${config.retryBacklog.toLocaleString('en-US')} messages, each failing once, retried after 0-1 s)`,
+    '',
+    `Timed over the whole backlog, from its load until the last message is done, after a warm-up of ${config.retryWarmupCount.toLocaleString('en-US')} messages of the same kind. The seed reference retries after its own 3 s.`,
+    '',
+    rows(document.retry, config.retryBacklog),
+    '',
+    retryAgainstHappy(document),
+    '',
+    '### SQS calls per message, by action',
+    '',
+    "Counted at the emulator, pooled over the runs; warm-up messages and their calls included. requeue's GetQueueAttributes is its one read, at start-up, of the queue's visibility timeout and redrive policy.",
+    '',
+    callsByActionTable([...document.happy, ...document.retry]),
+    '',
+    `### Memory (requeue @50, ${memory.messages.toLocaleString('en-US')} messages at 1 ms, loaded ${memory.passes} times into one process, while the herd's capped baselines finish)`,
+    '',
+    `RSS start ${memory.startMb.toFixed(0)} MB, peak ${memory.peakMb.toFixed(0)} MB, end ${memory.endMb.toFixed(0)} MB; after each pass ${memory.passEndMb.map((mb) => mb.toFixed(0)).join(', ')} MB; slope over the last pass ${memory.slopeMbPerMinute.toFixed(1)} MB/min; ${memory.messagesPerSecond.toFixed(0)} messages/s.`,
+    '',
+    `### Thundering herd, end to end (${config.herdMessages.toLocaleString('en-US')} webhooks; down ${HERD.outageMs / 1000} s, then ${HERD.capacityPerSecond} requests/s, 429 + Retry-After: 1 beyond)`,
+    '',
+    `Our defaults run ${config.runs} time(s) (median and range), all at once and beside one run of each baseline, each with its own queue and downstream; the baselines stop at ${config.herdCapSeconds} s, where "≥" and ">" mark lower bounds.`,
+    '',
+    markdownTable(document.herd, [
+      { header: 'policy', value: (h) => h.policy },
+      { header: 'downstream requests', value: (h) => `${h.drained ? '' : '≥ '}${spread(h.downstreamRequests)}` },
+      { header: 'drain (s)', value: (h) => `${h.drained ? '' : '> '}${spread(h.drainSeconds)}` },
+      { header: 'peak requests/s after recovery', value: (h) => spread(h.peakAfterRecovery) },
+      { header: 'dead-lettered', value: (h) => h.deadLettered },
+    ]),
+    '',
+    '![Downstream requests per second for each run, with the capacity line](herd-e2e.svg)',
+  ].join('\n');
+}
