@@ -25,13 +25,9 @@ export class GroupSequencer {
 
   /**
    * Runs `run` once every message of the group received before it has left the queue,
-   * or calls `giveBack` instead when one of them stays. Without a group, runs at once.
+   * or calls `giveBack` instead when one of them stays.
    */
-  async run(groupId: string | undefined, run: () => Promise<Settled>, giveBack: () => Promise<void>): Promise<void> {
-    if (groupId === undefined) {
-      await run();
-      return;
-    }
+  async run(groupId: string, run: () => Promise<Settled>, giveBack: () => Promise<void>): Promise<void> {
     const finished = new Promise<void>((done) => {
       const queue = this.groups.get(groupId);
       if (queue) queue.push({ run, giveBack, done });

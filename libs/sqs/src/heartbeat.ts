@@ -51,10 +51,14 @@ export class VisibilityHeartbeat {
     this.tracked.set(receiptHandle, { messageId, receivedAt, visibleAt: receivedAt + this.timeoutMs, extending: undefined, capped: false });
   }
 
-  async untrack(receiptHandle: string): Promise<void> {
+  /**
+   * Stops extending the message. Returns the extension under way, if one is, to be awaited
+   * before the message is settled; nothing otherwise, so the common case costs no promise.
+   */
+  untrack(receiptHandle: string): Promise<void> | undefined {
     const entry = this.tracked.get(receiptHandle);
     this.tracked.delete(receiptHandle);
-    await entry?.extending;
+    return entry?.extending;
   }
 
   get size(): number {

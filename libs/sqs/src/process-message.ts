@@ -45,7 +45,8 @@ export class MessageProcessor {
     } catch (unexpected) {
       // Nothing a message does may end the worker. The message is left as it is and
       // reappears after its visibility timeout.
-      await heartbeat.untrack(message.receiptHandle);
+      const extending = heartbeat.untrack(message.receiptHandle);
+      if (extending) await extending;
       options.logger.error({ messageId: message.messageId, err: unexpected }, 'unexpected error while processing; the message will reappear');
       return 'stays';
     }
@@ -63,7 +64,8 @@ export class MessageProcessor {
     const started = options.now();
     const outcome = await runWithTimeout((signal) => options.handler({ ...input, signal }), options.handlerTimeoutMs, this.context.stopSignal);
     // The heartbeat stops, and any extension under way lands, before the delete.
-    await heartbeat.untrack(message.receiptHandle);
+    const extending = heartbeat.untrack(message.receiptHandle);
+    if (extending) await extending;
     handOffSlot();
     const durationMs = options.now() - started;
     const failure = outcome.ok || outcome.stopped ? undefined : classifyFailure(outcome.error, options.now(), options.retryPolicy.config.classifier);

@@ -37,7 +37,8 @@ export class MessageSettler {
   constructor(private readonly context: SettleContext) {}
 
   async ack(message: DecodedMessage): Promise<Settled> {
-    await this.context.heartbeat.untrack(message.receiptHandle);
+    const extending = this.context.heartbeat.untrack(message.receiptHandle);
+    if (extending) await extending;
     return (await this.deleteOriginal(message, 'success')) ? 'gone' : 'stays';
   }
 
@@ -61,7 +62,8 @@ export class MessageSettler {
   /** To the DLQ with the reason in `x-dead-letter`; the original is deleted only once it is there. */
   async deadLetter(message: DecodedMessage, reason: DeadLetterReason, errorType: string, error: string): Promise<Settled> {
     const { options, batch, heartbeat } = this.context;
-    await heartbeat.untrack(message.receiptHandle);
+    const extending = heartbeat.untrack(message.receiptHandle);
+    if (extending) await extending;
     const record = {
       reason,
       errorType,
@@ -102,7 +104,8 @@ export class MessageSettler {
    */
   async release(message: Pick<DecodedMessage, 'messageId' | 'receiptHandle'>): Promise<Settled> {
     const { options, batch, heartbeat, unusedReceives } = this.context;
-    await heartbeat.untrack(message.receiptHandle);
+    const extending = heartbeat.untrack(message.receiptHandle);
+    if (extending) await extending;
     const released = await batch.changeVisibility(options.queueUrl, message.receiptHandle, 0);
     if (released.ok) unusedReceives.add(message.messageId);
     else options.logger.warn({ messageId: message.messageId, err: batchFailure('ChangeMessageVisibilityBatch', options.queueUrl, message, released) }, 'could not release the message; it reappears after its visibility timeout');
@@ -118,7 +121,8 @@ export class MessageSettler {
    */
   private async wait(message: DecodedMessage, wait: Wait): Promise<Settled> {
     const { options, batch, facts, heartbeat } = this.context;
-    await heartbeat.untrack(message.receiptHandle);
+    const extending = heartbeat.untrack(message.receiptHandle);
+    if (extending) await extending;
     const { decision } = wait;
     const attributes = facts.fifo ? undefined : retryCopyAttributes(message, decision.state);
     if (attributes) {

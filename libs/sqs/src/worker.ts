@@ -204,14 +204,16 @@ export class SqsWorker {
     // Tracked from now: a message may wait behind its FIFO group or for its dependency.
     running.heartbeat.track(received.receiptHandle, received.messageId, receivedAt);
     const groupId = running.fifo ? message.Attributes?.MessageGroupId : undefined;
-    void this.groups
-      .run(
-        groupId,
-        () => running.processor.process(message, receivedAt, slot.handOff),
-        async () => {
-          await running.settler.release(received);
-        },
-      )
-      .finally(slot.done);
+    const processing =
+      groupId === undefined
+        ? running.processor.process(message, receivedAt, slot.handOff)
+        : this.groups.run(
+            groupId,
+            () => running.processor.process(message, receivedAt, slot.handOff),
+            async () => {
+              await running.settler.release(received);
+            },
+          );
+    void processing.finally(slot.done);
   }
 }
