@@ -32,72 +32,70 @@ export async function startEmulator(options: { port?: number; dataDir?: string }
   const endpoint = `http://127.0.0.1:${server.port}`;
   const sqs = new SQSClient({ endpoint, region: TEST_REGION, credentials });
   const sns = new SNSClient({ endpoint, region: TEST_REGION, credentials });
-
-  /**
-   * The stack's queues (main queue, DLQ with redrive) and topic, provisioned from its
-   * synthesized template with these props, under unique names: FIFO too, as
-   * `RetryingQueue` builds it (a FIFO topic, queue and DLQ).
-   */
-  async function createQueues(
-    options: { visibilityTimeoutSeconds?: number; maxReceiveCount?: number; rawMessageDelivery?: boolean; fifo?: boolean } = {},
-  ): Promise<QueuePair> {
-    const name = `q${Date.now().toString(36)}${(counter++).toString(36)}`;
-    const template = synthesizeStackTemplate({
-      queue: {
-        queueName: name,
-        visibilityTimeout: Duration.seconds(options.visibilityTimeoutSeconds ?? 30),
-        maxReceiveCount: options.maxReceiveCount ?? 5,
-        rawMessageDelivery: options.rawMessageDelivery,
-        fifo: options.fifo,
-      },
-    });
-    const stack = await provisionFromTemplate({ sqs, sns, template, stackName: name });
-    const { QueueUrl, DLQUrl, TopicArn } = stack.outputs;
-    return { queueUrl: QueueUrl!, dlqUrl: DLQUrl!, topicArn: TopicArn!, queueArn: await arnOf(QueueUrl!) };
-  }
-
-  async function arnOf(queueUrl: string): Promise<string> {
-    const out = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }));
-    return out.Attributes!.QueueArn!;
-  }
-
-  /** Counts of visible, in-flight and delayed messages. */
-  const depth = (queueUrl: string) => queueDepth(sqs, queueUrl);
-
-  /** Receives everything visible now (hiding it for `hideSeconds`) without deleting it. */
-  async function drain(queueUrl: string, hideSeconds = 30): Promise<Message[]> {
-    const all: Message[] = [];
-    for (;;) {
-      const out = await sqs.send(
-        new ReceiveMessageCommand({
-          QueueUrl: queueUrl,
-          MaxNumberOfMessages: 10,
-          WaitTimeSeconds: 0,
-          VisibilityTimeout: hideSeconds,
-          MessageAttributeNames: ['All'],
-          MessageSystemAttributeNames: ['All'],
-        }),
-      );
-      if (!out.Messages?.length) return all;
-      all.push(...out.Messages);
-    }
-  }
-
   return {
     server,
     endpoint,
     port: server.port,
     sqs,
     sns,
-    createQueues,
-    depth,
-    drain,
+    createQueues: (queueOptions: StackQueueOptions = {}) => createStackQueues(sqs, sns, queueOptions),
+    /** Counts of visible, in-flight and delayed messages. */
+    depth: (queueUrl: string) => queueDepth(sqs, queueUrl),
+    drain: (queueUrl: string, hideSeconds = 30) => drain(sqs, queueUrl, hideSeconds),
     async stop() {
       sqs.destroy();
       sns.destroy();
       await server.stop();
     },
   };
+}
+
+interface StackQueueOptions {
+  visibilityTimeoutSeconds?: number;
+  maxReceiveCount?: number;
+  rawMessageDelivery?: boolean;
+  fifo?: boolean;
+}
+
+/**
+ * The stack's queues (main queue, DLQ with redrive) and topic, provisioned from its
+ * synthesized template with these props, under unique names: FIFO too, as
+ * `RetryingQueue` builds it (a FIFO topic, queue and DLQ).
+ */
+async function createStackQueues(sqs: SQSClient, sns: SNSClient, options: StackQueueOptions): Promise<QueuePair> {
+  const name = `q${Date.now().toString(36)}${(counter++).toString(36)}`;
+  const template = synthesizeStackTemplate({
+    queue: {
+      queueName: name,
+      visibilityTimeout: Duration.seconds(options.visibilityTimeoutSeconds ?? 30),
+      maxReceiveCount: options.maxReceiveCount ?? 5,
+      rawMessageDelivery: options.rawMessageDelivery,
+      fifo: options.fifo,
+    },
+  });
+  const stack = await provisionFromTemplate({ sqs, sns, template, stackName: name });
+  const { QueueUrl, DLQUrl, TopicArn } = stack.outputs;
+  const arn = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: QueueUrl!, AttributeNames: ['QueueArn'] }));
+  return { queueUrl: QueueUrl!, dlqUrl: DLQUrl!, topicArn: TopicArn!, queueArn: arn.Attributes!.QueueArn! };
+}
+
+/** Receives everything visible now (hiding it for `hideSeconds`) without deleting it. */
+async function drain(sqs: SQSClient, queueUrl: string, hideSeconds: number): Promise<Message[]> {
+  const all: Message[] = [];
+  for (;;) {
+    const out = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 0,
+        VisibilityTimeout: hideSeconds,
+        MessageAttributeNames: ['All'],
+        MessageSystemAttributeNames: ['All'],
+      }),
+    );
+    if (!out.Messages?.length) return all;
+    all.push(...out.Messages);
+  }
 }
 
 /** Polls `check` until it returns a value that is not undefined, or fails after `timeoutMs`. */

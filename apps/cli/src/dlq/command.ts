@@ -77,32 +77,8 @@ export async function runDlqCommand(argv: string[], io: CliIo): Promise<void> {
       await withDlq(values.dlq, io, (target) => listDeadLetters(target, filter, { limit, json: values.json }, io.out));
       return;
     }
-    case 'replay': {
-      const { values } = parseCommandArgs('replay', rest, {
-        ...filterOptions,
-        to: { type: 'string' },
-        'reset-attempts': { type: 'boolean', default: false },
-        rate: { type: 'string' },
-        max: { type: 'string' },
-        'dry-run': { type: 'boolean', default: false },
-      });
-      const filter = filterFrom(values);
-      const options = {
-        to: values.to,
-        resetAttempts: values['reset-attempts'],
-        ratePerSecond: values.rate === undefined ? undefined : parseRate('--rate', values.rate),
-        max: values.max === undefined ? undefined : parsePositiveInteger('--max', values.max),
-        dryRun: values['dry-run'],
-      };
-      const result = await withDlq(values.dlq, io, (target) => replayDeadLetters(target, filter, options));
-      if (values.json) io.out(JSON.stringify(result, null, 2));
-      else {
-        for (const { messageId, to } of result.replayed) io.out(`${result.dryRun ? 'would replay' : 'replayed'} ${messageId} -> ${to}`);
-        for (const { messageId, why } of result.skipped) io.err(`skipped ${messageId}: ${why}`);
-        io.out(`${result.replayed.length} message(s) ${result.dryRun ? 'would be replayed (dry run: nothing changed)' : 'replayed'}${result.skipped.length ? `, ${result.skipped.length} skipped` : ''}`);
-      }
-      return;
-    }
+    case 'replay':
+      return replayCommand(rest, io);
     case 'discard': {
       const { values } = parseCommandArgs('discard', rest, { ...filterOptions, yes: { type: 'boolean', default: false }, max: { type: 'string' } });
       const filter = filterFrom(values);
@@ -142,5 +118,32 @@ async function withDlq<T>(dlqFlag: string | undefined, io: CliIo, run: (target: 
     throw explainAwsError(error, { dlqUrl: target.dlqUrl, endpoint: target.endpoint });
   } finally {
     target.sqs.destroy();
+  }
+}
+
+/** `requeue dlq replay`: back to each message's source queue (or `--to`), deleted from the DLQ only once sent. */
+async function replayCommand(rest: string[], io: CliIo): Promise<void> {
+  const { values } = parseCommandArgs('replay', rest, {
+    ...filterOptions,
+    to: { type: 'string' },
+    'reset-attempts': { type: 'boolean', default: false },
+    rate: { type: 'string' },
+    max: { type: 'string' },
+    'dry-run': { type: 'boolean', default: false },
+  });
+  const filter = filterFrom(values);
+  const options = {
+    to: values.to,
+    resetAttempts: values['reset-attempts'],
+    ratePerSecond: values.rate === undefined ? undefined : parseRate('--rate', values.rate),
+    max: values.max === undefined ? undefined : parsePositiveInteger('--max', values.max),
+    dryRun: values['dry-run'],
+  };
+  const result = await withDlq(values.dlq, io, (target) => replayDeadLetters(target, filter, options));
+  if (values.json) io.out(JSON.stringify(result, null, 2));
+  else {
+    for (const { messageId, to } of result.replayed) io.out(`${result.dryRun ? 'would replay' : 'replayed'} ${messageId} -> ${to}`);
+    for (const { messageId, why } of result.skipped) io.err(`skipped ${messageId}: ${why}`);
+    io.out(`${result.replayed.length} message(s) ${result.dryRun ? 'would be replayed (dry run: nothing changed)' : 'replayed'}${result.skipped.length ? `, ${result.skipped.length} skipped` : ''}`);
   }
 }
