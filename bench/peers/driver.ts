@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { cpuSeconds, rssMb, summarizeMeasurement, type Measurement } from './measurement.js';
 import { workerNodeOptions } from '@requeue/infra';
 import { startWorkerProcess, waitUntilReady } from '@requeue/test/support/worker-process';
 
@@ -101,45 +101,6 @@ async function startSystem(sut: SystemUnderTest, endpoint: string, queueUrl: str
 }
 
 /** Resident set size of a process, from /proc, in MB. */
-function rssMb(pid: number): number | undefined {
-  const path = `/proc/${pid}/status`;
-  if (!existsSync(path)) return undefined;
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(path, 'utf8'));
-  return match ? Number(match[1]) / 1024 : undefined;
-}
-
-/** CPU seconds (user + system) a process has used so far, from /proc (clock ticks at 100 Hz). */
-function cpuSeconds(pid: number): number | undefined {
-  const path = `/proc/${pid}/stat`;
-  if (!existsSync(path)) return undefined;
-  // Fields after the command name, which is in parentheses and may hold spaces.
-  const stat = readFileSync(path, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-export interface Measurement {
-  processed: number;
-  /** The throughput clock: from the end of the warm-up. */
-  seconds: number;
-  /** From `onStart` (the herd's clock: the outage begins there). */
-  secondsSinceStart: number;
-  messagesPerSecond: number;
-  sqsCalls: number;
-  callsPerMessage: number;
-  callsByAction: Record<string, number>;
-  peakRssMb: number;
-  /** The system's CPU time per 1,000 messages, from ready to the end of the run. */
-  cpuMsPerThousand: number;
-  /** [seconds since start, MB] every sample. */
-  rss: Array<[number, number]>;
-  drained: boolean;
-  /** Seconds since start at which each pass of the backlog was drained. */
-  passEndedAt: number[];
-  /** Messages in the DLQ at the end. */
-  deadLettered: number;
-}
-
 export interface Backlog {
   count: number;
   /** Merged into each `{ id }` body: the simulation outcome. */
@@ -241,32 +202,7 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
       if (left === 0 || (window !== undefined && now - window.at >= capSeconds * 1000) || now - spawnedAt > warmupMs + (capSeconds + 30) * 1000) break;
       await sleep(25);
     }
-    const endedAt = Date.now();
-    const secondsSinceStart = (endedAt - spawnedAt) / 1000;
-    const processed = loaded - left;
-    // Drained within the warm-up (or never started): time the whole run instead.
-    const timed = window ?? { at: firstDoneAt ?? endedAt - capSeconds * 1000, processed: 0, cpu: cpuAtStart };
-    const seconds = Math.max(0.001, (endedAt - timed.at) / 1000);
-    const timedProcessed = processed - timed.processed;
-    const cpuUsed = (cpuSeconds(started.child.pid!) ?? timed.cpu) - timed.cpu;
-    const callsByAction = await callsTo(emulator, [name, `${name}-dlq`]);
-    const dlqDepth = await emulator.control<{ ready: number; delayed: number; inflight: number }>('depth', { queue: `${name}-dlq` });
-    const sqsCalls = Object.values(callsByAction).reduce((a, b) => a + b, 0);
-    return {
-      processed,
-      seconds,
-      secondsSinceStart,
-      messagesPerSecond: timedProcessed / seconds,
-      sqsCalls,
-      callsPerMessage: processed > 0 ? sqsCalls / processed : Infinity,
-      callsByAction,
-      peakRssMb: Math.max(0, ...rss.map(([, mb]) => mb)),
-      cpuMsPerThousand: timedProcessed > 0 ? (cpuUsed * 1000 * 1000) / timedProcessed : Infinity,
-      rss,
-      drained: left === 0,
-      passEndedAt,
-      deadLettered: dlqDepth.ready + dlqDepth.inflight + dlqDepth.delayed,
-    };
+    return await summarizeMeasurement({ emulator, name, pid: started.child.pid!, spawnedAt, capSeconds, cpuAtStart, window, firstDoneAt, loaded, left, rss, passEndedAt });
   } finally {
     if (started.child.exitCode === null) {
       const exited = new Promise((resolve) => started.child.once('exit', resolve));
@@ -278,30 +214,4 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
   }
 }
 
-/** SQS calls to these queues, by action. */
-async function callsTo(emulator: BenchEmulator, queues: string[]): Promise<Record<string, number>> {
-  const total: Record<string, number> = {};
-  for (const queue of queues) {
-    for (const [action, count] of Object.entries(await emulator.control<Record<string, number>>('counts', { queue }))) total[action] = (total[action] ?? 0) + count;
-  }
-  return total;
-}
-
-/**
- * SQS calls per message for each API action, pooled over repeated runs (every run's
- * calls over every run's messages), so a short run weighs no more than its share.
- */
-export function callsPerMessageByAction(runs: readonly Pick<Measurement, 'callsByAction' | 'processed'>[]): Record<string, number> {
-  const messages = runs.reduce((sum, run) => sum + run.processed, 0);
-  const calls: Record<string, number> = {};
-  for (const run of runs) for (const [action, count] of Object.entries(run.callsByAction)) calls[action] = (calls[action] ?? 0) + count;
-  return Object.fromEntries(Object.entries(calls).map(([action, count]) => [action, messages > 0 ? count / messages : Infinity]));
-}
-
-/** Median and spread (max - min) of repeated runs. */
-export function summarizeRuns(values: number[]): { median: number; min: number; max: number } {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  const median = sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-  return { median, min: sorted[0]!, max: sorted.at(-1)! };
-}
+export { callsPerMessageByAction, summarizeRuns, type Measurement } from './measurement.js';
