@@ -11,7 +11,8 @@ const SECRET_PATTERNS: ReadonlyArray<[RegExp, string]> = [
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/-]+=*/g, `$1 ${REDACTED}`],
   // key: value, key=value and "key":"value" for the usual secret-bearing names.
   [
-    /((?:password|passwd|pwd|secret|client[_-]?secret|token|access[_-]?token|refresh[_-]?token|api[_-]?key|x-api-key|access[_-]?key|authorization|cookie|card[_-]?number|card|cvc|cvv|pan)["']?\s*[:=]\s*)("[^"]*"|'[^']*'|[^\s,;&}\]]+)/gi,
+    // Not inside a longer word ("japan: 5" is no card number), but after `_` or `-` ("db_password=").
+    /((?<![a-z])(?:password|passwd|pwd|secret|client[_-]?secret|token|access[_-]?token|refresh[_-]?token|api[_-]?key|x-api-key|access[_-]?key|authorization|cookie|card[_-]?number|card|cvc|cvv|pan)["']?\s*[:=]\s*)("[^"]*"|'[^']*'|[^\s,;&}\]]+)/gi,
     `$1${REDACTED}`,
   ],
 ];
