@@ -31,7 +31,7 @@ export function postJson(url: URL, body: string, options: PostOptions): Promise<
       signal: options.signal,
       lookup: options.lookup,
     });
-    request.once('error', reject);
+    request.on('error', reject);
     request.once('response', (response) => {
       let read = 0;
       const done = () => resolve({ status: response.statusCode ?? 0, headers: response.headers });
@@ -44,7 +44,7 @@ export function postJson(url: URL, body: string, options: PostOptions): Promise<
         }
       });
       response.once('end', done);
-      response.once('error', () => done());
+      response.on('error', () => done());
     });
     request.end(body);
   });
