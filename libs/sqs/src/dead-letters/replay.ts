@@ -58,7 +58,7 @@ function fifoFields(to: string, entry: DlqEntry): { MessageGroupId?: string; Mes
  * (an SQS host names its region, `sqs.<region>.amazonaws.com`; an emulator is one host)
  * and the same account, the URL's first path segment.
  */
-export function sameAccountAndRegion(dlqUrl: string, queueUrl: string): boolean {
+function sameAccountAndRegion(dlqUrl: string, queueUrl: string): boolean {
   if (!URL.canParse(dlqUrl) || !URL.canParse(queueUrl)) return false;
   const [dlq, queue] = [new URL(dlqUrl), new URL(queueUrl)];
   const accountOf = (url: URL) => url.pathname.split('/')[1] ?? '';
