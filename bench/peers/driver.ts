@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cpuSeconds, rssMb, summarizeMeasurement, type Measurement } from './measurement.js';
-import { workerNodeOptions } from '@requeue/infra';
+import { workerNodeOptions } from '@requeue/cdk';
 import { startWorkerProcess, waitUntilReady } from '@requeue/test/support/worker-process';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));

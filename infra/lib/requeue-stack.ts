@@ -1,9 +1,22 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { acknowledgeNagFindings } from './nag-acknowledgments.js';
-import { QueueMonitoring, type QueueMonitoringProps } from './queue-monitoring.js';
-import { DEFAULT_METRICS_NAMESPACE, QueueWorkerService, type QueueWorkerServiceProps } from './queue-worker-service.js';
-import { RetryingQueue, type RetryingQueueProps } from './retrying-queue.js';
+import type * as ecs from 'aws-cdk-lib/aws-ecs';
+import {
+  DEFAULT_METRICS_NAMESPACE,
+  QueueMonitoring,
+  QueueWorkerService,
+  RetryingQueue,
+  type QueueMonitoringProps,
+  type QueueWorkerServiceProps,
+  type RetryingQueueProps,
+} from '@requeue/cdk';
+import { workerImageFromRepository } from './worker-image.js';
+
+/** This repository's worker: the image built from apps/worker, running the webhook handler. */
+export interface RequeueWorkerProps extends Omit<QueueWorkerServiceProps, 'queue' | 'deadLetterQueue' | 'image'> {
+  /** @default - built from apps/worker/Dockerfile as an asset */
+  readonly image?: ecs.ContainerImage;
+}
 
 export interface RequeueStackProps extends StackProps {
   /** The topic, the queue and the DLQ. @default - RetryingQueue's defaults */
@@ -13,8 +26,8 @@ export interface RequeueStackProps extends StackProps {
    * elsewhere, or on emulators without ECS (LocalStack's free edition).
    * @default - QueueWorkerService's defaults
    */
-  readonly worker?: Omit<QueueWorkerServiceProps, 'queue' | 'deadLetterQueue'> | false;
-  /** Alarms and dashboard. @default - QueueMonitoring's defaults */
+  readonly worker?: RequeueWorkerProps | false;
+  /** Alarms and dashboard. @default - QueueMonitoring's defaults, named `requeue-<stack name>` */
   readonly monitoring?: Omit<QueueMonitoringProps, 'topic' | 'queue' | 'deadLetterQueue' | 'service' | 'metricsNamespace'>;
 }
 
@@ -32,7 +45,16 @@ export class RequeueStack extends Stack {
     super(scope, id, { description: 'requeue: SNS topic, SQS queue with retries and DLQ, Fargate worker, alarms and dashboard', ...props });
     this.retryingQueue = new RetryingQueue(this, 'Jobs', props.queue);
     const { queue, deadLetterQueue, topic } = this.retryingQueue;
-    this.worker = props.worker === false ? undefined : new QueueWorkerService(this, 'Worker', { ...props.worker, queue, deadLetterQueue });
+    this.worker =
+      props.worker === false
+        ? undefined
+        : new QueueWorkerService(this, 'Worker', {
+            handler: 'webhook',
+            ...props.worker,
+            image: props.worker?.image ?? workerImageFromRepository(),
+            queue,
+            deadLetterQueue,
+          });
     this.monitoring = new QueueMonitoring(this, 'Monitoring', {
       dashboardName: `requeue-${this.stackName}`,
       ...props.monitoring,
@@ -48,7 +70,5 @@ export class RequeueStack extends Stack {
     new CfnOutput(this, 'DLQUrl', { value: deadLetterQueue.queueUrl, description: 'Dead letters: inspect, replay or discard with `requeue dlq`' });
     new CfnOutput(this, 'DashboardUrl', { value: this.monitoring.dashboardUrl, description: 'The CloudWatch dashboard' });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.alarmTopic.topicArn, description: 'Subscribe to receive alarms' });
-
-    acknowledgeNagFindings(this);
   }
 }

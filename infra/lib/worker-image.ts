@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
-import { InfraConfigError } from './errors.js';
+import { InfraConfigError } from '@requeue/cdk';
 
 const DOCKERFILE = 'apps/worker/Dockerfile';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRequeueApp, InfraConfigError } from '../lib/index.js';
+import { InfraConfigError } from '@requeue/cdk';
+import { createRequeueApp } from '../lib/index.js';
 import { resource, synthesize } from './synth.js';
 
 const arnOf = (logicalId: string) => ({ 'Fn::GetAtt': [logicalId, 'Arn'] });

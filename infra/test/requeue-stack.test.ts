@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { InfraConfigError } from '../lib/index.js';
+import { InfraConfigError } from '@requeue/cdk';
 import { resource, synthesize } from './synth.js';
 
 const arnOf = (logicalId: string) => ({ 'Fn::GetAtt': [logicalId, 'Arn'] });
@@ -85,20 +85,27 @@ describe('queues', () => {
 });
 
 describe('worker service', () => {
-  it('gives the task role exactly: consume, requeue (send) on the queue; send on the DLQ; nothing else', () => {
+  it('gives the task role exactly: consume and send (requeue) on the queue; send on the DLQ; nothing else', () => {
     const role = resource(template, 'AWS::IAM::Role', 'WorkerTaskRole');
     expect(role.Properties.ManagedPolicyArns).toBeUndefined();
     expect(role.Properties.Policies).toBeUndefined();
     const policies = Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [refTo(role.logicalId)] } }));
     expect(policies).toHaveLength(1);
-    expect(policies[0]!.Properties.PolicyDocument.Statement).toEqual([
-      {
-        Effect: 'Allow',
-        Action: ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:SendMessage'],
-        Resource: arnOf(queueOf('JobsQueue').logicalId),
-      },
-      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: arnOf(queueOf('DeadLetter').logicalId) },
+    const statements = policies[0]!.Properties.PolicyDocument.Statement as Array<{ Effect: string; Action: string | string[]; Resource: unknown }>;
+    const actionsOn = (logicalId: string) =>
+      [...new Set(statements.filter((st) => JSON.stringify(st.Resource) === JSON.stringify(arnOf(logicalId))).flatMap((st) => [st.Action].flat()))].sort();
+    expect(statements.every((st) => st.Effect === 'Allow')).toBe(true);
+    expect(actionsOn(queueOf('JobsQueue').logicalId)).toEqual([
+      'sqs:ChangeMessageVisibility',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:ReceiveMessage',
+      'sqs:SendMessage',
     ]);
+    expect(actionsOn(queueOf('DeadLetter').logicalId)).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
+    const covered = new Set([JSON.stringify(arnOf(queueOf('JobsQueue').logicalId)), JSON.stringify(arnOf(queueOf('DeadLetter').logicalId))]);
+    expect(statements.filter((st) => !covered.has(JSON.stringify(st.Resource)))).toEqual([]);
   });
 
   it('passes the queues, handler, retry policy and metrics namespace, and builds the image from apps/worker/Dockerfile', () => {

@@ -6,7 +6,7 @@ import { eventually } from '../support/emulator.js';
 import { freePort } from '../support/worker-process.js';
 import { CHROMIUM, CHROMIUM_FLAGS, ensureChromium } from './chromium.js';
 
-const CLI = fileURLToPath(new URL('../../apps/cli/dist/main.js', import.meta.url));
+const DEMO = fileURLToPath(new URL('../../apps/demo/dist/main.js', import.meta.url));
 const SCREENSHOT = fileURLToPath(new URL('../../docs/dashboard.png', import.meta.url));
 
 let browser: Browser;
@@ -30,7 +30,7 @@ afterAll(async () => {
 describe('the local dashboard in a real browser', () => {
   it('shows the counters moving during a demo run, and replay takes a message out of the DLQ', async () => {
     const port = await freePort();
-    demo = spawn(process.execPath, [CLI, 'demo', '--dashboard', '--dashboard-port', String(port), '--publish-delay', '4s'], { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+    demo = spawn(process.execPath, [DEMO, '--dashboard', '--dashboard-port', String(port), '--publish-delay', '4s'], { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
     demo.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const url = await eventually(() => /dashboard: (\S+)/.exec(stderr)?.[1], 30_000, 'the dashboard URL');
     expect(url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/#token=[0-9a-f]{32}$`));

@@ -2,13 +2,13 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import type { DemoSummary } from '../../apps/cli/src/demo/report.js';
+import type { DemoSummary } from '../../apps/demo/src/report.js';
 
-const CLI = fileURLToPath(new URL('../../apps/cli/dist/main.js', import.meta.url));
+const DEMO = fileURLToPath(new URL('../../apps/demo/dist/main.js', import.meta.url));
 
 describe('requeue demo', () => {
   it('--json prints one document accounting for every published message, and exits 0', async () => {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, 'demo', '--json'], { env: { PATH: process.env.PATH } });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [DEMO, '--json'], { env: { PATH: process.env.PATH } });
     const summary = JSON.parse(stdout) as DemoSummary;
     expect(summary.lost).toEqual([]);
     expect(summary.succeeded + summary.deadLettered.total).toBe(summary.published);
@@ -23,7 +23,7 @@ describe('requeue demo', () => {
   }, 90_000);
 
   it('--fifo runs the stack\'s FIFO variant: every message accounted for and each group\'s successes in publish order', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, [CLI, 'demo', '--fifo', '--json'], { env: { PATH: process.env.PATH } });
+    const { stdout } = await promisify(execFile)(process.execPath, [DEMO, '--fifo', '--json'], { env: { PATH: process.env.PATH } });
     const summary = JSON.parse(stdout) as DemoSummary;
     expect(summary.lost).toEqual([]);
     expect(summary.unexpected).toEqual([]);

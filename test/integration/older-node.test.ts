@@ -44,7 +44,15 @@ if (installed) oldNodes.push([`the installed ${installed}`, installed, []]);
 
 describe.each(oldNodes)('on an older Node (%s), requeue says what to do in one line', (_label, node, flags) => {
   it('the demo refuses before it imports anything: no stack trace, exit 1', async () => {
-    const result = await failure(node, [...flags, root('apps/cli/dist/main.js'), 'demo', '--json']);
+    const result = await failure(node, [...flags, root('apps/demo/dist/main.js'), '--json']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/^the demo needs Node >=22\.12 and this is v20\.\d+\.\d+: install Node 24 LTS/);
+  });
+
+  it('the requeue CLI refuses the same way: no stack trace, exit 1', async () => {
+    const result = await failure(node, [...flags, root('apps/cli/dist/main.js'), 'dlq', 'list']);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr.split('\n')).toHaveLength(1);

@@ -3,8 +3,7 @@ import { CliError } from './errors.js';
 
 const USAGE = `usage: requeue <command>
 
-  dlq <list|replay|discard|redrive> [options]   inspect, replay or discard dead letters (requeue dlq --help)
-  demo [--json] [--dashboard]                   the whole system on an embedded emulator, in under a minute`;
+  dlq <list|replay|discard|redrive> [options]   inspect, replay or discard dead letters (requeue dlq --help)`;
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -12,10 +11,6 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     case 'dlq':
       return runDlqCommand(rest, io);
-    case 'demo': {
-      const { runDemoCommand } = await import('./demo/command.js');
-      return runDemoCommand(rest, io);
-    }
     case undefined:
     case '--help':
     case '-h':

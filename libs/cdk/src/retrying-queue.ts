@@ -1,10 +1,11 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { InfraConfigError } from './errors.js';
+import { wholeNumber } from './validation.js';
 
 /** SQS keeps a message at most 14 days; both queues keep it that long. */
 const FOURTEEN_DAYS = Duration.days(14);
@@ -57,6 +58,12 @@ export interface RetryingQueueProps {
    * @default false
    */
   readonly highThroughput?: boolean;
+  /**
+   * A customer-managed KMS key for the three queues. SNS is allowed to use it for
+   * delivery, and `QueueWorkerService`'s grants cover it.
+   * @default - SQS-managed encryption (SSE-SQS)
+   */
+  readonly encryptionKey?: kms.IKey;
 }
 
 /**
@@ -79,6 +86,7 @@ export const DEFAULT_FIFO_MAX_RECEIVE_COUNT = 30;
  * The SNS topic producers publish to, the main queue the worker consumes, its DLQ with
  * redrive, and a dead-letter queue for notifications SNS could not deliver. Every queue
  * and topic is encrypted and refuses non-TLS requests.
+ * Numeric props may be tokens; validation skips what is known only at deploy.
  */
 export class RetryingQueue extends Construct {
   readonly topic: sns.Topic;
@@ -101,7 +109,7 @@ export class RetryingQueue extends Construct {
     const named = (name: string) => (fifo ? `${name}.fifo` : name);
 
     const encrypted = {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      ...(props.encryptionKey ? { encryption: sqs.QueueEncryption.KMS, encryptionMasterKey: props.encryptionKey } : { encryption: sqs.QueueEncryption.SQS_MANAGED }),
       enforceSSL: true,
       retentionPeriod: FOURTEEN_DAYS,
       ...(fifo ? { fifo: true, contentBasedDeduplication: true } : {}),
@@ -126,6 +134,10 @@ export class RetryingQueue extends Construct {
     });
     // A FIFO subscription's dead-letter queue must be FIFO too.
     this.undeliverableQueue = new sqs.Queue(this, 'UndeliverableQueue', { ...encrypted, queueName: named(`${queueName}-undeliverable`) });
+    Validations.of(this.undeliverableQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'This queue is itself a dead-letter queue: the SNS subscription redrives undeliverable notifications into it, which the rule does not recognise.',
+    });
 
     // The AWS-managed SNS key: producers in the account can publish with sns:Publish
     // alone, with no KMS grant to manage.
@@ -147,16 +159,15 @@ export class RetryingQueue extends Construct {
 
 function validate(queueName: string, maxReceiveCount: number, visibilityTimeout: Duration, fifo: boolean): void {
   // SQS limits: names of 1-80 characters, maxReceiveCount 1-1000, visibility 0-12 h.
+  // A token is known only at deploy, and CloudFormation checks it then.
   const longest = fifo ? 61 : 66;
-  if (!new RegExp(`^[A-Za-z0-9_-]{1,${longest}}$`).test(queueName)) {
+  if (!Token.isUnresolved(queueName) && !new RegExp(`^[A-Za-z0-9_-]{1,${longest}}$`).test(queueName)) {
     const room = fifo ? 'room for the "-undeliverable.fifo" suffix; no ".fifo" of your own' : 'room for the "-undeliverable" suffix';
     throw new InfraConfigError('queueName', `must be 1-${longest} letters, digits, '-' or '_' (${room}), got ${JSON.stringify(queueName)}`);
   }
-  if (!Number.isInteger(maxReceiveCount) || maxReceiveCount < 1 || maxReceiveCount > 1000) {
-    throw new InfraConfigError('maxReceiveCount', `must be a whole number from 1 to 1000, got ${maxReceiveCount}`);
-  }
+  wholeNumber('maxReceiveCount', maxReceiveCount, 1, 1000);
   const seconds = visibilityTimeout.toSeconds({ integral: false });
-  if (!Number.isInteger(seconds) || seconds < 0 || seconds > 43_200) {
+  if (!Token.isUnresolved(seconds) && (!Number.isInteger(seconds) || seconds < 0 || seconds > 43_200)) {
     throw new InfraConfigError('visibilityTimeout', `must be whole seconds from 0 to 12 hours (the SQS limit), got ${seconds} s`);
   }
 }

@@ -12,20 +12,36 @@ import { MetricDimension, MetricName } from '@requeue/sqs/metric-names';
 import { resolveThresholds, type AlarmThresholdProps, type Thresholds } from './alarm-thresholds.js';
 import { runningTaskCount } from './service-metrics.js';
 import { workerMetrics, type WorkerMetrics } from './worker-metrics.js';
+import { DEFAULT_METRICS_NAMESPACE } from './worker-settings.js';
 
 const MINUTE = Duration.minutes(1);
 
 export interface QueueMonitoringProps extends AlarmThresholdProps {
-  readonly topic: sns.ITopic;
+  /** The queue the worker consumes: any queue, yours or `RetryingQueue`'s. */
   readonly queue: sqs.IQueue;
+  /** Where the worker dead-letters. */
   readonly deadLetterQueue: sqs.IQueue;
   /**
-   * The worker service, for running tasks, CPU and memory.
+   * The topic that feeds the queue, for the failed-notifications alarm.
+   * @default - no topic alarm (the queue is fed some other way)
+   */
+  readonly topic?: sns.ITopic;
+  /**
+   * The worker service, for running tasks, CPU and memory. Running tasks come from
+   * Container Insights, so enable it on the service's cluster.
    * @default - no service widgets (the worker runs elsewhere)
    */
-  readonly service?: ecs.FargateService;
-  /** The namespace the worker writes its EMF metrics to. */
-  readonly metricsNamespace: string;
+  readonly service?: ecs.BaseService;
+  /**
+   * The namespace the worker writes its EMF metrics to (`METRICS_NAMESPACE`).
+   * @default 'requeue'
+   */
+  readonly metricsNamespace?: string;
+  /**
+   * The topic alarms notify.
+   * @default - a new topic, encrypted with a rotating key CloudWatch may use
+   */
+  readonly alarmTopic?: sns.ITopic;
   /**
    * Alarms notify their topic. With `false` they still change state and show on the
    * dashboard, but send nothing.
@@ -37,7 +53,7 @@ export interface QueueMonitoringProps extends AlarmThresholdProps {
    * @default - no subscription; subscribe to the `AlarmTopicArn` output yourself
    */
   readonly alarmEmail?: string;
-  /** @default 'requeue-<stack name>' */
+  /** @default - a name CloudFormation generates */
   readonly dashboardName?: string;
 }
 
@@ -47,14 +63,15 @@ export interface QueueMonitoringProps extends AlarmThresholdProps {
  * be retried) and dead-lettered.
  */
 export class QueueMonitoring extends Construct {
-  readonly alarmTopic: sns.Topic;
+  readonly alarmTopic: sns.ITopic;
   readonly dashboard: cloudwatch.Dashboard;
   readonly alarms: {
     readonly queueDepth: cloudwatch.Alarm;
     readonly deadLetters: cloudwatch.Alarm;
     readonly oldestMessageAge: cloudwatch.Alarm;
     readonly errorRate: cloudwatch.Alarm;
-    readonly failedNotifications: cloudwatch.Alarm;
+    /** Only when `topic` is given. */
+    readonly failedNotifications?: cloudwatch.Alarm;
     readonly stalled: cloudwatch.Alarm;
     readonly exhausted: cloudwatch.Alarm;
     /** Only when `firstFailuresThreshold` is set. */
@@ -63,8 +80,9 @@ export class QueueMonitoring extends Construct {
 
   constructor(scope: Construct, id: string, props: QueueMonitoringProps) {
     super(scope, id);
-    const worker = workerMetrics(props.metricsNamespace, props.queue.queueName);
-    this.alarmTopic = this.buildAlarmTopic(props.alarmEmail);
+    const worker = workerMetrics(props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE, props.queue.queueName);
+    this.alarmTopic = props.alarmTopic ?? this.buildAlarmTopic();
+    if (props.alarmEmail) this.alarmTopic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
     this.alarms = this.buildAlarms(props, resolveThresholds(props), worker);
     this.dashboard = this.buildDashboard(props, worker);
   }
@@ -73,12 +91,10 @@ export class QueueMonitoring extends Construct {
    * CloudWatch can publish to an encrypted topic only through a customer-managed key whose
    * policy lets it; the AWS-managed SNS key does not.
    */
-  private buildAlarmTopic(alarmEmail: string | undefined): sns.Topic {
+  private buildAlarmTopic(): sns.Topic {
     const alarmKey = new kms.Key(this, 'AlarmTopicKey', { enableKeyRotation: true, description: 'Encrypts the requeue alarm topic' });
     alarmKey.grant(new iam.ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
-    const topic = new sns.Topic(this, 'AlarmTopic', { masterKey: alarmKey, enforceSSL: true });
-    if (alarmEmail) topic.addSubscription(new subscriptions.EmailSubscription(alarmEmail));
-    return topic;
+    return new sns.Topic(this, 'AlarmTopic', { masterKey: alarmKey, enforceSSL: true });
   }
 
   private alarm(props: QueueMonitoringProps, id: string, description: string, metric: cloudwatch.IMetric, threshold: number, evaluationPeriods = 1): cloudwatch.Alarm {
@@ -128,12 +144,16 @@ export class QueueMonitoring extends Construct {
         }),
         thresholds.errorRate,
       ),
-      failedNotifications: alarm(
-        'FailedNotificationsAlarm',
-        'SNS failed to deliver notifications to the queue; they are in the undeliverable queue.',
-        props.topic.metricNumberOfNotificationsFailed({ period: MINUTE, statistic: 'Sum' }),
-        thresholds.failedNotifications,
-      ),
+      ...(props.topic === undefined
+        ? {}
+        : {
+            failedNotifications: alarm(
+              'FailedNotificationsAlarm',
+              'SNS failed to deliver notifications to the queue; they are in the undeliverable queue.',
+              props.topic.metricNumberOfNotificationsFailed({ period: MINUTE, statistic: 'Sum' }),
+              thresholds.failedNotifications,
+            ),
+          }),
       stalled: alarm(
         'StalledAlarm',
         'Messages are waiting and none has been consumed: the workers are down or cannot reach the queue.',
@@ -163,7 +183,6 @@ export class QueueMonitoring extends Construct {
             ),
           }),
     };
-
   }
 
   private buildDashboard(props: QueueMonitoringProps, worker: WorkerMetrics): cloudwatch.Dashboard {

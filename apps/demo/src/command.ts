@@ -1,14 +1,45 @@
-import { parseCommandArgs, parseDuration, parsePositiveInteger } from '../args.js';
-import { CliError } from '../errors.js';
-import type { CliIo } from '../dlq/command.js';
+import { parseArgs } from 'node:util';
+import { DemoError } from './errors.js';
 import { renderReport, summarize } from './report.js';
 import { runDemo, type Progress } from './run.js';
 import { demoWorkload } from './workload.js';
 
+/** Where the demo writes: the report to `out`, progress to `err`. */
+export interface DemoIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
 function parsePort(value: string): number {
-  const port = value === '0' ? 0 : parsePositiveInteger('--dashboard-port', value);
-  if (port > 65_535) throw new CliError(`--dashboard-port must be at most 65535, got ${port}`, 2);
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65_535) throw new DemoError(`--dashboard-port takes a port from 0 to 65535, got ${JSON.stringify(value)}`, 2);
   return port;
+}
+
+/** "5s" or "1.5s": the publish delay, in milliseconds. */
+function parseSeconds(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)s$/.exec(value.trim());
+  if (!match) throw new DemoError(`--publish-delay takes seconds such as 5s, got ${JSON.stringify(value)}`, 2);
+  return Number(match[1]) * 1000;
+}
+
+function parseDemoArgs(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        json: { type: 'boolean', default: false },
+        dashboard: { type: 'boolean', default: false },
+        'dashboard-port': { type: 'string' },
+        'publish-delay': { type: 'string' },
+        fifo: { type: 'boolean', default: false },
+      },
+    });
+  } catch (cause) {
+    throw new DemoError(`demo: ${(cause as Error).message}`, 2, { cause });
+  }
 }
 
 function untilInterrupted(): Promise<void> {
@@ -26,20 +57,14 @@ function statusLine(p: Progress): string {
 }
 
 /**
- * `requeue demo`: the whole system in under a minute. Progress goes to stderr; the report
+ * `npm run demo`: the whole system in under a minute. Progress goes to stderr; the report
  * (or with --json the summary document) to stdout. Exits 0 only when every published
  * message succeeded or reached the DLQ with the reason its kind calls for.
  */
-export async function runDemoCommand(argv: string[], io: CliIo): Promise<void> {
-  const { values } = parseCommandArgs('demo', argv, {
-    json: { type: 'boolean', default: false },
-    dashboard: { type: 'boolean', default: false },
-    'dashboard-port': { type: 'string' },
-    'publish-delay': { type: 'string' },
-    fifo: { type: 'boolean', default: false },
-  });
+export async function runDemoCommand(argv: string[], io: DemoIo): Promise<void> {
+  const { values } = parseDemoArgs(argv);
   const dashboardPort = values['dashboard-port'] !== undefined ? parsePort(values['dashboard-port']) : values.dashboard ? 8081 : undefined;
-  const publishDelayMs = values['publish-delay'] !== undefined ? parseDuration('--publish-delay', values['publish-delay']) : dashboardPort !== undefined ? 5000 : 0;
+  const publishDelayMs = values['publish-delay'] !== undefined ? parseSeconds(values['publish-delay']) : dashboardPort !== undefined ? 5000 : 0;
   const workload = demoWorkload();
   const tty = process.stderr.isTTY;
   const topic = values.fifo ? 'SNS FIFO topic of the stack (4 message groups)' : 'SNS topic of the stack';
@@ -70,9 +95,9 @@ export async function runDemoCommand(argv: string[], io: CliIo): Promise<void> {
     return values.json ? JSON.stringify(done, null, 2) : renderReport(workload, done, outcomes);
   }
   if (summary.lost.length > 0 || summary.unexpected.length > 0) {
-    throw new CliError(`not every message ended where it should: lost ${summary.lost.length}, unexpected ${summary.unexpected.length}`);
+    throw new DemoError(`not every message ended where it should: lost ${summary.lost.length}, unexpected ${summary.unexpected.length}`);
   }
   if (summary.fifo && summary.fifo.inOrder < summary.fifo.groups) {
-    throw new CliError(`FIFO order broken: ${summary.fifo.groups - summary.fifo.inOrder} of ${summary.fifo.groups} groups succeeded out of publish order`);
+    throw new DemoError(`FIFO order broken: ${summary.fifo.groups - summary.fifo.inOrder} of ${summary.fifo.groups} groups succeeded out of publish order`);
   }
 }

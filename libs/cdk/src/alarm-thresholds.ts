@@ -1,7 +1,8 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Token } from 'aws-cdk-lib';
 import { InfraConfigError } from './errors.js';
+import { atLeastZero } from './validation.js';
 
-/** When each of `QueueMonitoring`'s alarms fires. */
+/** When each of `QueueMonitoring`'s alarms fires. Numbers may be tokens. */
 export interface AlarmThresholdProps {
   /** @default 5000 visible messages */
   readonly queueDepthThreshold?: number;
@@ -49,14 +50,10 @@ export interface Thresholds {
 }
 
 export function resolveThresholds(props: AlarmThresholdProps): Thresholds {
-  const atLeastZero = (prop: string, value: number) => {
-    if (!Number.isFinite(value) || value < 0) throw new InfraConfigError(prop, `must be a number ≥ 0, got ${value}`);
-    return value;
-  };
   const errorRate = atLeastZero('errorRateThreshold', props.errorRateThreshold ?? 0.3);
-  if (errorRate >= 1) throw new InfraConfigError('errorRateThreshold', `is a fraction below 1 (0.3 is 30%), got ${errorRate}`);
+  if (!Token.isUnresolved(errorRate) && errorRate >= 1) throw new InfraConfigError('errorRateThreshold', `is a fraction below 1 (0.3 is 30%), got ${errorRate}`);
   const stalledMinutes = (props.stalledFor ?? Duration.minutes(10)).toMinutes({ integral: false });
-  if (!Number.isInteger(stalledMinutes) || stalledMinutes < 1 || stalledMinutes > 1440) {
+  if (!Token.isUnresolved(stalledMinutes) && (!Number.isInteger(stalledMinutes) || stalledMinutes < 1 || stalledMinutes > 1440)) {
     throw new InfraConfigError('stalledFor', `must be whole minutes from 1 to 1440, got ${stalledMinutes}`);
   }
   return {

@@ -7,7 +7,7 @@ import { PublishBatchCommand, SNSClient } from '@aws-sdk/client-sns';
 import { ChangeMessageVisibilityCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
 import { freePort, readSimulationLedger, startLocalRequeueStack, type LocalRequeueStack, type SimulationLedgerLine } from '@requeue/local-aws';
 import { queueDepth } from '@requeue/sqs';
-import { CliError } from '../errors.js';
+import { DemoError } from './errors.js';
 import { DEMO_RETRY_POLICY, type DemoMessage } from './workload.js';
 
 // The worker app, a declared dependency: the demo runs it as its own process, as ECS would.
@@ -74,12 +74,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function waitForHealth(worker: ChildProcess, port: number, output: () => string): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
-    if (worker.exitCode !== null) throw new CliError(`the worker exited while starting:\n${output().slice(-2000)}`);
+    if (worker.exitCode !== null) throw new DemoError(`the worker exited while starting:\n${output().slice(-2000)}`);
     const status = await fetch(`http://127.0.0.1:${port}/health/ready`).then((r) => r.status, () => 0);
     if (status === 200) return;
     await sleep(100);
   }
-  throw new CliError('the worker did not become ready within 30 s');
+  throw new DemoError('the worker did not become ready within 30 s');
 }
 
 /**
@@ -102,7 +102,7 @@ export interface DemoOptions {
 }
 
 export async function runDemo(workload: readonly DemoMessage[], options: DemoOptions): Promise<DemoRun> {
-  if (!existsSync(WORKER_ENTRY)) throw new CliError(`the worker is not built (${WORKER_ENTRY}): run \`npm run demo\`, which builds first`);
+  if (!existsSync(WORKER_ENTRY)) throw new DemoError(`the worker is not built (${WORKER_ENTRY}): run \`npm run demo\`, which builds first`);
   const local = await startLocalRequeueStack({ port: 0, fifo: options.fifo ?? false });
   const { queueUrl, dlqUrl, topicArn } = local;
   const sqs = new SQSClient({ endpoint: local.endpoint, region: local.region, credentials });
@@ -113,7 +113,7 @@ export async function runDemo(workload: readonly DemoMessage[], options: DemoOpt
     await waitForHealth(worker.process, worker.healthPort, worker.output);
     if (options.dashboardPort !== undefined) {
       const url = /dashboard on (\S+)/.exec(worker.output())?.[1];
-      if (!url) throw new CliError(`the worker did not start its dashboard:\n${worker.output().slice(-2000)}`);
+      if (!url) throw new DemoError(`the worker did not start its dashboard:\n${worker.output().slice(-2000)}`);
       options.onDashboard?.(url);
     }
     if (options.publishDelayMs) await sleep(options.publishDelayMs);
@@ -199,7 +199,7 @@ async function publishWorkload(sns: SNSClient, topicArn: string, workload: reado
         })),
       }),
     );
-    if (out.Failed?.length) throw new CliError(`SNS refused ${out.Failed.length} messages: ${JSON.stringify(out.Failed)}`);
+    if (out.Failed?.length) throw new DemoError(`SNS refused ${out.Failed.length} messages: ${JSON.stringify(out.Failed)}`);
   }
 }
 
@@ -230,8 +230,8 @@ async function untilAccountedFor({ sqs, queueUrl, dlqUrl, ledgerPath, worker, pu
     };
     options.onProgress(progress);
     if (progress.succeeded + progress.deadLettered >= published && depth.visible + depth.inFlight + depth.delayed === 0) return;
-    if (worker.process.exitCode !== null) throw new CliError(`the worker exited mid-run:\n${worker.output().slice(-2000)}`);
-    if (Date.now() > deadline) throw new CliError(`not every message was accounted for within ${timeoutMs / 1000} s: ${JSON.stringify(progress)}`);
+    if (worker.process.exitCode !== null) throw new DemoError(`the worker exited mid-run:\n${worker.output().slice(-2000)}`);
+    if (Date.now() > deadline) throw new DemoError(`not every message was accounted for within ${timeoutMs / 1000} s: ${JSON.stringify(progress)}`);
     await sleep(1000);
   }
 }

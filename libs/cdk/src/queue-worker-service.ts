@@ -1,0 +1,237 @@
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as appscaling from 'aws-cdk-lib/aws-applicationautoscaling';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { RetryPolicyJson } from '@requeue/retry';
+import { Construct } from 'constructs';
+import { backlogPerTask } from './service-metrics.js';
+import { addWorkerContainer } from './worker-container.js';
+import { resolveWorkerNetwork, type WorkerNetwork } from './worker-network.js';
+import { resolveSettings, type Settings } from './worker-settings.js';
+
+export interface QueueWorkerServiceProps {
+  /** The queue the worker consumes and sends its retries to. */
+  readonly queue: sqs.IQueue;
+  /** Where the worker dead-letters. */
+  readonly deadLetterQueue: sqs.IQueue;
+  /**
+   * The worker image: your NestJS app with `@requeue/nest`, or any image that reads the
+   * worker's environment (docs/contracts.md). For example
+   * `ecs.ContainerImage.fromAsset('path/to/app')` or `ecs.ContainerImage.fromEcrRepository(repo, 'v1')`.
+   */
+  readonly image: ecs.ContainerImage;
+  /**
+   * The ECS cluster to run in. For scaling on backlog per task, enable Container Insights
+   * on it: the running-task count comes from there. Not with `vpc`.
+   * @default - a new cluster, with Container Insights, in `vpc`
+   */
+  readonly cluster?: ecs.ICluster;
+  /**
+   * The VPC for a new cluster. Tasks need outbound access to SQS, ECR, CloudWatch Logs and
+   * whatever the handler calls, and accept no inbound traffic. Not with `cluster`.
+   * @default - a new VPC with public subnets in 2 AZs and no NAT gateway
+   */
+  readonly vpc?: ec2.IVpc;
+  /**
+   * The subnets the tasks run in.
+   * @default - the private subnets with egress of your VPC or cluster; the public subnets of a VPC made here
+   */
+  readonly vpcSubnets?: ec2.SubnetSelection;
+  /**
+   * Give each task a public IP, needed in public subnets to reach SQS without a NAT gateway.
+   * @default - true on a VPC made here, false on yours
+   */
+  readonly assignPublicIp?: boolean;
+  /**
+   * The handler the worker runs (`WORKER_HANDLER`), for images that host several.
+   * @default - not set; the image decides
+   */
+  readonly handler?: string;
+  /**
+   * Extra plain environment, e.g. `LOG_LEVEL`. It overrides nothing of the worker's own.
+   * @default - none
+   */
+  readonly environment?: Record<string, string>;
+  /**
+   * Secrets from Secrets Manager or SSM, e.g. an API key the handler sends.
+   * @default - none
+   */
+  readonly secrets?: Record<string, ecs.Secret>;
+  /**
+   * The retry policy (`RETRY_POLICY`), merged over the shipped preset. Validated at synth.
+   * @default - the shipped preset
+   */
+  readonly retryPolicy?: RetryPolicyJson;
+  /**
+   * CloudWatch namespace of the worker's EMF metrics (`METRICS_NAMESPACE`).
+   * @default 'requeue'
+   */
+  readonly metricsNamespace?: string;
+  /**
+   * Messages one task handles at once (`WORKER_MAX_IN_FLIGHT`). May be a token.
+   * @default 10
+   */
+  readonly maxInFlight?: number;
+  /**
+   * How long a stopping task lets in-flight handlers finish before releasing them
+   * (`WORKER_DRAIN_TIMEOUT_MS`). The container's stop timeout is this plus 15 s, and
+   * Fargate allows at most 120 s, so it must be a concrete duration.
+   * @default Duration.seconds(30)
+   */
+  readonly drainTimeout?: Duration;
+  /**
+   * Task CPU units. May be a token.
+   * @default 256 (0.25 vCPU)
+   */
+  readonly cpu?: number;
+  /**
+   * Task memory. The worker's V8 heap is sized from it (`NODE_OPTIONS`); with a token Node
+   * sizes it from the container's limit.
+   * @default 512
+   */
+  readonly memoryLimitMiB?: number;
+  /**
+   * Fewest tasks. May be a token.
+   * @default 1
+   */
+  readonly minCapacity?: number;
+  /**
+   * Most tasks. May be a token.
+   * @default 10
+   */
+  readonly maxCapacity?: number;
+  /**
+   * Messages (visible + in flight) one task may have queued before the service scales
+   * out: the latency you accept divided by the time a message takes. The scaling steps
+   * are computed from it, so it must be a concrete number.
+   * @default 100
+   */
+  readonly backlogPerTask?: number;
+  /** @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  /**
+   * What `cdk destroy` does with the log group.
+   * @default RemovalPolicy.DESTROY
+   */
+  readonly logRemovalPolicy?: RemovalPolicy;
+}
+
+/**
+ * The worker on ECS Fargate: a task role granted through the queues' own `grant*`
+ * methods (so a customer-managed KMS key is covered), a health check on `/health/live`,
+ * logs with a retention, and step scaling on backlog per task.
+ *
+ * Scale-in never kills busy work: ECS sends SIGTERM, the worker stops receiving, lets
+ * in-flight handlers finish for `drainTimeout`, releases what is left (visibility 0) and
+ * exits. The stop timeout outlasts the drain, so SIGKILL only comes for a worker that
+ * ignored it, and even then nothing was deleted before it succeeded.
+ */
+export class QueueWorkerService extends Construct {
+  readonly service: ecs.FargateService;
+  readonly cluster: ecs.ICluster;
+  readonly taskRole: iam.Role;
+  readonly logGroup: logs.LogGroup;
+  readonly container: ecs.ContainerDefinition;
+  readonly metricsNamespace: string;
+  /** (visible + in flight) / running tasks, the metric the service scales on. */
+  readonly backlogPerTaskMetric: cloudwatch.IMetric;
+
+  constructor(scope: Construct, id: string, props: QueueWorkerServiceProps) {
+    super(scope, id);
+    const settings = resolveSettings(props);
+    const network = resolveWorkerNetwork(this, props);
+    this.cluster = network.cluster;
+    this.metricsNamespace = settings.metricsNamespace;
+    this.taskRole = this.buildTaskRole(props);
+    this.logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.DESTROY,
+    });
+    const taskDefinition = new ecs.FargateTaskDefinition(this, 'Task', {
+      cpu: settings.cpu,
+      memoryLimitMiB: settings.memoryLimitMiB,
+      taskRole: this.taskRole,
+      runtimePlatform: { cpuArchitecture: ecs.CpuArchitecture.X86_64, operatingSystemFamily: ecs.OperatingSystemFamily.LINUX },
+    });
+    this.container = addWorkerContainer(taskDefinition, { ...props, logGroup: this.logGroup, settings });
+    acknowledgeTaskFindings(taskDefinition);
+    this.service = this.buildService(network, taskDefinition, settings);
+    this.backlogPerTaskMetric = backlogPerTask(props.queue, this.cluster, this.service);
+    this.scaleOnBacklog(settings);
+  }
+
+  /**
+   * Consume and send on the queue (a retry is a delayed copy sent before the original is
+   * deleted), send on the DLQ. The grant methods add the KMS actions when a queue has a
+   * customer-managed key.
+   */
+  private buildTaskRole(props: QueueWorkerServiceProps): iam.Role {
+    const role = new iam.Role(this, 'TaskRole', {
+      assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com'),
+      description: 'requeue worker: consume, requeue and dead-letter, nothing else',
+    });
+    props.queue.grantConsumeMessages(role);
+    props.queue.grantSendMessages(role);
+    props.deadLetterQueue.grantSendMessages(role);
+    return role;
+  }
+
+  private buildService(network: WorkerNetwork, taskDefinition: ecs.FargateTaskDefinition, settings: Settings): ecs.FargateService {
+    const securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
+      vpc: network.vpc,
+      description: 'requeue worker: outbound only, no ingress',
+      allowAllOutbound: true,
+    });
+    return new ecs.FargateService(this, 'Service', {
+      cluster: this.cluster,
+      taskDefinition,
+      desiredCount: settings.minCapacity,
+      assignPublicIp: network.assignPublicIp,
+      vpcSubnets: network.vpcSubnets,
+      securityGroups: [securityGroup],
+      // Deployments start new tasks before stopping old ones, so consumption never pauses.
+      minHealthyPercent: 100,
+      maxHealthyPercent: 200,
+      circuitBreaker: { enable: true, rollback: true },
+    });
+  }
+
+  private scaleOnBacklog(settings: Settings): void {
+    const target = settings.backlogPerTask;
+    this.service.autoScaleTaskCount({ minCapacity: settings.minCapacity, maxCapacity: settings.maxCapacity }).scaleOnMetric('ScaleOnBacklogPerTask', {
+      metric: this.backlogPerTaskMetric,
+      adjustmentType: appscaling.AdjustmentType.CHANGE_IN_CAPACITY,
+      // One task at a time in, faster out the further the backlog is over target.
+      scalingSteps: [
+        { upper: target / 4, change: -1 },
+        { lower: target, change: +1 },
+        { lower: target * 2, change: +2 },
+        { lower: target * 5, change: +5 },
+      ],
+      evaluationPeriods: 1,
+      cooldown: Duration.minutes(1),
+    });
+  }
+}
+
+/**
+ * The cdk-nag AwsSolutions findings this construct's design implies, acknowledged with
+ * their reasons through CDK's own `Validations`, so an app checking with cdk-nag sees only
+ * its own findings and this package never imports cdk-nag.
+ */
+function acknowledgeTaskFindings(taskDefinition: ecs.FargateTaskDefinition): void {
+  Validations.of(taskDefinition).acknowledge({
+    id: 'AwsSolutions-ECS2',
+    reason: 'The environment holds non-secret configuration: queue URLs, retry policy, metrics namespace, limits. Secrets go through the `secrets` prop.',
+  });
+  if (taskDefinition.executionRole) {
+    Validations.of(taskDefinition.executionRole).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'ecr:GetAuthorizationToken, granted by ECS to pull the image, has no resource-level permissions: AWS requires Resource "*" for it.',
+    });
+  }
+}

@@ -1,0 +1,96 @@
+import { Duration, Token } from 'aws-cdk-lib';
+import { createRetryPolicy, parseRetryPolicyJson, RetryPolicyConfigError, type RetryPolicyJson } from '@requeue/retry';
+import { InfraConfigError } from './errors.js';
+import { wholeNumber } from './validation.js';
+
+/** Fargate waits at most this long between SIGTERM and SIGKILL. */
+const FARGATE_MAX_STOP_TIMEOUT_SECONDS = 120;
+/** Time between the end of the worker's drain and SIGKILL: releasing leftovers, flushing logs. */
+const STOP_MARGIN_SECONDS = 15;
+/** The worker's own default for METRICS_NAMESPACE. */
+export const DEFAULT_METRICS_NAMESPACE = 'requeue';
+
+/** The props the settings come from; each is documented, with its default, on `QueueWorkerServiceProps`. */
+export interface WorkerSettingsProps {
+  readonly handler?: string;
+  readonly retryPolicy?: RetryPolicyJson;
+  readonly metricsNamespace?: string;
+  readonly maxInFlight?: number;
+  readonly drainTimeout?: Duration;
+  readonly cpu?: number;
+  readonly memoryLimitMiB?: number;
+  readonly minCapacity?: number;
+  readonly maxCapacity?: number;
+  readonly backlogPerTask?: number;
+}
+
+/** `QueueWorkerService`'s props, validated and with their defaults. Numbers may be tokens. */
+export interface Settings {
+  cpu: number;
+  memoryLimitMiB: number;
+  handler: string | undefined;
+  retryPolicy: RetryPolicyJson;
+  metricsNamespace: string;
+  maxInFlight: number;
+  drainTimeout: Duration;
+  stopTimeout: Duration;
+  minCapacity: number;
+  maxCapacity: number;
+  backlogPerTask: number;
+}
+
+export function resolveSettings(props: WorkerSettingsProps): Settings {
+  const handler = props.handler;
+  if (handler !== undefined && !Token.isUnresolved(handler) && !/^[A-Za-z][\w-]{0,63}$/.test(handler)) {
+    throw new InfraConfigError('handler', `is not a handler name: ${JSON.stringify(handler)}`);
+  }
+  const retryPolicy = validRetryPolicy(props.retryPolicy ?? {});
+  const metricsNamespace = props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
+  if (!Token.isUnresolved(metricsNamespace) && (!/^[\w.\-/#:]{1,255}$/.test(metricsNamespace) || metricsNamespace.startsWith('AWS/'))) {
+    throw new InfraConfigError('metricsNamespace', `must be 1-255 of letters, digits and . - _ / # : and not start with AWS/, got ${JSON.stringify(metricsNamespace)}`);
+  }
+  const drainTimeout = props.drainTimeout ?? Duration.seconds(30);
+  const minCapacity = wholeNumber('minCapacity', props.minCapacity ?? 1, 0, 1000);
+  return {
+    cpu: wholeNumber('cpu', props.cpu ?? 256, 256, 16_384),
+    memoryLimitMiB: wholeNumber('memoryLimitMiB', props.memoryLimitMiB ?? 512, 512, 122_880),
+    handler,
+    retryPolicy,
+    metricsNamespace,
+    maxInFlight: wholeNumber('maxInFlight', props.maxInFlight ?? 10, 1, 1000),
+    drainTimeout,
+    stopTimeout: stopTimeoutAfter(drainTimeout),
+    minCapacity,
+    maxCapacity: wholeNumber('maxCapacity', props.maxCapacity ?? 10, Token.isUnresolved(minCapacity) ? 1 : Math.max(1, minCapacity), 1000),
+    backlogPerTask: concrete('backlogPerTask', props.backlogPerTask ?? 100, 'the scaling steps are computed from it at synth', 4, 1_000_000),
+  };
+}
+
+function validRetryPolicy(retryPolicy: RetryPolicyJson): RetryPolicyJson {
+  try {
+    createRetryPolicy(parseRetryPolicyJson(retryPolicy));
+    return retryPolicy;
+  } catch (cause) {
+    if (cause instanceof RetryPolicyConfigError) throw new InfraConfigError('retryPolicy', cause.message, { cause });
+    throw cause;
+  }
+}
+
+/** The container's stop timeout: the drain plus a margin, within Fargate's limit. */
+function stopTimeoutAfter(drainTimeout: Duration): Duration {
+  const drainSeconds = concrete('drainTimeout', drainTimeout.toSeconds(), 'the container\'s stop timeout is computed from it at synth', 0, FARGATE_MAX_STOP_TIMEOUT_SECONDS);
+  const stopSeconds = drainSeconds + STOP_MARGIN_SECONDS;
+  if (stopSeconds > FARGATE_MAX_STOP_TIMEOUT_SECONDS) {
+    throw new InfraConfigError(
+      'drainTimeout',
+      `must be at most ${FARGATE_MAX_STOP_TIMEOUT_SECONDS - STOP_MARGIN_SECONDS} s: Fargate kills a task ${FARGATE_MAX_STOP_TIMEOUT_SECONDS} s after SIGTERM, got ${drainSeconds} s`,
+    );
+  }
+  return Duration.seconds(stopSeconds);
+}
+
+/** A whole number the construct computes with at synth, so a token cannot stand for it. */
+function concrete(prop: string, value: number, why: string, min: number, max: number): number {
+  if (Token.isUnresolved(value)) throw new InfraConfigError(prop, `must be a concrete number, not a token: ${why}`);
+  return wholeNumber(prop, value, min, max);
+}
