@@ -62,6 +62,12 @@ export interface QueueWorkerServiceProps {
    */
   readonly secrets?: Record<string, ecs.Secret>;
   /**
+   * The container's health check.
+   * @default - node's fetch of `http://127.0.0.1:8080/health/live` (`WORKER_HEALTH_PORT`) every 30 s, as the
+   * worker app serves it and a Nest app serves it with `SqsHealthIndicator`
+   */
+  readonly healthCheck?: ecs.HealthCheck;
+  /**
    * The retry policy (`RETRY_POLICY`), merged over the shipped preset. Validated at synth.
    * @default - the shipped preset
    */
@@ -177,6 +183,12 @@ export class QueueWorkerService extends Construct {
     props.queue.grantConsumeMessages(role);
     props.queue.grantSendMessages(role);
     props.deadLetterQueue.grantSendMessages(role);
+    for (const action of ['kms:GenerateDataKey*', 'kms:ReEncrypt*']) {
+      Validations.of(role).acknowledge({
+        id: `AwsSolutions-IAM5[Action::${action}]`,
+        reason: `Granted by grantSendMessages on a queue with a customer-managed key; ${action} is limited to that key's ARN.`,
+      });
+    }
     return role;
   }
 

@@ -14,6 +14,7 @@ export interface WorkerContainerInput {
   readonly deadLetterQueue: sqs.IQueue;
   readonly environment?: Record<string, string>;
   readonly secrets?: Record<string, ecs.Secret>;
+  readonly healthCheck?: ecs.HealthCheck;
   readonly logGroup: logs.ILogGroup;
   readonly settings: Settings;
 }
@@ -38,16 +39,19 @@ export function addWorkerContainer(taskDefinition: ecs.FargateTaskDefinition, in
     },
     secrets: input.secrets,
     stopTimeout: settings.stopTimeout,
-    healthCheck: {
-      // Slim Node images have no curl; node's fetch does the probe.
-      command: ['CMD', 'node', '-e', `fetch('http://127.0.0.1:${HEALTH_PORT}/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))`],
-      interval: Duration.seconds(30),
-      timeout: Duration.seconds(5),
-      retries: 3,
-      startPeriod: Duration.seconds(30),
-    },
+    healthCheck: input.healthCheck ?? LIVENESS_PROBE,
   });
 }
+
+/** `/health/live` on `WORKER_HEALTH_PORT`, as the worker app and `@requeue/nest`'s `SqsHealthIndicator` serve it. */
+const LIVENESS_PROBE: ecs.HealthCheck = {
+  // Slim Node images have no curl; node's fetch does the probe.
+  command: ['CMD', 'node', '-e', `fetch('http://127.0.0.1:${HEALTH_PORT}/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))`],
+  interval: Duration.seconds(30),
+  timeout: Duration.seconds(5),
+  retries: 3,
+  startPeriod: Duration.seconds(30),
+};
 
 /**
  * The heap flags need the task's memory as a number. With a token (known only at deploy)

@@ -6,3 +6,7 @@ export { SqsHandler } from './sqs-handler.decorator.js';
 export { SqsWorkerModule } from './sqs-worker.module.js';
 export { MODULE_OPTIONS_TOKEN as SQS_WORKER_OPTIONS, type SqsWorkerModuleOptions } from './sqs-worker.options.js';
 export { SqsWorkerService } from './sqs-worker.service.js';
+
+// What a handler needs, so an app installs @requeue/nest alone.
+export { createRetryPolicy, NonRetryableError, RetryableError, UnrecoverableError, type RetryPolicy } from '@requeue/retry';
+export type { WorkerMessage } from '@requeue/sqs';

@@ -1,9 +1,9 @@
-import { Module } from '@nestjs/common';
+import { Module, type ConfigurableModuleAsyncOptions, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { SqsHealthIndicator } from './sqs-health.indicator.js';
 import { SqsWorkerService } from './sqs-worker.service.js';
-import { ConfigurableModuleClass } from './sqs-worker.options.js';
+import { ConfigurableModuleClass, type SqsWorkerModuleOptions } from './sqs-worker.options.js';
 
 /**
  * `SqsWorkerModule.forRoot(options)` or `.forRootAsync({ imports, inject, useFactory })`.
@@ -15,4 +15,14 @@ import { ConfigurableModuleClass } from './sqs-worker.options.js';
   providers: [SqsWorkerService, SqsHealthIndicator],
   exports: [SqsWorkerService, SqsHealthIndicator],
 })
-export class SqsWorkerModule extends ConfigurableModuleClass {}
+export class SqsWorkerModule {
+  /** The worker with these options. */
+  static forRoot(options: SqsWorkerModuleOptions): DynamicModule {
+    return { ...ConfigurableModuleClass.forRoot(options), module: SqsWorkerModule };
+  }
+
+  /** The worker with options from a factory, e.g. one that reads `ConfigService`. */
+  static forRootAsync(options: ConfigurableModuleAsyncOptions<SqsWorkerModuleOptions>): DynamicModule {
+    return { ...ConfigurableModuleClass.forRootAsync(options), module: SqsWorkerModule };
+  }
+}

@@ -1,4 +1,4 @@
-import type { Backoff, Jitter } from './policy-config.js';
+import type { Backoff, Jitter } from './policy-types.js';
 import { hashToSeed, seededRandom, type Random } from './random.js';
 
 /**

@@ -1,8 +1,10 @@
 import { applyJitter, decorrelatedDelayMs, strategyDelayMs, type DecorrelatedInput } from './backoff.js';
 import { classifyFailure, type Classification, type RetryableFailure } from './classify.js';
 import { ErrorType, type DeadLetterReason } from './error-types.js';
-import { parsePolicyOverride, type PolicyOverride } from './policy-override.js';
-import { resolveBackoff, resolveRetryPolicy, type ErrorTypePolicy, type ResolvedRetryPolicy, type RetryPolicyInput } from './policy-config.js';
+import { parsePolicyOverride } from './policy-override.js';
+import type { PolicyOverride } from './policy-types.js';
+import { resolveBackoff, resolveRetryPolicy, type ErrorTypePolicy, type ResolvedRetryPolicy } from './policy-config.js';
+import type { RetryPolicyInput } from './policy-types.js';
 import { quantizeDelaySeconds } from './quantize.js';
 import type { Random } from './random.js';
 import type { RetryState } from './retry-state.js';

@@ -1,11 +1,7 @@
-export { Bounds } from './bounds.js';
-export { applyJitter, decorrelatedDelayMs, strategyDelayMs } from './backoff.js';
 export {
   classifyFailure,
   DEFAULT_CODE_BUG_ERRORS,
   failureScope,
-  MAX_ERROR_TEXT,
-  scopeOfErrorType,
   type Classification,
   type ClassifierOptions,
   type ClassifierRule,
@@ -27,25 +23,31 @@ export {
   type RetryableErrorOptions,
   type RetryAttribute,
 } from './errors.js';
-export {
-  parseRetryPolicyJson,
-  resolveRetryPolicy,
-  SHIPPED_PRESET,
-  type Backoff,
-  type BackoffInput,
-  type CustomBackoff,
-  type CustomBackoffContext,
-  type ErrorTypePolicy,
-  type Jitter,
-  type JitterInput,
-  type ResolvedRetryPolicy,
-  type RetryPolicyInput,
-  type RetryPolicyJson,
-} from './policy-config.js';
-export { encodePolicyOverride, parsePolicyOverride, RETRY_POLICY_ATTRIBUTE, type PolicyOverride } from './policy-override.js';
-export { quantizeDelaySeconds } from './quantize.js';
+export { parseRetryPolicyJson, resolveRetryPolicy, SHIPPED_PRESET, type ErrorTypePolicy, type ResolvedRetryPolicy } from './policy-config.js';
+export type {
+  Backoff,
+  BackoffInput,
+  CustomBackoff,
+  CustomBackoffContext,
+  CustomFunctionBackoff,
+  DecorrelatedBackoff,
+  ErrorTypePolicyInput,
+  ExponentialBackoff,
+  FixedBackoff,
+  Jitter,
+  JitterInput,
+  JsonBackoff,
+  LinearBackoff,
+  NamedCustomBackoff,
+  ParsedBuiltInBackoff,
+  PolicyOverride,
+  RetryPolicyFields,
+  RetryPolicyInput,
+  RetryPolicyJson,
+} from './policy-types.js';
+export { encodePolicyOverride, parsePolicyOverride, RETRY_POLICY_ATTRIBUTE } from './policy-override.js';
 export { REDACTED, redactSecrets } from './redact.js';
-export { hashToSeed, seededRandom, type Random } from './random.js';
+export { seededRandom, type Random } from './random.js';
 export { parseRetryAfter } from './retry-after.js';
 export {
   encodeRetryState,

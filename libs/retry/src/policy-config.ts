@@ -1,26 +1,10 @@
 import { z } from 'zod';
 import { Bounds } from './bounds.js';
-import type { ClassifierOptions, RetryableFailure } from './classify.js';
+import type { ClassifierOptions } from './classify.js';
+import type { Backoff, CustomBackoff, Jitter, JitterInput, NamedCustomBackoff, RetryPolicyInput, RetryPolicyJson } from './policy-types.js';
 import { ErrorType } from './error-types.js';
 import { RetryPolicyConfigError } from './errors.js';
 import { validateWith } from './validate.js';
-
-/** What a custom backoff receives besides the attempt number and the failure. */
-export interface CustomBackoffContext {
-  now: number;
-  firstReceivedAt: number;
-  errorType: string;
-}
-
-/**
- * A custom strategy returns milliseconds to wait, `"immediate"` (or 0) to retry at once,
- * or `"dead-letter"` (or -1) to stop retrying: BullMQ's 0 and -1, spelled out.
- */
-export type CustomBackoff = (
-  attempt: number,
-  failure: RetryableFailure,
-  context: CustomBackoffContext,
-) => number | 'immediate' | 'dead-letter';
 
 const delayMs = z.number().int().min(0).max(Bounds.maxDelayMs);
 const multiplier = z.number().min(1).max(Bounds.maxMultiplier);
@@ -54,12 +38,6 @@ const builtInBackoffSchema = z.discriminatedUnion('type', [fixedBackoff, linearB
 /** Strategies expressible in JSON: RETRY_POLICY and the `x-retry-policy` attribute. */
 export const jsonBackoffSchema = z.union([builtInBackoffSchema, namedCustomBackoff]);
 const anyBackoffSchema = z.union([builtInBackoffSchema, customBackoff, namedCustomBackoff]);
-/** A strategy as the policy runs it: a named custom strategy is resolved to its function. */
-export type Backoff = z.output<typeof builtInBackoffSchema> | z.output<typeof customBackoff>;
-/** A strategy as written: JSON may name a custom strategy registered in `strategies`. */
-export type BackoffInput = z.output<typeof anyBackoffSchema>;
-export type Jitter = z.output<typeof jitterObject>;
-export type JitterInput = z.input<typeof jitterSchema>;
 export { jitterSchema };
 
 export const limitsShape = {
@@ -96,18 +74,16 @@ function policyInputSchema<B extends z.ZodType>(backoff: B) {
 const jsonPolicySchema = policyInputSchema(jsonBackoffSchema);
 const codePolicySchema = policyInputSchema(anyBackoffSchema);
 
-/** A retry policy as written in RETRY_POLICY: every field optional, merged over the preset. */
-export type RetryPolicyJson = z.input<typeof jsonPolicySchema>;
-
 /**
- * A retry policy as written in code: RETRY_POLICY's fields, custom strategies and
- * classifier rules. `strategies` registers custom strategies by name, so RETRY_POLICY and
- * a message's `x-retry-policy` can choose one: `{ "type": "custom", "name": "…" }`.
+ * The public types are written out (policy-types.ts) so the API reads as plain shapes; this
+ * fails to compile when a schema and its type drift apart.
  */
-export type RetryPolicyInput = z.input<typeof codePolicySchema> & {
-  classifier?: ClassifierOptions;
-  strategies?: Readonly<Record<string, CustomBackoff>>;
-};
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+void (true satisfies Same<RetryPolicyJson, z.input<typeof jsonPolicySchema>> &
+  Same<Omit<RetryPolicyInput, 'classifier' | 'strategies'>, z.input<typeof codePolicySchema>> &
+  Same<Backoff, z.output<typeof builtInBackoffSchema> | z.output<typeof customBackoff>> &
+  Same<Jitter, z.output<typeof jitterObject>> &
+  Same<JitterInput, z.input<typeof jitterSchema>>);
 
 export interface ErrorTypePolicy {
   backoff: Backoff;
@@ -209,7 +185,7 @@ export function resolveRetryPolicy(input: RetryPolicyInput = {}): ResolvedRetryP
 }
 
 /** A named custom strategy becomes its registered function; an unknown name is a configuration error. */
-export function resolveBackoff(backoff: BackoffInput, strategies: Readonly<Record<string, CustomBackoff>>, path: string): Backoff {
+export function resolveBackoff(backoff: Backoff | NamedCustomBackoff, strategies: Readonly<Record<string, CustomBackoff>>, path: string): Backoff {
   if (backoff.type !== 'custom' || !('name' in backoff)) return backoff;
   const compute = strategies[backoff.name];
   if (!compute) {

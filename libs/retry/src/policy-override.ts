@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { InvalidRetryStateError } from './errors.js';
+import type { PolicyOverride } from './policy-types.js';
 import { jitterSchema, jsonBackoffSchema, limitsShape } from './policy-config.js';
 import { Bounds } from './bounds.js';
 import { parseAttributeJson } from './attribute-json.js';
@@ -20,8 +21,8 @@ const overrideSchema = z.strictObject({
     .optional(),
 });
 
-/** The `x-retry-policy` attribute a publisher may set: per-message limits and backoff. */
-export type PolicyOverride = z.output<typeof overrideSchema>;
+// The public shape is written out in policy-types.ts; this fails to compile if the schema drifts from it.
+void (true satisfies [PolicyOverride] extends [z.output<typeof overrideSchema>] ? ([z.output<typeof overrideSchema>] extends [PolicyOverride] ? true : false) : false);
 
 /**
  * Parses `x-retry-policy`. An invalid override throws `InvalidRetryStateError`; the worker

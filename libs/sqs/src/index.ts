@@ -1,14 +1,9 @@
-export { SqsBatchClient, type OutgoingMessage } from './batch-client.js';
-export { decodeMessage, parseBody, type DecodeContext, type DecodedMessage, type DecodeResult } from './decode.js';
 export { SqsOperationError, SqsWorkerConfigError } from './errors.js';
 export { withoutSdkCallLogging } from './sdk-call-logging.js';
 export { HandlerTimeoutError } from './handler-runner.js';
-export { MAX_VISIBILITY_SECONDS } from './heartbeat.js';
-export { silentLogger, type WorkerLogger } from './logger.js';
-export { MAX_MESSAGE_ATTRIBUTES, MAX_MESSAGE_BYTES, userAttributes, type MessageAttributes } from './message-attributes.js';
+export { type WorkerLogger } from './logger.js';
 export { EmfMetrics, noMetrics, type EmfMetricsOptions, type WorkerMetrics } from './metrics.js';
 export { type MessageHandler, type SqsWorkerOptions } from './options.js';
-export { unwrapSnsEnvelope } from './sns-envelope.js';
 export { SqsWorker, WorkerStoppingError, type WorkerHealth } from './worker.js';
 export { type ScheduledRetry } from './scheduled-retries.js';
 export { type WorkerMessage } from './worker-message.js';
@@ -16,10 +11,8 @@ export {
   DeadLetterOperationError,
   deadLetterSummary,
   discardDeadLetters,
-  matches,
   redriveDeadLetters,
   release,
-  replayAttributes,
   replayDeadLetters,
   scanDlq,
   type DeadLetterQueue,

@@ -1,0 +1,9 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { AppModule } from './app.module.js';
+
+const app = await NestFactory.create(AppModule);
+// On SIGTERM the worker stops receiving, lets running handlers finish, then exits.
+app.enableShutdownHooks();
+// QueueWorkerService's container health check asks for /health/live on this port.
+await app.listen(Number(process.env.WORKER_HEALTH_PORT ?? 8080), '127.0.0.1');

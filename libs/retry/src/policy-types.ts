@@ -1,0 +1,118 @@
+import type { ClassifierOptions, RetryableFailure } from './classify.js';
+
+/** What a custom backoff receives besides the attempt number and the failure. */
+export interface CustomBackoffContext {
+  now: number;
+  firstReceivedAt: number;
+  errorType: string;
+}
+
+/**
+ * A custom strategy returns milliseconds to wait, `"immediate"` (or 0) to retry at once,
+ * or `"dead-letter"` (or -1) to stop retrying: BullMQ's 0 and -1, spelled out.
+ */
+export type CustomBackoff = (attempt: number, failure: RetryableFailure, context: CustomBackoffContext) => number | 'immediate' | 'dead-letter';
+
+/** The same delay every time. */
+export interface FixedBackoff {
+  type: 'fixed';
+  delayMs: number;
+}
+/** `baseMs + (attempt - 1) × incrementMs`; the increment defaults to the base. */
+export interface LinearBackoff {
+  type: 'linear';
+  baseMs: number;
+  incrementMs?: number | undefined;
+}
+/** `baseMs × multiplier^(attempt - 1)`; the multiplier defaults to 3. */
+export interface ExponentialBackoff {
+  type: 'exponential';
+  baseMs: number;
+  multiplier?: number | undefined;
+}
+/** AWS's decorrelated jitter: random between `baseMs` and `multiplier ×` the previous delay. */
+export interface DecorrelatedBackoff {
+  type: 'decorrelated';
+  baseMs: number;
+  multiplier?: number | undefined;
+}
+/** A custom strategy given as a function, in code. */
+export interface CustomFunctionBackoff {
+  type: 'custom';
+  compute: CustomBackoff;
+}
+/** A custom strategy registered in `strategies`, chosen by name: the form JSON can hold. */
+export interface NamedCustomBackoff {
+  type: 'custom';
+  name: string;
+}
+
+/** The strategies JSON can hold: RETRY_POLICY and the `x-retry-policy` attribute. */
+export type JsonBackoff = FixedBackoff | LinearBackoff | ExponentialBackoff | DecorrelatedBackoff | NamedCustomBackoff;
+/** A strategy as written in code: JSON's, or a function. */
+export type BackoffInput = JsonBackoff | CustomFunctionBackoff;
+/** A built-in strategy once parsed: its defaults filled in. */
+export type ParsedBuiltInBackoff = FixedBackoff | LinearBackoff | (ExponentialBackoff & { multiplier: number }) | (DecorrelatedBackoff & { multiplier: number });
+/** A strategy as the policy runs it: a named custom strategy is resolved to its function. */
+export type Backoff = ParsedBuiltInBackoff | CustomFunctionBackoff;
+
+/** How a delay is spread, so that retries of a burst do not arrive together. */
+export type Jitter =
+  | { type: 'none' }
+  | { type: 'full' }
+  | { type: 'equal' }
+  | { type: 'decorrelated' }
+  | { type: 'proportional'; fraction: number }
+  | { type: 'symmetric'; ms: number };
+/** `"full"` is shorthand for `{ "type": "full" }`, for the jitters that take no parameter. */
+export type JitterInput = 'none' | 'full' | 'equal' | 'decorrelated' | Jitter;
+
+/** One error type's policy as written; unset fields fall back to the policy's. */
+export interface ErrorTypePolicyInput<B> {
+  backoff?: B | undefined;
+  maxDelayMs?: number | undefined;
+  jitter?: JitterInput | undefined;
+}
+
+/** The fields of a retry policy as written, with the strategies `B` may name. */
+export interface RetryPolicyFields<B> {
+  maxAttempts?: number | undefined;
+  /** null turns the shipped deadline off. */
+  deadlineSeconds?: number | null | undefined;
+  /** Cap for error types that do not set their own `maxDelayMs`. A type's own maximum wins. */
+  maxDelayMs?: number | undefined;
+  /** Jitter for error types that do not set their own. */
+  jitter?: JitterInput | undefined;
+  /** Longest single SQS delay; longer waits hop. Only tests need less than 900. */
+  hopCeilingSeconds?: number | undefined;
+  types?: Record<string, ErrorTypePolicyInput<B>> | undefined;
+  /**
+   * What a message's `x-retry-policy` may ask for: at most these attempts and this
+   * deadline, and no retry sooner than `minDelayMs`. A publisher may lower the budget,
+   * never raise it past these. @default the policy's own maxAttempts and deadline, 1 s
+   */
+  overrideCeilings?: { maxAttempts?: number | undefined; deadlineSeconds?: number | undefined; minDelayMs?: number | undefined } | undefined;
+  /** Error classes that mean a bug in the handler (`ClassifierOptions.codeBugErrors`); false retries them. */
+  codeBugErrors?: false | string[] | undefined;
+}
+
+/** A retry policy as written in RETRY_POLICY: every field optional, merged over the preset. */
+export type RetryPolicyJson = RetryPolicyFields<JsonBackoff>;
+
+/**
+ * A retry policy as written in code: RETRY_POLICY's fields, custom strategies and
+ * classifier rules. `strategies` registers custom strategies by name, so RETRY_POLICY and
+ * a message's `x-retry-policy` can choose one: `{ "type": "custom", "name": "…" }`.
+ */
+export type RetryPolicyInput = RetryPolicyFields<BackoffInput> & {
+  classifier?: ClassifierOptions;
+  strategies?: Readonly<Record<string, CustomBackoff>>;
+};
+
+/** The `x-retry-policy` attribute a publisher may set: per-message limits and backoff. */
+export interface PolicyOverride {
+  maxAttempts?: number | undefined;
+  deadlineSeconds?: number | undefined;
+  /** Replaces the backoff of every error type for this message. */
+  backoff?: ((ParsedBuiltInBackoff | NamedCustomBackoff) & { maxDelayMs?: number | undefined; jitter?: Jitter | undefined }) | undefined;
+}

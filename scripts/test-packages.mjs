@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// npm run test:packages: build and pack every public package, check each tarball, then
+// install the tarballs into a Nest app, a CDK app and a bare CLI install outside the
+// workspace and run them. Nothing is published.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { checkCdkApp } from './packages/cdk-check.mjs';
+import { checkCli } from './packages/cli-check.mjs';
+import { checkNestApp } from './packages/nest-check.mjs';
+import { packPackage } from './packages/pack.mjs';
+import { PUBLIC_PACKAGES } from './packages/public-packages.mjs';
+import { CheckError, run } from './packages/run.mjs';
+import { installExample } from './packages/scratch.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const started = performance.now();
+const step = (text) => process.stdout.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${text}\n`);
+
+async function main() {
+  const scratch = await mkdtemp(join(tmpdir(), 'requeue-packages-'));
+  if (!relative(root, scratch).startsWith('..')) throw new CheckError(`the scratch directory ${scratch} is inside the workspace; set TMPDIR elsewhere`);
+  step(`building; scratch apps in ${scratch}`);
+  await run('npx', ['tsc', '-b'], { cwd: root });
+  const tarballs = [];
+  for (const pkg of PUBLIC_PACKAGES) {
+    tarballs.push(await packPackage(root, pkg, join(scratch, 'tarballs')));
+    step(`${pkg.name}: API report, publint, attw and contents clean`);
+  }
+  for (const t of tarballs) step(`  ${t.name.padEnd(16)} ${(t.size / 1024).toFixed(1).padStart(6)} kB packed, ${(t.unpackedSize / 1024).toFixed(0).padStart(4)} kB unpacked, ${await exportCount(t.name)} public exports`);
+
+  const { startLoopbackEmulator, freePort } = await import(join(root, 'libs/local-aws/dist/index.js'));
+  const emulator = await startLoopbackEmulator(await freePort());
+  try {
+    const nestDir = await installExample(join(root, 'examples/nest-app'), scratch, tarballs);
+    step('Nest app installed from the tarballs');
+    const nest = await checkNestApp(nestDir, { endpoint: emulator.endpoint, freePort });
+    step(`Nest app: strict type-check, success, retry, dead letter, drain on SIGTERM (${nest.paymentsCalls.length} payment calls)`);
+    const cdkDir = await installExample(join(root, 'examples/cdk-app'), scratch, tarballs);
+    const cdk = await checkCdkApp(cdkDir);
+    step(`CDK app: cdk-nag clean synth of ${cdk.resources} resources; task role on the queue key: ${[...new Set(cdk.keyActions)].join(', ')}`);
+    const listing = await checkCli(scratch, tarballs, nest.dlqUrl);
+    step(`CLI: npx requeue dlq list\n${listing.split('\n').filter((line) => !line.startsWith('npm warn')).join('\n').replace(/^/gm, '        ')}`);
+  } finally {
+    await emulator.stop();
+  }
+  await rm(scratch, { recursive: true, force: true });
+  step('packages: every check passed');
+}
+
+/** Exports a package's API report lists: what a change to the public API shows in review. */
+async function exportCount(name) {
+  const pkg = PUBLIC_PACKAGES.find((p) => p.name === name);
+  let count = 0;
+  for (const config of pkg.apiReports) {
+    const reportName = config === 'api-extractor.json' ? `${name.split('/')[1]}.api.md` : `${name.split('/')[1]}-${config.replace(/^api-extractor\.|\.json$/g, '')}.api.md`;
+    const report = await readFile(join(root, pkg.dir, 'etc', reportName), 'utf8');
+    count += (report.match(/^export /gm) ?? []).length;
+  }
+  return pkg.apiReports.length === 0 ? 'bin only, 0' : count;
+}
+
+main().catch((error) => {
+  process.stderr.write(`test:packages failed: ${error instanceof CheckError ? error.message : (error.stack ?? error)}\n`);
+  process.exit(1);
+});
