@@ -1,10 +1,7 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
-import type { RetryPolicy } from '@requeue/retry';
 import type { SqsWorkerOptions } from '@requeue/sqs';
 
-export interface SqsWorkerModuleOptions extends Omit<SqsWorkerOptions, 'handler' | 'retryPolicy'> {
-  /** @default createRetryPolicy() — the shipped preset */
-  retryPolicy?: RetryPolicy;
+export interface SqsWorkerModuleOptions extends Omit<SqsWorkerOptions, 'handler'> {
   /** The `@SqsHandler(name)` to run. @default 'default' */
   handlerName?: string;
   /** Start polling when the application boots. @default true */

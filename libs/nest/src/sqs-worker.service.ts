@@ -1,6 +1,5 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
-import { createRetryPolicy } from '@requeue/retry';
 import { SqsWorker, type MessageHandler, type ScheduledRetry, type WorkerHealth } from '@requeue/sqs';
 import { resolveSqsHandler } from './handler-resolver.js';
 import { MODULE_OPTIONS_TOKEN, type SqsWorkerModuleOptions } from './sqs-worker.options.js';
@@ -21,7 +20,7 @@ export class SqsWorkerService implements OnApplicationBootstrap, BeforeApplicati
     const { handlerName = 'default', autoStart = true, onError, retryPolicy, ...engine } = this.options;
     const resolved = resolveSqsHandler(handlerName, this.discovery, this.scanner, this.moduleRef);
     const handler: MessageHandler = onError ? this.reportingErrors(resolved, onError) : resolved;
-    this.worker = new SqsWorker({ ...engine, handler, retryPolicy: retryPolicy ?? createRetryPolicy() });
+    this.worker = new SqsWorker({ ...engine, handler, retryPolicy });
     if (autoStart) await this.worker.start();
   }
 

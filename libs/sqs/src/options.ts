@@ -1,5 +1,5 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { RetryPolicy, Random } from '@requeue/retry';
+import { createRetryPolicy, type RetryPolicy, type Random } from '@requeue/retry';
 import { resolveBackpressure, type BackpressureOptions, type ResolvedBackpressure } from './backpressure/options.js';
 import { SqsWorkerConfigError } from './errors.js';
 import type { WorkerLogger } from './logger.js';
@@ -9,13 +9,16 @@ import type { WorkerMessage } from './worker-message.js';
 export type MessageHandler = (message: WorkerMessage) => Promise<void>;
 
 export interface SqsWorkerOptions {
+  /** The client every call goes through: its region, credentials and endpoint are used as they are. */
   sqs: SQSClient;
+  /** The queue to consume; retries are sent back to it as delayed copies. */
   queueUrl: string;
+  /** Where non-retryable, exhausted and expired messages go, with `x-dead-letter` attached. */
   deadLetterQueueUrl: string;
   /** Resolves for success, throws for failure. Looked up per message, never snapshotted. */
   handler: MessageHandler;
   /** @default createRetryPolicy() — the shipped preset */
-  retryPolicy: RetryPolicy;
+  retryPolicy?: RetryPolicy;
   /**
    * Handlers running at once. A message whose handler is done gives its slot to the next
    * one while its delete (or copy) lands, so up to twice this many are held. @default 50
@@ -53,11 +56,15 @@ export interface SqsWorkerOptions {
    * breaker and limit. @default every message shares one key, the queue's name
    */
   dependencyKey?: (message: Omit<WorkerMessage, 'signal'>) => string | undefined;
+  /** Where the engine logs; a pino logger fits as is. @default silent */
   logger?: WorkerLogger;
+  /** Where the engine counts; `new EmfMetrics({ ... })` writes CloudWatch EMF. @default none */
   metrics?: WorkerMetrics;
   /** @default 60000 */
   metricsFlushIntervalMs?: number;
+  /** The clock, for tests. @default Date.now */
   now?: () => number;
+  /** The jitter's random source, for tests (`seededRandom`). @default Math.random */
   random?: Random;
 }
 
@@ -89,6 +96,7 @@ export function resolveWorkerOptions(options: SqsWorkerOptions, defaults: { logg
   const backoff = options.pollBackoff ?? { initialMs: 200, maxMs: 20_000 };
   return {
     ...options,
+    retryPolicy: options.retryPolicy ?? createRetryPolicy(),
     maxInFlight,
     // SQS long polling accepts 0 to 20 seconds (ReceiveMessage WaitTimeSeconds).
     waitTimeSeconds: integerIn('waitTimeSeconds', options.waitTimeSeconds, 20, 0, 20),

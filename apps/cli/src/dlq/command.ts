@@ -7,7 +7,7 @@ import { entryJson, entryTable } from './format.js';
 import { listDeadLetters } from './list.js';
 import { explainAwsError, resolveDlq } from './target.js';
 
-export const DLQ_USAGE = `usage: requeue dlq <command> [options]     (npm run dlq -- <command> [options])
+export const DLQ_USAGE = `usage: requeue dlq <command> [options]
 
 commands:
   list      show DLQ messages without consuming them
@@ -15,8 +15,8 @@ commands:
   discard   delete matching messages for good (asks first, or --yes)
   redrive   whole-queue redrive with SQS StartMessageMoveTask (real AWS)
 
-the DLQ:  --dlq <url>, else WORKER_DLQ_URL, else the local stack of \`npm start\` on ${'127.0.0.1:4566'}
-          AWS through the standard credential chain; any emulator through AWS_ENDPOINT_URL
+the DLQ:  --dlq <url>, else WORKER_DLQ_URL, else the DLQ of a local requeue stack on ${'127.0.0.1:4566'}
+          AWS through the standard credential chain; any emulator through AWS_ENDPOINT_URL_SQS or AWS_ENDPOINT_URL
 filters:  --reason <reason>  --error-type <type>  --older-than <90s|15m|2h|7d>
 list:     --limit N  --json
 replay:   --to <queue-url>  --reset-attempts  --rate N/s  --max N  --dry-run  --json
