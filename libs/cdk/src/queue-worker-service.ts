@@ -10,7 +10,7 @@ import type { RetryPolicyJson } from '@requeue/retry';
 import { Construct } from 'constructs';
 import { backlogPerTask } from './service-metrics.js';
 import { addWorkerContainer } from './worker-container.js';
-import { resolveWorkerNetwork, type WorkerNetwork } from './worker-network.js';
+import { resolveWorkerNetwork, validateWorkerNetwork, type WorkerNetwork } from './worker-network.js';
 import { resolveSettings, type Settings } from './worker-settings.js';
 
 export interface QueueWorkerServiceProps {
@@ -147,8 +147,10 @@ export class QueueWorkerService extends Construct {
   readonly backlogPerTaskMetric: cloudwatch.IMetric;
 
   constructor(scope: Construct, id: string, props: QueueWorkerServiceProps) {
-    super(scope, id);
+    // Props are checked before the construct joins the tree: a bad one leaves nothing behind.
     const settings = resolveSettings(props);
+    validateWorkerNetwork(props);
+    super(scope, id);
     const network = resolveWorkerNetwork(this, props);
     this.cluster = network.cluster;
     this.metricsNamespace = settings.metricsNamespace;

@@ -24,9 +24,7 @@ export interface WorkerNetwork {
  * cluster in the caller's VPC, or a new cluster in a new VPC built to cost nothing idle.
  */
 export function resolveWorkerNetwork(scope: Construct, props: WorkerNetworkProps): WorkerNetwork {
-  if (props.cluster && props.vpc) {
-    throw new InfraConfigError('vpc', 'cannot be given with cluster: the tasks run in the cluster\'s own VPC; pass one or the other');
-  }
+  validateWorkerNetwork(props);
   const given = props.cluster?.vpc ?? props.vpc;
   const vpc = given ?? defaultVpc(scope);
   const cluster = props.cluster ?? new ecs.Cluster(scope, 'Cluster', { vpc, containerInsightsV2: ecs.ContainerInsights.ENABLED });
@@ -38,6 +36,13 @@ export function resolveWorkerNetwork(scope: Construct, props: WorkerNetworkProps
     vpcSubnets: props.vpcSubnets ?? { subnetType: given ? ec2.SubnetType.PRIVATE_WITH_EGRESS : ec2.SubnetType.PUBLIC },
     assignPublicIp: props.assignPublicIp ?? given === undefined,
   };
+}
+
+/** Thrown before anything is added to the tree, so a bad prop leaves no half-built construct. */
+export function validateWorkerNetwork(props: WorkerNetworkProps): void {
+  if (props.cluster && props.vpc) {
+    throw new InfraConfigError('vpc', 'cannot be given with cluster: the tasks run in the cluster\'s own VPC; pass one or the other');
+  }
 }
 
 function defaultVpc(scope: Construct): ec2.Vpc {

@@ -1,0 +1,147 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { App, CfnParameter, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { MetricName } from '@requeue/sqs/metric-names';
+import { describe, expect, it } from 'vitest';
+import { InfraConfigError, QueueMonitoring, QueueWorkerService, RetryingQueue, type QueueWorkerServiceProps } from './index.js';
+
+const image = ecs.ContainerImage.fromRegistry('example/orders-worker:1');
+
+function stackWithQueue(queueProps: ConstructorParameters<typeof RetryingQueue>[2] = {}) {
+  const stack = new Stack(new App(), 'Orders');
+  const queues = new RetryingQueue(stack, 'Orders', { queueName: 'orders', ...queueProps });
+  return { stack, queues };
+}
+
+function worker(stack: Stack, queues: RetryingQueue, props: Partial<QueueWorkerServiceProps> = {}) {
+  return new QueueWorkerService(stack, 'Worker', { queue: queues.queue, deadLetterQueue: queues.deadLetterQueue, image, ...props });
+}
+
+function environmentOf(template: Template): Record<string, unknown> {
+  const [definition] = Object.values(template.findResources('AWS::ECS::TaskDefinition'));
+  const [container] = definition!.Properties.ContainerDefinitions as Array<{ Environment: Array<{ Name: string; Value: unknown }> }>;
+  return Object.fromEntries(container!.Environment.map((e) => [e.Name, e.Value]));
+}
+
+describe('QueueWorkerService in a stack of your own', () => {
+  it('runs in the cluster you give it, creating no cluster or VPC, in its private subnets', () => {
+    const { stack, queues } = stackWithQueue();
+    const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2 });
+    const cluster = new ecs.Cluster(stack, 'Cluster', { vpc });
+    const service = worker(stack, queues, { cluster });
+    const template = Template.fromStack(stack);
+    template.resourceCountIs('AWS::ECS::Cluster', 1);
+    template.resourceCountIs('AWS::EC2::VPC', 1);
+    expect(service.cluster).toBe(cluster);
+    template.hasResourceProperties('AWS::ECS::Service', {
+      Cluster: { Ref: stack.getLogicalId(cluster.node.defaultChild as ecs.CfnCluster) },
+      NetworkConfiguration: { AwsvpcConfiguration: Match.objectLike({ AssignPublicIp: 'DISABLED', Subnets: vpc.privateSubnets.map((s) => ({ Ref: stack.getLogicalId(s.node.defaultChild as ec2.CfnSubnet) })) }) },
+    });
+  });
+
+  it('refuses a cluster and a VPC together, naming the prop', () => {
+    const { stack, queues } = stackWithQueue();
+    const vpc = new ec2.Vpc(stack, 'Vpc');
+    const cluster = new ecs.Cluster(stack, 'Cluster', { vpc });
+    expect(() => worker(stack, queues, { cluster, vpc })).toThrow(InfraConfigError);
+    expect(() => worker(stack, queues, { cluster, vpc })).toThrow(/^vpc: cannot be given with cluster/);
+  });
+
+  it('runs the image it is given', () => {
+    const { stack, queues } = stackWithQueue();
+    worker(stack, queues);
+    Template.fromStack(stack).hasResourceProperties('AWS::ECS::TaskDefinition', { ContainerDefinitions: [Match.objectLike({ Image: 'example/orders-worker:1' })] });
+  });
+
+  it('grants the task role the queue key through the grant methods: decrypt to receive, data keys to send', () => {
+    const own = new Stack(new App(), 'Keyed');
+    const key = new kms.Key(own, 'QueueKey', { enableKeyRotation: true });
+    const keyed = new RetryingQueue(own, 'Orders', { queueName: 'orders', encryptionKey: key });
+    const service = worker(own, keyed);
+    const template = Template.fromStack(own);
+    const keyArn = { 'Fn::GetAtt': [own.getLogicalId(key.node.defaultChild as kms.CfnKey), 'Arn'] };
+    const statements = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((p) => JSON.stringify(p.Properties.Roles) === JSON.stringify([{ Ref: own.getLogicalId(service.taskRole.node.defaultChild as iam.CfnRole) }]))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as Array<{ Action: string | string[]; Resource: unknown }>);
+    const onKey = statements.filter((s) => JSON.stringify(s.Resource) === JSON.stringify(keyArn)).flatMap((s) => [s.Action].flat());
+    expect(onKey).toEqual(expect.arrayContaining(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*']));
+    const queues = Object.values(template.findResources('AWS::SQS::Queue'));
+    expect(queues).toHaveLength(3);
+    for (const q of queues) expect(q.Properties.KmsMasterKeyId).toEqual(keyArn);
+  });
+});
+
+describe('tokens', () => {
+  it('accepts tokens for numbers known only at deploy, and passes them through', () => {
+    const { stack, queues } = stackWithQueue();
+    const inFlight = new CfnParameter(stack, 'InFlight', { type: 'Number' }).valueAsNumber;
+    const memory = new CfnParameter(stack, 'Memory', { type: 'Number' }).valueAsNumber;
+    worker(stack, queues, { maxInFlight: inFlight, memoryLimitMiB: memory, minCapacity: new CfnParameter(stack, 'Min', { type: 'Number' }).valueAsNumber });
+    const environment = environmentOf(Template.fromStack(stack));
+    expect(environment.WORKER_MAX_IN_FLIGHT).toEqual({ Ref: 'InFlight' });
+    // The heap flags need the memory as a number; with a token Node sizes the heap itself.
+    expect(environment.NODE_OPTIONS).toBeUndefined();
+  });
+
+  it('accepts a token for maxReceiveCount and visibility on the queue', () => {
+    const stack = new Stack(new App(), 'Orders');
+    const count = new CfnParameter(stack, 'Receives', { type: 'Number' }).valueAsNumber;
+    new RetryingQueue(stack, 'Orders', { queueName: 'orders', maxReceiveCount: count });
+    Template.fromStack(stack).hasResourceProperties('AWS::SQS::Queue', { RedrivePolicy: Match.objectLike({ maxReceiveCount: { Ref: 'Receives' } }) });
+  });
+
+  it('refuses a token where the construct computes with the number, saying why', () => {
+    const { stack, queues } = stackWithQueue();
+    const backlog = new CfnParameter(stack, 'Backlog', { type: 'Number' }).valueAsNumber;
+    expect(() => worker(stack, queues, { backlogPerTask: backlog })).toThrow(/^backlogPerTask: must be a concrete number, not a token: the scaling steps/);
+  });
+
+  it('still rejects concrete numbers out of range', () => {
+    const { stack, queues } = stackWithQueue();
+    expect(() => worker(stack, queues, { maxInFlight: 0 })).toThrow(/^maxInFlight: must be a whole number from 1 to 1000, got 0/);
+  });
+});
+
+describe('QueueMonitoring for any queue', () => {
+  it('watches an imported queue without a topic, under the default namespace, with the engine\'s metric names', () => {
+    const stack = new Stack(new App(), 'Ops', { env: { account: '123456789012', region: 'eu-west-1' } });
+    const queue = sqs.Queue.fromQueueArn(stack, 'Queue', 'arn:aws:sqs:eu-west-1:123456789012:billing');
+    const deadLetterQueue = sqs.Queue.fromQueueArn(stack, 'Dlq', 'arn:aws:sqs:eu-west-1:123456789012:billing-dlq');
+    const monitoring = new QueueMonitoring(stack, 'Monitoring', { queue, deadLetterQueue });
+    expect(monitoring.alarms.failedNotifications).toBeUndefined();
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: MetricName.deadLettered,
+      Namespace: 'requeue',
+      Dimensions: Match.arrayWith([{ Name: 'Queue', Value: 'billing' }, { Name: 'Reason', Value: 'max-attempts' }]),
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApproximateNumberOfMessagesVisible', Dimensions: [{ Name: 'QueueName', Value: 'billing-dlq' }] });
+  });
+
+  it('notifies the alarm topic it is given instead of making one', () => {
+    const stack = new Stack(new App(), 'Ops');
+    const { queue, deadLetterQueue } = new RetryingQueue(stack, 'Jobs', { queueName: 'jobs' });
+    const existing = new sns.Topic(stack, 'OnCall');
+    new QueueMonitoring(stack, 'Monitoring', { queue, deadLetterQueue, alarmTopic: existing });
+    const template = Template.fromStack(stack);
+    template.resourceCountIs('AWS::SNS::Topic', 2);
+    template.resourceCountIs('AWS::KMS::Key', 0);
+  });
+});
+
+describe('the package', () => {
+  it('never imports cdk-nag: an app that does not use it can load the constructs', () => {
+    const dir = fileURLToPath(new URL('.', import.meta.url));
+    const sources = readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
+    expect(sources.length).toBeGreaterThan(5);
+    for (const file of sources) expect(readFileSync(`${dir}/${file}`, 'utf8'), file).not.toMatch(/from 'cdk-nag'/);
+    expect(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))).not.toHaveProperty(['dependencies', 'cdk-nag']);
+  });
+});
