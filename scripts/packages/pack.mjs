@@ -30,7 +30,7 @@ export async function packPackage(root, pkg, destination) {
  * import in the shipped JavaScript is a declared dependency or peer. Hoisting in a user's
  * node_modules could hide a missing one until the day it does not.
  */
-async function checkContents(pkg, manifest, files, dir) {
+export async function checkContents(pkg, manifest, files, dir) {
   const shipped = new Set(files);
   const targets = [...Object.values(manifest.exports ?? {}).flatMap((entry) => (typeof entry === 'string' ? [entry] : Object.values(entry))), ...Object.values(manifest.bin ?? {})];
   for (const target of targets) {
