@@ -1,4 +1,4 @@
-import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
 import { queueDepth } from '@requeue/sqs';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { provisionFromTemplate, startLoopbackEmulator, synthesizeStackTemplate } from '@requeue/local-aws';
@@ -39,6 +39,8 @@ export async function startEmulator(options: { port?: number; dataDir?: string }
     sqs,
     sns,
     createQueues: (queueOptions: StackQueueOptions = {}) => createStackQueues(sqs, sns, queueOptions),
+    /** Creates a deleted queue again under its old name; returns its URL. */
+    recreateQueue: async (queueUrl: string) => (await sqs.send(new CreateQueueCommand({ QueueName: queueUrl.split('/').pop()! }))).QueueUrl!,
     /** Counts of visible, in-flight and delayed messages. */
     depth: (queueUrl: string) => queueDepth(sqs, queueUrl),
     drain: (queueUrl: string, hideSeconds = 30) => drain(sqs, queueUrl, hideSeconds),

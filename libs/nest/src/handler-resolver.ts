@@ -1,8 +1,8 @@
 import type { Type } from '@nestjs/common';
 import { ContextIdFactory, type DiscoveryService, type MetadataScanner, type ModuleRef } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import type { MessageHandler, WorkerMessage } from '@requeue/sqs';
-import { SqsHandler } from './sqs-handler.decorator.js';
+import type { BodySchema, MessageHandler, WorkerMessage } from '@requeue/sqs';
+import { SqsHandlerMetadataKey, type SqsHandlerMetadata } from './sqs-handler.decorator.js';
 
 /** No `@SqsHandler` of the configured name exists, or several do. */
 export class SqsHandlerNotFoundError extends Error {
@@ -18,29 +18,35 @@ export class SqsHandlerNotFoundError extends Error {
 
 type HandlerMethod = (message: WorkerMessage) => Promise<void>;
 
+/** A resolved `@SqsHandler`: the call, and the schema its bodies are validated with. */
+export interface ResolvedHandler {
+  handler: MessageHandler;
+  schema: BodySchema | undefined;
+}
+
 /**
  * Finds the `@SqsHandler(name)` method and returns a handler that resolves the provider
  * for every message: singletons are looked up on their instance each time (no `.bind()`
  * snapshot), request-scoped providers get a fresh DI context per message.
  */
-export function resolveSqsHandler(handlerName: string, discovery: DiscoveryService, scanner: MetadataScanner, moduleRef: ModuleRef): MessageHandler {
-  const matches: Array<{ wrapper: InstanceWrapper; method: string }> = [];
+export function resolveSqsHandler(handlerName: string, discovery: DiscoveryService, scanner: MetadataScanner, moduleRef: ModuleRef): ResolvedHandler {
+  const matches: Array<{ wrapper: InstanceWrapper; method: string; metadata: SqsHandlerMetadata }> = [];
   for (const wrapper of discovery.getProviders()) {
     const prototype = (wrapper.metatype as Type | undefined)?.prototype as Record<string, unknown> | undefined;
     if (!prototype || typeof wrapper.metatype !== 'function') continue;
     for (const method of scanner.getAllMethodNames(prototype)) {
       const target = prototype[method] as object;
-      if (!Reflect.hasMetadata(SqsHandler.KEY, target)) continue;
-      // `@SqsHandler()` without a name stores an empty object, not a string.
-      const value: unknown = Reflect.getMetadata(SqsHandler.KEY, target);
-      const name = typeof value === 'string' && value ? value : 'default';
-      if (name === handlerName) matches.push({ wrapper, method });
+      if (!Reflect.hasMetadata(SqsHandlerMetadataKey.KEY, target)) continue;
+      const metadata = Reflect.getMetadata(SqsHandlerMetadataKey.KEY, target) as SqsHandlerMetadata;
+      if (metadata.name === handlerName) matches.push({ wrapper, method, metadata });
     }
   }
   const [match, ...others] = matches;
   if (!match || others.length > 0) throw new SqsHandlerNotFoundError(handlerName, matches.map((m) => `${String(m.wrapper.name)}.${m.method}`));
-  const { wrapper, method } = match;
+  return { handler: callerOf(match.wrapper, match.method, moduleRef), schema: match.metadata.schema };
+}
 
+function callerOf(wrapper: InstanceWrapper, method: string, moduleRef: ModuleRef): MessageHandler {
   if (wrapper.isDependencyTreeStatic()) {
     return (message) => (wrapper.instance as Record<string, HandlerMethod>)[method]!(message);
   }

@@ -3,10 +3,19 @@ import 'reflect-metadata';
 export { SqsHandlerNotFoundError } from './handler-resolver.js';
 export { SqsHealthIndicator } from './sqs-health.indicator.js';
 export { SqsHandler } from './sqs-handler.decorator.js';
+export type { ConsumerHealth } from './consumer.js';
 export { SqsWorkerModule } from './sqs-worker.module.js';
-export { MODULE_OPTIONS_TOKEN as SQS_WORKER_OPTIONS, type SqsWorkerModuleOptions } from './sqs-worker.options.js';
+export {
+  MODULE_OPTIONS_TOKEN as SQS_WORKER_OPTIONS,
+  type ConsumerEngineOptions,
+  type MultiConsumerModuleOptions,
+  type SingleConsumerModuleOptions,
+  type SqsConsumerOptions,
+  type SqsModuleBehaviour,
+  type SqsWorkerModuleOptions,
+} from './sqs-worker.options.js';
 export { SqsWorkerService } from './sqs-worker.service.js';
 
 // What a handler needs, so an app installs @requeue/nest alone.
 export { createRetryPolicy, NonRetryableError, RetryableError, UnrecoverableError, type RetryPolicy } from '@requeue/retry';
-export type { WorkerMessage } from '@requeue/sqs';
+export type { BodySchema, InferBody, WorkerMessage } from '@requeue/sqs';

@@ -1,11 +1,35 @@
 import { DiscoveryService } from '@nestjs/core';
+import type { BodySchema, InferBody, WorkerMessage } from '@requeue/sqs';
+
+/** What `@SqsHandler` records on a method. */
+export interface SqsHandlerMetadata {
+  name: string;
+  schema: BodySchema | undefined;
+}
+
+/** The discovery key the handler metadata is stored under. */
+export const SqsHandlerMetadataKey = DiscoveryService.createDecorator<SqsHandlerMetadata>();
+
+/** A method that can handle messages whose body is `Body`. */
+type HandlerMethod<Body> = (message: WorkerMessage<Body>) => Promise<void>;
+type HandlerDecorator<Body> = <M extends HandlerMethod<Body>>(target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<M>) => void;
 
 /**
- * Marks a provider method as the handler for messages. Give it a name to choose among
- * several handlers (`handlerName` in the module options); the default name is `default`.
+ * Marks a provider method as a message handler. Give it a name to choose it from the
+ * module options (`handlerName`, or a consumer's); the default name is `default`.
+ *
+ * With `{ schema }` (any Standard Schema validator: zod, valibot, arktype) every body is
+ * validated before the method runs; the method gets the schema's output, and TypeScript
+ * checks that its parameter is `WorkerMessage<the schema's output>`. A body that fails is
+ * dead-lettered `non-retryable` with errorType `VALIDATION` and the validator's issues.
  *
  * The method is looked up on the instance for every message and called as a method, not
  * snapshotted with `.bind()`, so interceptors, tracing wrappers and request-scoped
  * providers keep working.
  */
-export const SqsHandler = DiscoveryService.createDecorator<string>();
+export function SqsHandler(name?: string): HandlerDecorator<unknown>;
+export function SqsHandler<S extends BodySchema>(name: string, options: { schema: S }): HandlerDecorator<InferBody<S>>;
+export function SqsHandler(name = 'default', options: { schema?: BodySchema } = {}): HandlerDecorator<never> {
+  const mark = SqsHandlerMetadataKey({ name, schema: options.schema });
+  return (target, key, descriptor) => mark(target, key, descriptor);
+}

@@ -1,9 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
-import type { WorkerHealth } from '@requeue/sqs';
+import type { ConsumerHealth } from './consumer.js';
 import { SqsWorkerService } from './sqs-worker.service.js';
 
-/** Terminus indicators: liveness of the poll loop, readiness to receive, and the in-flight count. */
+/**
+ * Terminus indicators over every consumer: liveness of their poll loops and readiness to
+ * receive, with each consumer's own state under `consumers.<name>`, so a consumer whose
+ * queue is gone shows by name while the others keep working.
+ */
 @Injectable()
 export class SqsHealthIndicator {
   constructor(
@@ -11,28 +15,36 @@ export class SqsHealthIndicator {
     @Inject(SqsWorkerService) private readonly worker: SqsWorkerService,
   ) {}
 
-  /** Up while the poll loop makes progress, backing off included. */
+  /** Up while every consumer's poll loop makes progress, backing off included. */
   isLive(key = 'sqs-worker') {
     return this.report(key, 'live');
   }
 
-  /** Up while receiving; down during an SQS outage and while stopping. */
+  /** Up while every consumer is receiving; down during an SQS outage, a missing queue, and while stopping. */
   isReady(key = 'sqs-worker') {
     return this.report(key, 'ready');
   }
 
   private report(key: string, aspect: 'live' | 'ready') {
     const session = this.indicators.check(key);
-    const health: WorkerHealth | undefined = this.worker.health();
-    if (!health) return session.down({ message: 'worker not started' });
-    const details = {
-      inFlight: health.inFlight,
-      maxInFlight: health.maxInFlight,
-      lastPollActivityAt: health.lastPollActivityAt,
-      consecutivePollFailures: health.consecutivePollFailures,
-      // An open breaker is the dependency's outage, not the worker's: a detail, never "down".
-      dependencies: health.dependencies,
-    };
-    return health[aspect] ? session.up(details) : session.down(details);
+    const consumers = this.worker.health();
+    const names = Object.keys(consumers);
+    if (names.length === 0) return session.down({ message: 'worker not started' });
+    const details = { consumers: Object.fromEntries(names.map((name) => [name, summary(consumers[name]!)])) };
+    return names.every((name) => consumers[name]![aspect]) ? session.up(details) : session.down(details);
   }
+}
+
+function summary(health: ConsumerHealth) {
+  if ('starting' in health) return { live: health.live, ready: health.ready, error: health.error };
+  return {
+    live: health.live,
+    ready: health.ready,
+    inFlight: health.inFlight,
+    maxInFlight: health.maxInFlight,
+    lastPollActivityAt: health.lastPollActivityAt,
+    consecutivePollFailures: health.consecutivePollFailures,
+    // An open breaker is the dependency's outage, not the worker's: a detail, never "down".
+    dependencies: health.dependencies,
+  };
 }

@@ -1,17 +1,52 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { ConfigurableModuleBuilder } from '@nestjs/common';
 import type { SqsWorkerOptions } from '@requeue/sqs';
 
-export interface SqsWorkerModuleOptions extends Omit<SqsWorkerOptions, 'handler'> {
-  /** The `@SqsHandler(name)` to run. @default 'default' */
-  handlerName?: string;
+/** What any consumer may set; in the several-consumers form the module-level values are each one's defaults. */
+export type ConsumerEngineOptions = Omit<SqsWorkerOptions, 'handler' | 'schema' | 'sqs' | 'queueUrl' | 'deadLetterQueueUrl'>;
+
+/** One queue, its DLQ and the `@SqsHandler` that serves it. */
+export interface SqsConsumerOptions extends ConsumerEngineOptions {
+  /** Names the consumer in health, logs and `onError`. Unique. @default its handlerName */
+  name?: string;
+  /** The `@SqsHandler(name)` this consumer runs. */
+  handlerName: string;
+  queueUrl: string;
+  deadLetterQueueUrl: string;
+  /** @default the module's `sqs` */
+  sqs?: SQSClient;
+}
+
+/** Settings of the module itself, in both forms. */
+export interface SqsModuleBehaviour {
   /** Start polling when the application boots. @default true */
   autoStart?: boolean;
   /**
    * Told about every handler failure, for error reporting. It cannot break the worker:
    * whatever it throws is logged and ignored.
    */
-  onError?: (error: unknown, context: { messageId: string; attempt: number }) => void;
+  onError?: (error: unknown, context: { messageId: string; attempt: number; consumer: string }) => void;
+  /**
+   * A consumer whose queue cannot be reached at boot (deleted, no permission, an outage)
+   * is tried again after this long, doubling to a minute, while the others run. @default 5000
+   */
+  startRetryMs?: number;
 }
+
+/** One consumer: the engine's options, with the handler chosen by name. */
+export interface SingleConsumerModuleOptions extends Omit<SqsWorkerOptions, 'handler' | 'schema'>, SqsModuleBehaviour {
+  /** The `@SqsHandler(name)` to run. @default 'default' */
+  handlerName?: string;
+}
+
+/** Several consumers in one process, each with its own queue, DLQ, handler, policy, concurrency and backpressure. */
+export interface MultiConsumerModuleOptions extends Partial<ConsumerEngineOptions>, SqsModuleBehaviour {
+  /** The client every consumer uses unless it brings its own. */
+  sqs: SQSClient;
+  consumers: readonly SqsConsumerOptions[];
+}
+
+export type SqsWorkerModuleOptions = SingleConsumerModuleOptions | MultiConsumerModuleOptions;
 
 export const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN } =
   new ConfigurableModuleBuilder<SqsWorkerModuleOptions>().setClassMethodName('forRoot').build();

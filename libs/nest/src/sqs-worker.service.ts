@@ -1,13 +1,15 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
-import { SqsWorker, type MessageHandler, type ScheduledRetry, type WorkerHealth } from '@requeue/sqs';
+import type { MessageHandler, ScheduledRetry } from '@requeue/sqs';
+import { Consumer, type ConsumerHealth } from './consumer.js';
+import { consumerList } from './consumer-list.js';
 import { resolveSqsHandler } from './handler-resolver.js';
 import { MODULE_OPTIONS_TOKEN, type SqsWorkerModuleOptions } from './sqs-worker.options.js';
 
-/** Owns the engine: starts it once the app has booted, drains it on shutdown. */
+/** Owns the consumers: starts them once the app has booted, drains them all on shutdown. */
 @Injectable()
 export class SqsWorkerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private worker: SqsWorker | undefined;
+  private consumers: Consumer[] = [];
 
   constructor(
     @Inject(MODULE_OPTIONS_TOKEN) private readonly options: SqsWorkerModuleOptions,
@@ -17,47 +19,53 @@ export class SqsWorkerService implements OnApplicationBootstrap, BeforeApplicati
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const { handlerName = 'default', autoStart = true, onError, retryPolicy, ...engine } = this.options;
-    const resolved = resolveSqsHandler(handlerName, this.discovery, this.scanner, this.moduleRef);
-    const handler: MessageHandler = onError ? this.reportingErrors(resolved, onError) : resolved;
-    this.worker = new SqsWorker({ ...engine, handler, retryPolicy });
-    if (autoStart) await this.worker.start();
+    // Every handler is resolved before any consumer starts: a missing one fails the boot.
+    this.consumers = consumerList(this.options).map((consumer) => {
+      const { handler, schema } = resolveSqsHandler(consumer.handlerName, this.discovery, this.scanner, this.moduleRef);
+      return new Consumer(consumer, this.reportingErrors(consumer.name, handler), schema, this.options.startRetryMs ?? 5000);
+    });
+    if (this.options.autoStart ?? true) await this.start();
   }
 
-  /** Runs before the HTTP server closes, so health endpoints answer while the worker drains. */
+  /** Runs before the HTTP server closes, so health endpoints answer while the consumers drain. */
   async beforeApplicationShutdown(): Promise<void> {
-    await this.worker?.stop();
+    await this.stop();
   }
 
-  start(): Promise<void> {
-    return this.requireWorker().start();
+  /** Starts every consumer; one whose queue cannot be reached keeps trying while the others run. */
+  async start(): Promise<void> {
+    this.requireBooted();
+    await Promise.all(this.consumers.map((consumer) => consumer.start()));
   }
 
-  stop(drainTimeoutMs?: number): Promise<void> {
-    return this.requireWorker().stop(drainTimeoutMs === undefined ? {} : { drainTimeoutMs });
+  /** Drains every consumer at once, so the whole stop takes at most one drain timeout. */
+  async stop(drainTimeoutMs?: number): Promise<void> {
+    await Promise.all(this.consumers.map((consumer) => consumer.stop(drainTimeoutMs)));
   }
 
-  health(): WorkerHealth | undefined {
-    return this.worker?.health();
+  /** Each consumer's health by name; empty before the application boots. */
+  health(): Record<string, ConsumerHealth> {
+    return Object.fromEntries(this.consumers.map((consumer) => [consumer.name, consumer.health()]));
   }
 
-  /** Retries and deferrals scheduled and not yet due, newest first (bounded): what SQS cannot list. */
+  /** Retries and deferrals scheduled and not yet due, across consumers, latest due first: what SQS cannot list. */
   scheduledRetries(): ScheduledRetry[] {
-    return this.worker?.scheduledRetries() ?? [];
+    return this.consumers.flatMap((consumer) => consumer.scheduledRetries()).sort((a, b) => b.dueAt - a.dueAt);
   }
 
-  private requireWorker(): SqsWorker {
-    if (!this.worker) throw new Error('the SQS worker is created when the application boots; call app.init() first');
-    return this.worker;
+  private requireBooted(): void {
+    if (this.consumers.length === 0) throw new Error('the SQS consumers are created when the application boots; call app.init() first');
   }
 
-  private reportingErrors(handler: MessageHandler, onError: NonNullable<SqsWorkerModuleOptions['onError']>): MessageHandler {
+  private reportingErrors(consumer: string, handler: MessageHandler): MessageHandler {
+    const { onError } = this.options;
+    if (!onError) return handler;
     return async (message) => {
       try {
         await handler(message);
       } catch (error) {
         try {
-          onError(error, { messageId: message.messageId, attempt: message.attempt });
+          onError(error, { messageId: message.messageId, attempt: message.attempt, consumer });
         } catch (listenerError) {
           this.options.logger?.error({ err: listenerError }, 'onError listener threw; ignored');
         }

@@ -7,8 +7,10 @@ export const ErrorType = {
   QUOTA_EXCEEDED: 'QUOTA_EXCEEDED',
   TEMPORARY: 'TEMPORARY',
   DEFAULT: 'DEFAULT',
-  /** Non-retryable: validation failures, 4xx, `NonRetryableError`, `UnrecoverableError`. */
+  /** Non-retryable: 4xx, `NonRetryableError`, `UnrecoverableError`. */
   PERMANENT: 'PERMANENT',
+  /** Non-retryable: the body failed the consumer's schema; `x-dead-letter.error` lists the issues. */
+  VALIDATION: 'VALIDATION',
   /** Non-retryable: the handler threw something that is not an `Error`, or a code bug (`TypeError`, `ReferenceError`, …). */
   HANDLER_BUG: 'HANDLER_BUG',
 } as const;

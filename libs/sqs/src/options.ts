@@ -4,11 +4,12 @@ import { resolveBackpressure, type BackpressureOptions, type ResolvedBackpressur
 import { SqsWorkerConfigError } from './errors.js';
 import type { WorkerLogger } from './logger.js';
 import type { WorkerMetrics } from './metrics.js';
+import type { BodySchema } from './body-schema.js';
 import type { WorkerMessage } from './worker-message.js';
 
-export type MessageHandler = (message: WorkerMessage) => Promise<void>;
+export type MessageHandler<Body = unknown> = (message: WorkerMessage<Body>) => Promise<void>;
 
-export interface SqsWorkerOptions {
+export interface SqsWorkerOptions<Body = unknown> {
   /** The client every call goes through: its region, credentials and endpoint are used as they are. */
   sqs: SQSClient;
   /** The queue to consume; retries are sent back to it as delayed copies. */
@@ -16,7 +17,14 @@ export interface SqsWorkerOptions {
   /** Where non-retryable, exhausted and expired messages go, with `x-dead-letter` attached. */
   deadLetterQueueUrl: string;
   /** Resolves for success, throws for failure. Looked up per message, never snapshotted. */
-  handler: MessageHandler;
+  handler: MessageHandler<Body>;
+  /**
+   * Validates every body before the handler runs; the handler gets the schema's output.
+   * Any Standard Schema validator (zod, valibot, arktype). A body that fails is
+   * dead-lettered `non-retryable` with errorType `VALIDATION` and the validator's issues, on
+   * that delivery, without calling the handler. @default none: the body is parsed JSON, unchecked
+   */
+  schema?: BodySchema<Body>;
   /** @default createRetryPolicy() — the shipped preset */
   retryPolicy?: RetryPolicy;
   /**
@@ -68,7 +76,7 @@ export interface SqsWorkerOptions {
   random?: Random;
 }
 
-type Optional = 'visibilityTimeoutSeconds' | 'maxReceiveCount' | 'dependencyKey';
+type Optional = 'visibilityTimeoutSeconds' | 'maxReceiveCount' | 'dependencyKey' | 'schema';
 
 export type ResolvedWorkerOptions = Required<Omit<SqsWorkerOptions, Optional | 'backpressure'>> &
   Pick<SqsWorkerOptions, Optional> & { backpressure: ResolvedBackpressure | false };

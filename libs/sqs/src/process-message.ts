@@ -1,6 +1,7 @@
 import type { Message } from '@aws-sdk/client-sqs';
 import { classifyFailure, ErrorType, type RetryableFailure } from '@requeue/retry';
 import { callOutcomeOf, dependencyKeyOf } from './backpressure/call-outcome.js';
+import { validateBody } from './body-schema.js';
 import type { Dependencies } from './backpressure/dependencies.js';
 import type { CallOutcome, DeferCause } from './backpressure/dependency.js';
 import { decodeMessage, type DecodedMessage } from './decode.js';
@@ -54,7 +55,15 @@ export class MessageProcessor {
 
   private async handle(message: DecodedMessage, handOffSlot: () => void): Promise<Settled> {
     const { options, settler, heartbeat } = this.context;
-    const input = message.handlerMessage;
+    // Validated before the dependency's gate: a body that can never succeed is
+    // dead-lettered on this delivery, even while its dependency is paused.
+    const validated = options.schema ? await validateBody(options.schema, message.handlerMessage.body) : undefined;
+    if (validated && !validated.ok) {
+      return validated.invalid
+        ? settler.deadLetter(message, 'non-retryable', ErrorType.VALIDATION, validated.error)
+        : settler.deadLetter(message, 'handler-bug', ErrorType.HANDLER_BUG, validated.error);
+    }
+    const input = validated ? { ...message.handlerMessage, body: validated.value } : message.handlerMessage;
     const gate = this.context.dependencies?.get(dependencyKeyOf(options.dependencyKey, input, this.context.queueName));
     const admission = gate ? await gate.admit(message.state.attempt === 1) : undefined;
     if (gate && admission && admission.kind !== 'run') {

@@ -52,7 +52,7 @@ interface Running {
  * retryable failure is copied with a delay and only then deleted; anything else is sent
  * to the DLQ with `x-dead-letter` and only then deleted.
  */
-export class SqsWorker {
+export class SqsWorker<Body = unknown> {
   private readonly options: ResolvedWorkerOptions;
   private readonly slots: MessageSlots;
   private readonly batch: SqsBatchClient;
@@ -66,8 +66,9 @@ export class SqsWorker {
   private readonly queueName: string;
   private readonly dependencies: Dependencies | undefined;
 
-  constructor(options: SqsWorkerOptions) {
-    this.options = resolveWorkerOptions(options, { logger: silentLogger, metrics: noMetrics });
+  constructor(options: SqsWorkerOptions<Body>) {
+    // With a schema the body is its output; without one, `Body` is the caller's own claim.
+    this.options = resolveWorkerOptions(options as unknown as SqsWorkerOptions, { logger: silentLogger, metrics: noMetrics });
     this.slots = new MessageSlots(this.options.maxInFlight);
     this.batch = new SqsBatchClient(this.options.sqs, this.options.batchWaitMs);
     this.queueName = this.options.queueUrl.split('/').pop() ?? this.options.queueUrl;
