@@ -102,6 +102,25 @@ describe('worker app against the emulator', () => {
     expect(new Set(transientAttempts)).toEqual(new Set([3]));
   });
 
+  it('WORKER_CONSUMERS: one process drains two queues, each to its own DLQ, and /health/ready names both', async () => {
+    const [first, second] = [await suite.emulator.createQueues(), await suite.emulator.createQueues()];
+    const ledger = ledgerPath();
+    await sendAll(suite.emulator.sqs, first.queueUrl, [simulation('a-1'), simulation('a-2', { outcome: 'transient', failTimes: 1 }), simulation('a-3', { outcome: 'permanent' })]);
+    await sendAll(suite.emulator.sqs, second.queueUrl, [simulation('b-1'), simulation('b-2', { outcome: 'permanent' })]);
+    const consumers = [
+      { name: 'first', queueUrl: first.queueUrl, dlqUrl: first.dlqUrl, maxInFlight: 4, retryPolicy: { types: { TEMPORARY: { backoff: { type: 'fixed', delayMs: 0 } } } } },
+      { name: 'second', queueUrl: second.queueUrl, dlqUrl: second.dlqUrl, maxInFlight: 2 },
+    ];
+    const started = await startWorkerProcess({ WORKER_CONSUMERS: JSON.stringify(consumers), AWS_ENDPOINT_URL: suite.emulator.endpoint, WORKER_HANDLER: 'simulation', WORKER_WAIT_TIME_SECONDS: '1', SIMULATION_LEDGER: ledger });
+    suite.track(started);
+    await waitUntilReady(started);
+    await eventually(() => (new Set(readLedger(ledger).map((l) => l.id)).size === 3 ? true : undefined), 20_000, 'three successes');
+    await eventually(async () => ((await suite.emulator.depth(first.dlqUrl)).visible === 1 && (await suite.emulator.depth(second.dlqUrl)).visible === 1 ? true : undefined), 20_000, 'one dead letter in each DLQ');
+    expect(new Set(readLedger(ledger).map((l) => l.id))).toEqual(new Set(['a-1', 'a-2', 'b-1']));
+    const health = (await (await fetch(`http://127.0.0.1:${started.healthPort}/health/ready`)).json()) as { info: Record<string, { consumers: Record<string, { ready: boolean }> }> };
+    expect(Object.keys(health.info['sqs-worker']!.consumers).sort()).toEqual(['first', 'second']);
+  });
+
   it('loses nothing on SIGTERM mid-work: unfinished messages are released at once and finish later, exactly once', async () => {
     const queues = await suite.emulator.createQueues({ visibilityTimeoutSeconds: 60 });
     const ledger = ledgerPath();

@@ -16,35 +16,39 @@ export interface AppDependencies {
   queues: { queueUrl: string; dlqUrl: string };
   sqs: SQSClient;
   logger: Logger;
-  metrics: WorkerMetrics;
+  /** The metrics of the consumer on this queue (EMF carries the queue's name as a dimension). */
+  metricsFor: (queueUrl: string) => WorkerMetrics;
 }
 
 @Module({})
 export class AppModule {
-  static register({ config, queues, sqs, logger, metrics }: AppDependencies): DynamicModule {
+  static register({ config, queues, sqs, logger, metricsFor }: AppDependencies): DynamicModule {
+    const shared = {
+      waitTimeSeconds: config.waitTimeSeconds,
+      receiveBatchSize: config.receiveBatchSize,
+      handlerTimeoutMs: config.handlerTimeoutMs,
+      drainTimeoutMs: config.drainTimeoutMs,
+      backpressure: config.backpressure,
+      ...(config.visibilityTimeoutSeconds === undefined ? {} : { visibilityTimeoutSeconds: config.visibilityTimeoutSeconds }),
+      logger,
+    };
+    const consumers = (config.consumers ?? [{ name: config.handler, handler: config.handler, maxInFlight: config.maxInFlight, retryPolicy: config.retryPolicy, ...queues }]).map((consumer) => ({
+      name: consumer.name,
+      handlerName: consumer.handler,
+      queueUrl: consumer.queueUrl,
+      deadLetterQueueUrl: consumer.dlqUrl,
+      maxInFlight: consumer.maxInFlight,
+      retryPolicy: consumer.retryPolicy,
+      metrics: metricsFor(consumer.queueUrl),
+      // Webhooks to different hosts fail apart: each host gets its own breaker and limit.
+      ...(consumer.handler === 'webhook' ? { dependencyKey: webhookDependencyKey(config.webhookUrl) } : {}),
+    }));
     return {
       module: AppModule,
       imports: [
         LoggerModule.forRoot({ pinoHttp: { logger, autoLogging: false } }),
         TerminusModule,
-        SqsWorkerModule.forRoot({
-          sqs,
-          queueUrl: queues.queueUrl,
-          deadLetterQueueUrl: queues.dlqUrl,
-          handlerName: config.handler,
-          retryPolicy: config.retryPolicy,
-          maxInFlight: config.maxInFlight,
-          waitTimeSeconds: config.waitTimeSeconds,
-          receiveBatchSize: config.receiveBatchSize,
-          handlerTimeoutMs: config.handlerTimeoutMs,
-          drainTimeoutMs: config.drainTimeoutMs,
-          backpressure: config.backpressure,
-          // Webhooks to different hosts fail apart: each host gets its own breaker and limit.
-          ...(config.handler === 'webhook' ? { dependencyKey: webhookDependencyKey(config.webhookUrl) } : {}),
-          ...(config.visibilityTimeoutSeconds === undefined ? {} : { visibilityTimeoutSeconds: config.visibilityTimeoutSeconds }),
-          logger,
-          metrics,
-        }),
+        SqsWorkerModule.forRoot({ sqs, ...shared, consumers }),
       ],
       controllers: [HealthController],
       providers: [{ provide: APP_CONFIG, useValue: config }, SimulationHandler, WebhookHandler],

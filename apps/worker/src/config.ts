@@ -1,7 +1,9 @@
-import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ConfigError, createRetryPolicy, parseRetryPolicyJson, RetryPolicyConfigError, type RetryPolicy } from '@requeue/retry';
 import { DEFAULT_BREAKER, type BackpressureOptions } from '@requeue/sqs';
+import { loadConsumers, type ConsumerConfig, type ConsumerDefaults } from './consumers-config.js';
+import { readJsonSetting } from './json-setting.js';
 import { DEFAULT_LOG_REDACT } from './logger.js';
 
 /** One configuration problem, reported as one line naming the variable. */
@@ -17,8 +19,10 @@ export class WorkerConfigError extends ConfigError {
 }
 
 export interface WorkerConfig {
-  /** Queue URLs, or `embedded` to start the local emulator (never in production). */
+  /** Queue URLs, or `embedded` to start the local emulator (never in production). With WORKER_CONSUMERS, the first consumer's. */
   queues: { queueUrl: string; dlqUrl: string } | 'embedded';
+  /** WORKER_CONSUMERS: several queues in one process; undefined for the single-queue variables. */
+  consumers: ConsumerConfig[] | undefined;
   region: string;
   endpoint: string | undefined;
   handler: string;
@@ -157,24 +161,47 @@ function allowHosts(env: Env): string[] {
 /** RETRY_POLICY is JSON, or a path to a JSON file. */
 function retryPolicy(raw: string | undefined): { policy: RetryPolicy; source: string } {
   if (raw === undefined || raw.trim() === '') return { policy: createRetryPolicy(), source: 'shipped preset' };
-  const inline = raw.trim().startsWith('{');
-  let text = raw;
-  if (!inline) {
-    if (!existsSync(raw)) throw new WorkerConfigError('RETRY_POLICY', `is neither JSON nor a readable file: ${JSON.stringify(raw)}`);
-    text = readFileSync(raw, 'utf8');
-  }
-  let json: unknown;
+  const { json, source } = asWorkerConfigError(() => readJsonSetting('RETRY_POLICY', raw));
   try {
-    json = JSON.parse(text);
-  } catch (cause) {
-    throw new WorkerConfigError('RETRY_POLICY', `is not valid JSON${inline ? '' : ` (file ${raw})`}: ${(cause as Error).message}`, { cause });
-  }
-  try {
-    return { policy: createRetryPolicy(parseRetryPolicyJson(json)), source: inline ? 'RETRY_POLICY (inline JSON)' : raw };
+    return { policy: createRetryPolicy(parseRetryPolicyJson(json)), source };
   } catch (cause) {
     if (cause instanceof RetryPolicyConfigError) throw new WorkerConfigError('RETRY_POLICY', cause.message, { cause });
     throw cause;
   }
+}
+
+/** A setting reader's ConfigError, as the worker's own error for the same variable. */
+function asWorkerConfigError<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (cause) {
+    if (cause instanceof ConfigError && !(cause instanceof WorkerConfigError)) throw new WorkerConfigError(cause.setting, cause.problem, { cause: cause.cause });
+    throw cause;
+  }
+}
+
+/**
+ * The queues: WORKER_CONSUMERS (several), or WORKER_QUEUE_URL with WORKER_DLQ_URL (one),
+ * or neither outside production (the embedded emulator). With several, `queues` is the
+ * first consumer's, which the local dashboard shows.
+ */
+function queueSettings(env: Env, production: boolean, defaults: ConsumerDefaults): Pick<WorkerConfig, 'queues' | 'consumers'> {
+  const queueUrl = url(env, 'WORKER_QUEUE_URL');
+  const dlqUrl = url(env, 'WORKER_DLQ_URL');
+  const fail = (variable: string, problem: string, cause?: unknown): never => {
+    throw new WorkerConfigError(variable, problem, { cause });
+  };
+  const consumers = asWorkerConfigError(() => loadConsumers(env.WORKER_CONSUMERS, defaults, fail));
+  if (consumers) {
+    if (queueUrl || dlqUrl) throw new WorkerConfigError('WORKER_CONSUMERS', 'is set together with WORKER_QUEUE_URL/WORKER_DLQ_URL; use one or the other');
+    return { queues: { queueUrl: consumers[0]!.queueUrl, dlqUrl: consumers[0]!.dlqUrl }, consumers };
+  }
+  if (queueUrl && dlqUrl) return { queues: { queueUrl, dlqUrl }, consumers: undefined };
+  if (queueUrl || dlqUrl) throw new WorkerConfigError(queueUrl ? 'WORKER_DLQ_URL' : 'WORKER_QUEUE_URL', 'must be set together with the other queue URL');
+  if (production) {
+    throw new WorkerConfigError('WORKER_QUEUE_URL', 'is not set, and NODE_ENV=production never starts the embedded emulator; set WORKER_QUEUE_URL and WORKER_DLQ_URL, or WORKER_CONSUMERS');
+  }
+  return { queues: 'embedded', consumers: undefined };
 }
 
 /**
@@ -183,16 +210,6 @@ function retryPolicy(raw: string | undefined): { policy: RetryPolicy; source: st
  */
 export function loadWorkerConfig(env: Env): WorkerConfig {
   const production = env.NODE_ENV === 'production';
-  const queueUrl = url(env, 'WORKER_QUEUE_URL');
-  const dlqUrl = url(env, 'WORKER_DLQ_URL');
-  let queues: WorkerConfig['queues'];
-  if (queueUrl && dlqUrl) queues = { queueUrl, dlqUrl };
-  else if (queueUrl || dlqUrl) {
-    throw new WorkerConfigError(queueUrl ? 'WORKER_DLQ_URL' : 'WORKER_QUEUE_URL', 'must be set together with the other queue URL');
-  } else if (production) {
-    throw new WorkerConfigError('WORKER_QUEUE_URL', 'is not set, and NODE_ENV=production never starts the embedded emulator; set WORKER_QUEUE_URL and WORKER_DLQ_URL');
-  } else queues = 'embedded';
-
   const handler = env.WORKER_HANDLER?.trim() || 'simulation';
   if (!APP_HANDLERS.includes(handler)) throw new WorkerConfigError('WORKER_HANDLER', `must be one of ${APP_HANDLERS.join(', ')}, got ${JSON.stringify(handler)}`);
 
@@ -201,13 +218,14 @@ export function loadWorkerConfig(env: Env): WorkerConfig {
 
   const { policy, source } = retryPolicy(env.RETRY_POLICY);
   const visibility = env.WORKER_VISIBILITY_TIMEOUT_SECONDS;
+  const maxInFlight = integer(env, 'WORKER_MAX_IN_FLIGHT', 50, 1, 10_000);
 
   return {
-    queues,
+    ...queueSettings(env, production, { handler, maxInFlight, retryPolicy: policy, handlers: APP_HANDLERS }),
     region: env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || 'us-east-1',
     endpoint: url(env, 'AWS_ENDPOINT_URL_SQS') ?? url(env, 'AWS_ENDPOINT_URL'),
     handler,
-    maxInFlight: integer(env, 'WORKER_MAX_IN_FLIGHT', 50, 1, 10_000),
+    maxInFlight,
     // SQS limits: long polls wait 0–20 s, a receive returns 1–10 messages, a message
     // stays invisible for at most 12 h.
     waitTimeSeconds: integer(env, 'WORKER_WAIT_TIME_SECONDS', 20, 0, 20, ' (the SQS long-poll maximum is 20)'),

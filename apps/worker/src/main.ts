@@ -66,10 +66,13 @@ async function main(): Promise<void> {
       ...(local ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
     }),
   );
-  const emf = new EmfMetrics({ namespace: config.metricsNamespace, queueName: queues.queueUrl.split('/').pop() ?? 'queue' });
   const activity = config.dashboard.enabled ? new DashboardMetrics() : undefined;
-  const metrics = activity ? allMetrics(emf, activity) : emf;
-  const app = await NestFactory.create(AppModule.register({ config, queues, sqs, logger, metrics }), { bufferLogs: true });
+  // One EMF writer per consumer, each naming its queue; the dashboard counts the first consumer's.
+  const metricsFor = (queueUrl: string) => {
+    const emf = new EmfMetrics({ namespace: config.metricsNamespace, queueName: queueUrl.split('/').pop() ?? 'queue' });
+    return activity && queueUrl === queues.queueUrl ? allMetrics(emf, activity) : emf;
+  };
+  const app = await NestFactory.create(AppModule.register({ config, queues, sqs, logger, metricsFor }), { bufferLogs: true });
   app.useLogger(app.get(NestPinoLogger));
   await app.listen(config.healthPort, config.healthHost);
   const dashboard = activity
