@@ -11,6 +11,7 @@ export default defineConfig({
       '@requeue/retry': src('./libs/retry/src/index.ts'),
       // The subpath first: an alias also matches the paths below it.
       '@requeue/sqs/metric-names': src('./libs/sqs/src/metric-names.ts'),
+      '@requeue/sqs/publisher': src('./libs/sqs/src/publisher/index.ts'),
       '@requeue/sqs': src('./libs/sqs/src/index.ts'),
       '@requeue/nest': src('./libs/nest/src/index.ts'),
       '@requeue/local-aws': src('./libs/local-aws/src/index.ts'),

@@ -41,6 +41,7 @@ export type {
   NamedCustomBackoff,
   ParsedBuiltInBackoff,
   PolicyOverride,
+  PolicyOverrideInput,
   RetryPolicyFields,
   RetryPolicyInput,
   RetryPolicyJson,

@@ -116,3 +116,10 @@ export interface PolicyOverride {
   /** Replaces the backoff of every error type for this message. */
   backoff?: ((ParsedBuiltInBackoff | NamedCustomBackoff) & { maxDelayMs?: number | undefined; jitter?: Jitter | undefined }) | undefined;
 }
+
+/** What a publisher writes in `x-retry-policy`: `PolicyOverride` before parsing, defaults unfilled. */
+export interface PolicyOverrideInput {
+  maxAttempts?: number | undefined;
+  deadlineSeconds?: number | undefined;
+  backoff?: (JsonBackoff & { maxDelayMs?: number | undefined; jitter?: JitterInput | undefined }) | undefined;
+}

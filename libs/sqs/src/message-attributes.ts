@@ -8,12 +8,13 @@ export const MAX_MESSAGE_BYTES = 1_048_576;
 
 export type MessageAttributes = Record<string, MessageAttributeValue>;
 
-const RESERVED = new Set([RETRY_STATE_ATTRIBUTE, RETRY_POLICY_ATTRIBUTE, DEAD_LETTER_ATTRIBUTE]);
+/** The attributes requeue manages on a message. */
+export const RESERVED_ATTRIBUTES: ReadonlySet<string> = new Set([RETRY_STATE_ATTRIBUTE, RETRY_POLICY_ATTRIBUTE, DEAD_LETTER_ATTRIBUTE]);
 
 /** The publisher's own attributes: everything except the ones requeue manages. */
 export function userAttributes(all: MessageAttributes | undefined): MessageAttributes {
   const user: MessageAttributes = {};
-  for (const [name, value] of Object.entries(all ?? {})) if (!RESERVED.has(name)) user[name] = value;
+  for (const [name, value] of Object.entries(all ?? {})) if (!RESERVED_ATTRIBUTES.has(name)) user[name] = value;
   return user;
 }
 

@@ -1,0 +1,108 @@
+import { InvalidRetryStateError, parsePolicyOverride, RETRY_POLICY_ATTRIBUTE, type PolicyOverrideInput } from '@requeue/retry';
+import { MAX_MESSAGE_ATTRIBUTES, messageBytes, RESERVED_ATTRIBUTES, type MessageAttributes } from '../message-attributes.js';
+
+/** A message to send to a queue or publish to a topic. */
+export interface OutgoingMessage<Body = unknown> {
+  /** Sent as is when a string, else as JSON. */
+  body: Body;
+  /** Your attributes: a string, a number (`Number`) or bytes (`Binary`) each. */
+  attributes?: Readonly<Record<string, string | number | Uint8Array>>;
+  /** This message's own retry limits and backoff (`x-retry-policy`), checked before sending. */
+  retryPolicy?: PolicyOverrideInput;
+  /** Required on FIFO queues and topics: order holds within a group. */
+  groupId?: string;
+  /** FIFO: a resend with the same id within 5 minutes is dropped. @default content-based, when the queue or topic has it on */
+  deduplicationId?: string;
+  /** Standard queues only: hidden this long before the first delivery, 0-900 s. */
+  delaySeconds?: number;
+}
+
+/** Where a message goes, and the limits that apply there. */
+export interface Destination {
+  kind: 'queue' | 'topic';
+  fifo: boolean;
+  /** SQS takes 1 MiB per message and per batch; SNS 256 KiB. */
+  maxBytes: number;
+}
+
+/** An outgoing message checked and encoded, ready for either API. */
+export interface EncodedMessage {
+  body: string;
+  attributes: MessageAttributes;
+  bytes: number;
+  groupId: string | undefined;
+  deduplicationId: string | undefined;
+  delaySeconds: number | undefined;
+}
+
+/**
+ * Room for requeue's own attribute: a retry copy carries `x-retry` beside the publisher's,
+ * within SQS's 10, so a message may bring at most 9 (x-retry-policy counts among them).
+ * One with more is still retried, but by visibility timeout instead of by copy.
+ */
+export const MAX_PUBLISHER_ATTRIBUTES = MAX_MESSAGE_ATTRIBUTES - 1;
+const NAME = /^(?!aws\.|amazon\.)(?!.*\.\.)[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,255}$/i;
+
+/** A message that cannot be sent as given: nothing of its batch was sent. Says which and why. */
+export class PublishValidationError extends Error {
+  constructor(
+    readonly index: number,
+    readonly field: string,
+    problem: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`message ${index}: ${field}: ${problem}`, options);
+    this.name = 'PublishValidationError';
+  }
+}
+
+/** Checks one message against the destination's rules and encodes it; throws PublishValidationError. */
+export function encodeMessage(message: OutgoingMessage, index: number, to: Destination, strategyNames: readonly string[] | undefined): EncodedMessage {
+  const fail = (field: string, problem: string, cause?: unknown): never => {
+    throw new PublishValidationError(index, field, problem, { cause });
+  };
+  const body = typeof message.body === 'string' ? message.body : JSON.stringify(message.body);
+  if (body === undefined) fail('body', 'is not JSON-serializable (undefined or a function)');
+  if (body.length === 0) fail('body', 'is empty; SQS and SNS need at least one character');
+  const attributes = encodeAttributes(message, fail, strategyNames);
+  if (to.fifo && !message.groupId) fail('groupId', `is required: the ${to.kind} is FIFO`);
+  if (message.delaySeconds !== undefined) {
+    if (to.kind === 'topic' || to.fifo) fail('delaySeconds', `applies to standard queues only, not to a ${to.fifo ? 'FIFO ' : ''}${to.kind}`);
+    if (!Number.isInteger(message.delaySeconds) || message.delaySeconds < 0 || message.delaySeconds > 900) fail('delaySeconds', `must be a whole number from 0 to 900, got ${message.delaySeconds}`);
+  }
+  const bytes = messageBytes(body, attributes);
+  if (bytes > to.maxBytes) fail('body', `with its attributes is ${bytes} bytes, over the ${to.maxBytes} a ${to.kind} message may have`);
+  return { body, attributes, bytes, groupId: message.groupId, deduplicationId: message.deduplicationId, delaySeconds: message.delaySeconds };
+}
+
+function encodeAttributes(message: OutgoingMessage, fail: (field: string, problem: string, cause?: unknown) => never, strategyNames: readonly string[] | undefined): MessageAttributes {
+  const attributes: MessageAttributes = {};
+  for (const [name, value] of Object.entries(message.attributes ?? {})) {
+    if (RESERVED_ATTRIBUTES.has(name)) fail(`attributes.${name}`, `is requeue's own attribute${name === RETRY_POLICY_ATTRIBUTE ? '; set retryPolicy instead' : ''}`);
+    if (!NAME.test(name)) fail(`attributes.${name}`, 'is not a valid attribute name: up to 256 of letters, digits, _ - and . (not at the start, not doubled), not starting with AWS. or Amazon.');
+    if (typeof value === 'string') attributes[name] = { DataType: 'String', StringValue: value };
+    else if (typeof value === 'number' && Number.isFinite(value)) attributes[name] = { DataType: 'Number', StringValue: String(value) };
+    else if (value instanceof Uint8Array) attributes[name] = { DataType: 'Binary', BinaryValue: value };
+    else fail(`attributes.${name}`, 'must be a string, a finite number or a Uint8Array');
+  }
+  if (message.retryPolicy !== undefined) attributes[RETRY_POLICY_ATTRIBUTE] = { DataType: 'String', StringValue: checkedOverride(message.retryPolicy, fail, strategyNames) };
+  const count = Object.keys(attributes).length;
+  if (count > MAX_PUBLISHER_ATTRIBUTES) {
+    fail('attributes', `${count} attributes (x-retry-policy included) is over the ${MAX_PUBLISHER_ATTRIBUTES} a message may bring: SQS allows 10 and a retry adds x-retry`);
+  }
+  return attributes;
+}
+
+function checkedOverride(override: PolicyOverrideInput, fail: (field: string, problem: string, cause?: unknown) => never, strategyNames: readonly string[] | undefined): string {
+  const text = JSON.stringify(override);
+  const backoff = override.backoff;
+  // Without the consumer's strategy names, a named custom strategy is taken on trust.
+  const names = strategyNames ?? (backoff?.type === 'custom' && 'name' in backoff ? [backoff.name] : []);
+  try {
+    parsePolicyOverride(text, names);
+    return text;
+  } catch (cause) {
+    if (cause instanceof InvalidRetryStateError) return fail('retryPolicy', cause.problem, cause);
+    throw cause;
+  }
+}
