@@ -36,7 +36,7 @@ export async function startBenchEmulator(): Promise<BenchEmulator> {
   };
 }
 
-export type SystemName = 'requeue' | 'requeue-no-backpressure' | 'raw-sdk-loop' | 'sqs-consumer' | 'sqs-consumer-batch' | 'seed-reference';
+export type SystemName = 'requeue' | 'requeue-no-backpressure' | 'requeue-no-schema' | 'raw-sdk-loop' | 'sqs-consumer' | 'sqs-consumer-batch' | 'seed-reference';
 
 export interface SystemUnderTest {
   system: SystemName;
@@ -50,6 +50,7 @@ export interface SystemUnderTest {
 export const SYSTEM_LABELS: Record<SystemName, string> = {
   requeue: 'requeue',
   'requeue-no-backpressure': 'requeue, backpressure off',
+  'requeue-no-schema': 'requeue, body unchecked (no schema)',
   'raw-sdk-loop': 'raw SDK loop',
   'sqs-consumer': 'sqs-consumer 15 (handleMessage, batchSize 10)',
   'sqs-consumer-batch': 'sqs-consumer 15 (handleMessageBatch)',
@@ -64,7 +65,7 @@ interface Started {
 /** Starts a system as its own process, pointed at the queue through the counting proxy. */
 async function startSystem(sut: SystemUnderTest, endpoint: string, queueUrl: string, dlqUrl: string): Promise<Started> {
   const base = { PATH: process.env.PATH ?? '', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench', AWS_REGION: 'us-east-1' };
-  if (sut.system === 'requeue' || sut.system === 'requeue-no-backpressure') {
+  if (sut.system === 'requeue' || sut.system === 'requeue-no-backpressure' || sut.system === 'requeue-no-schema') {
     const worker = await startWorkerProcess({
       WORKER_QUEUE_URL: queueUrl,
       WORKER_DLQ_URL: dlqUrl,
@@ -75,6 +76,8 @@ async function startSystem(sut: SystemUnderTest, endpoint: string, queueUrl: str
       // As deployed: the stack sizes V8 from the default 512 MB task.
       NODE_OPTIONS: workerNodeOptions(512),
       ...(sut.system === 'requeue-no-backpressure' ? { WORKER_BACKPRESSURE: 'off' } : {}),
+      // The simulation handler's body is checked by its zod schema in the engine; this one trusts it.
+      ...(sut.system === 'requeue-no-schema' ? { WORKER_HANDLER: 'simulation-unchecked' } : {}),
       ...sut.env,
     });
     return { child: worker.child, ready: waitUntilReady(worker, 30_000) };

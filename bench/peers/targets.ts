@@ -71,5 +71,10 @@ export function targets(happy: Row[], retry: Row[], memory: MemoryRun, herd: rea
     const onOff = ratio(rate(`happy ${handler}`, 'requeue', 50), rate(`happy ${handler}`, 'requeue-no-backpressure', 50));
     push(`backpressure: happy-path throughput on vs off, ${handler}, @50`, '≥ 0.95×', onOff, onOff >= 0.95);
   }
+  for (const handler of ['no-op', '5 ms I/O']) {
+    // The simulation body's zod schema, run by the engine on every message, against the same handler trusting the body.
+    const checked = ratio(rate(`happy ${handler}`, 'requeue', 50), rate(`happy ${handler}`, 'requeue-no-schema', 50));
+    push(`body schema (zod): happy-path throughput validated vs unchecked, ${handler}, @50`, '≥ 0.95×', checked, checked >= 0.95);
+  }
   return out;
 }

@@ -56,7 +56,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 /** The handlers this app registers (src/handlers). An app of your own registers its own with @SqsHandler. */
-export const APP_HANDLERS = ['simulation', 'webhook'];
+export const APP_HANDLERS = ['simulation', 'simulation-unchecked', 'webhook'];
 
 /** The ledger is appended to on every success: a path that cannot be written would fail every message. */
 function ledgerPath(env: Env): string | undefined {
