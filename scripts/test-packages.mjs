@@ -36,7 +36,7 @@ async function main() {
     const nestDir = await installExample(join(root, 'examples/nest-app'), scratch, tarballs);
     step('Nest app installed from the tarballs');
     const nest = await checkNestApp(nestDir, { endpoint: emulator.endpoint, freePort });
-    step(`Nest app: strict type-check, success, retry, dead letter, drain on SIGTERM (${nest.paymentsCalls.length} payment calls)`);
+    step(`Nest app: strict type-check; RequeuePublisher to two queues; two consumers: success, retry, schema dead letter, dead letter, email, both drained; drain on SIGTERM (${nest.paymentsCalls.length} payment calls)`);
     const cdkDir = await installExample(join(root, 'examples/cdk-app'), scratch, tarballs);
     const cdk = await checkCdkApp(cdkDir);
     step(`CDK app: cdk-nag clean synth of ${cdk.resources} resources; task role on the queue key: ${[...new Set(cdk.keyActions)].join(', ')}`);

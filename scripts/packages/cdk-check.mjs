@@ -29,6 +29,6 @@ export async function checkCdkApp(appDir) {
     if (!keyActions.includes(action)) throw new CheckError(`the task role may not ${action} with the queue's key; it may: ${keyActions.join(', ') || 'nothing'}`);
   }
   const encrypted = resources.filter(([, r]) => r.Type === 'AWS::SQS::Queue' && JSON.stringify(r.Properties.KmsMasterKeyId) === JSON.stringify({ 'Fn::GetAtt': [key, 'Arn'] }));
-  if (encrypted.length !== 3) throw new CheckError(`expected the queue, DLQ and undeliverable queue under the key, found ${encrypted.length}`);
+  if (encrypted.length !== 6) throw new CheckError(`expected both queue sets (queue, DLQ, undeliverable queue) under the key, found ${encrypted.length}`);
   return { resources: resources.length, keyActions };
 }

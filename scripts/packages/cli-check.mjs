@@ -10,7 +10,7 @@ export async function checkCli(scratchRoot, tarballs, dlqUrl) {
   await writeFile(join(appDir, 'package.json'), `${JSON.stringify({ name: 'ops', private: true, dependencies: { '@requeue/cli': '^0.1.0' } }, null, 2)}\n`);
   await installApp(appDir, tarballs);
   const { output } = await run('npx', ['requeue', 'dlq', 'list', '--dlq', dlqUrl], { cwd: appDir, env: { PATH: process.env.PATH } });
-  for (const expected of ['order-3', 'non-retryable']) {
+  for (const expected of ['order-3', 'VALIDATION', 'order-4', 'non-retryable', '2 message(s)']) {
     if (!output.includes(expected)) throw new CheckError(`\`requeue dlq list\` did not show ${expected}:\n${output}`);
   }
   return output.trim();

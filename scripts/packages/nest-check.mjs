@@ -8,9 +8,11 @@ const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 const region = 'us-east-1';
 
 /**
- * The installed Nest example against the emulator: type-checks under strict, then a
- * success, a retry (503 once), a dead letter (422) and a SIGTERM while a handler runs,
- * which must finish before the process exits. Returns the queues for the CLI check.
+ * The installed Nest example against the emulator: type-checks under strict; its
+ * producer publishes with RequeuePublisher; its two consumers show a success, a retry
+ * (503 once), a schema dead letter (VALIDATION), a dead letter (422) and an email, and
+ * drain both queues; a SIGTERM while a handler runs lets it finish before the process
+ * exits. Returns the orders DLQ for the CLI check.
  */
 export async function checkNestApp(appDir, emulator) {
   await run('npx', ['tsc', '-p', '.'], { cwd: appDir });
@@ -18,13 +20,15 @@ export async function checkNestApp(appDir, emulator) {
   // The emulator names its queues sqs.<region>.localhost; the SDK would follow that host, so
   // the app gets the same queues addressed at the emulator, as a region's own URLs are.
   const onEmulator = (url) => new URL(new URL(url).pathname, emulator.endpoint).href;
-  const queueUrl = onEmulator((await sqs.send(new CreateQueueCommand({ QueueName: 'orders', Attributes: { VisibilityTimeout: '30' } }))).QueueUrl);
-  const dlqUrl = onEmulator((await sqs.send(new CreateQueueCommand({ QueueName: 'orders-dlq' }))).QueueUrl);
+  const create = async (name) => onEmulator((await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: { VisibilityTimeout: '30' } }))).QueueUrl);
+  const [queueUrl, dlqUrl, emailQueueUrl, emailDlqUrl] = await Promise.all(['orders', 'orders-dlq', 'emails', 'emails-dlq'].map(create));
+  const queues = { WORKER_QUEUE_URL: queueUrl, WORKER_DLQ_URL: dlqUrl, EMAIL_QUEUE_URL: emailQueueUrl, EMAIL_DLQ_URL: emailDlqUrl };
+  const aws = { AWS_REGION: region, AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_ENDPOINT_URL_SQS: emulator.endpoint };
   const payments = await startPaymentsFake();
   const healthPort = await emulator.freePort();
   const app = spawn(process.execPath, ['dist/main.js'], {
     cwd: appDir,
-    env: { PATH: process.env.PATH, WORKER_QUEUE_URL: queueUrl, WORKER_DLQ_URL: dlqUrl, PAYMENTS_URL: payments.url, WORKER_HEALTH_PORT: String(healthPort), AWS_REGION: region, AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_ENDPOINT_URL_SQS: emulator.endpoint },
+    env: { PATH: process.env.PATH, ...queues, ...aws, PAYMENTS_URL: payments.url, WORKER_HEALTH_PORT: String(healthPort) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -37,18 +41,21 @@ export async function checkNestApp(appDir, emulator) {
       return fetch(`http://127.0.0.1:${healthPort}/health/ready`).then((r) => r.ok, () => false);
     };
     await waitFor('/health/ready', ready, 30_000);
-    for (const [orderId, amountCents] of [['order-1', 1200], ['order-2', 800], ['order-3', -5]]) {
-      await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ orderId, amountCents }) }));
-    }
-    await waitFor('a success, a retry and a dead letter', async () => (await depth(sqs, dlqUrl)).visible === 1 && payments.calls.filter((c) => c.status === 201).length === 2, 60_000);
-    expectLine(output, 'charged order-1 on attempt 1');
-    expectLine(output, 'charged order-2 on attempt 2');
+    await run(process.execPath, ['dist/publish.js'], { cwd: appDir, env: { PATH: process.env.PATH, ...queues, ...aws } });
+    const drained = async (url) => Object.values(await depth(sqs, url)).every((n) => n === 0);
+    await waitFor('both queues drained: a success, a retry, two dead letters and an email', async () => (await depth(sqs, dlqUrl)).visible === 2 && (await drained(queueUrl)) && (await drained(emailQueueUrl)) && output.includes('emailed'), 60_000);
+    expectLine(output, 'charged order-1 (1200 EUR) on attempt 1');
+    expectLine(output, 'charged order-2 (800 EUR) on attempt 2');
+    expectLine(output, 'emailed ada@example.com (welcome, tenant acme)');
+    if (payments.received.has('order-3')) throw new CheckError('order-3 failed the schema, yet its handler ran');
+    const health = await (await fetch(`http://127.0.0.1:${healthPort}/health/ready`)).json();
+    if (Object.keys(health.info?.['sqs-worker']?.consumers ?? {}).sort().join() !== 'emails,orders') throw new CheckError(`/health/ready does not report both consumers: ${JSON.stringify(health)}`);
     await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ orderId: 'order-slow', amountCents: 100 }) }));
     await waitFor('order-slow to reach the payment API', () => payments.received.has('order-slow'), 30_000);
     app.kill('SIGTERM');
     const [code, signal] = await Promise.race([exited, timeout(20_000, 'the app to exit after SIGTERM')]);
     if (code !== 0 && signal !== 'SIGTERM') throw new CheckError(`the app exited with ${code ?? signal} after SIGTERM:\n${output.slice(-3000)}`);
-    expectLine(output, 'charged order-slow on attempt 1');
+    expectLine(output, 'charged order-slow (100 EUR) on attempt 1');
     const left = await depth(sqs, queueUrl);
     if (left.visible + left.inFlight + left.delayed !== 0) throw new CheckError(`messages left on the queue after a clean shutdown: ${JSON.stringify(left)}`);
     return { queueUrl, dlqUrl, paymentsCalls: payments.calls };

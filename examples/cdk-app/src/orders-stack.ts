@@ -22,19 +22,35 @@ export class OrdersStack extends Stack {
     this.queueKey = new kms.Key(this, 'QueueKey', { enableKeyRotation: true, description: 'Encrypts the orders queues' });
 
     const orders = new RetryingQueue(this, 'Orders', { queueName: 'orders', encryptionKey: this.queueKey });
+    const emails = new RetryingQueue(this, 'Emails', { queueName: 'emails', encryptionKey: this.queueKey });
     this.worker = new QueueWorkerService(this, 'Worker', {
       queue: orders.queue,
       deadLetterQueue: orders.deadLetterQueue,
       cluster,
       image: ecs.ContainerImage.fromAsset(props.workerDirectory),
-      environment: { PAYMENTS_URL: 'https://payments.example.com' },
+      environment: {
+        PAYMENTS_URL: 'https://payments.example.com',
+        EMAIL_QUEUE_URL: emails.queue.queueUrl,
+        EMAIL_DLQ_URL: emails.deadLetterQueue.queueUrl,
+      },
       maxInFlight: 20,
     });
+    // The service scales on the orders backlog; the app's second consumer needs the same
+    // rights on its own queues: consume and requeue, and dead-letter.
+    emails.queue.grantConsumeMessages(this.worker.taskRole);
+    emails.queue.grantSendMessages(this.worker.taskRole);
+    emails.deadLetterQueue.grantSendMessages(this.worker.taskRole);
     new QueueMonitoring(this, 'Monitoring', {
       topic: orders.topic,
       queue: orders.queue,
       deadLetterQueue: orders.deadLetterQueue,
       service: this.worker.service,
+      metricsNamespace: this.worker.metricsNamespace,
+    });
+    new QueueMonitoring(this, 'EmailMonitoring', {
+      topic: emails.topic,
+      queue: emails.queue,
+      deadLetterQueue: emails.deadLetterQueue,
       metricsNamespace: this.worker.metricsNamespace,
     });
   }

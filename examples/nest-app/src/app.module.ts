@@ -3,13 +3,9 @@ import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { SqsWorkerModule } from '@requeue/nest';
 import { ChargeHandler } from './charge.handler.js';
+import { EmailHandler } from './email.handler.js';
 import { HealthController } from './health.controller.js';
-
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: give the queue's URL`);
-  return value;
-}
+import { required } from './env.js';
 
 @Module({
   imports: [
@@ -17,13 +13,14 @@ function required(name: string): string {
     SqsWorkerModule.forRoot({
       // Region, credentials and endpoint come from the environment, as for any SDK client.
       sqs: new SQSClient({}),
-      queueUrl: required('WORKER_QUEUE_URL'),
-      deadLetterQueueUrl: required('WORKER_DLQ_URL'),
-      handlerName: 'charge',
-      maxInFlight: 10,
+      // Two queues in one process, each with its own DLQ, handler and concurrency.
+      consumers: [
+        { name: 'orders', handlerName: 'charge', queueUrl: required('WORKER_QUEUE_URL'), deadLetterQueueUrl: required('WORKER_DLQ_URL'), maxInFlight: 10 },
+        { name: 'emails', handlerName: 'email', queueUrl: required('EMAIL_QUEUE_URL'), deadLetterQueueUrl: required('EMAIL_DLQ_URL'), maxInFlight: 5 },
+      ],
     }),
   ],
   controllers: [HealthController],
-  providers: [ChargeHandler],
+  providers: [ChargeHandler, EmailHandler],
 })
 export class AppModule {}

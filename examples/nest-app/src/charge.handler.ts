@@ -1,28 +1,24 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { NonRetryableError, RetryableError, SqsHandler, type WorkerMessage } from '@requeue/nest';
+import { z } from 'zod';
 
-interface Charge {
-  orderId: string;
-  amountCents: number;
-}
-
-function parseCharge(body: unknown): Charge {
-  const { orderId, amountCents } = (body ?? {}) as Partial<Charge>;
-  if (typeof orderId !== 'string' || typeof amountCents !== 'number') {
-    // A malformed job never succeeds: dead-letter it now, with the reason.
-    throw new NonRetryableError(`not a charge: ${JSON.stringify(body)}`, { errorType: 'VALIDATION' });
-  }
-  return { orderId, amountCents };
-}
+/** What a charge job carries. A body that does not match is dead-lettered as VALIDATION, unhandled. */
+export const chargeSchema = z.object({
+  orderId: z.string().min(1),
+  amountCents: z.number().int(),
+  currency: z.string().length(3).default('EUR'),
+});
+export type Charge = z.output<typeof chargeSchema>;
 
 @Injectable()
 export class ChargeHandler {
   private readonly logger = new Logger(ChargeHandler.name);
   private readonly paymentsUrl = process.env.PAYMENTS_URL ?? 'http://127.0.0.1:9000';
 
-  @SqsHandler('charge')
-  async charge(message: WorkerMessage): Promise<void> {
-    const charge = parseCharge(message.body);
+  // TypeScript checks that the method takes WorkerMessage<the schema's output>.
+  @SqsHandler('charge', { schema: chargeSchema })
+  async charge(message: WorkerMessage<Charge>): Promise<void> {
+    const charge = message.body;
     const response = await fetch(`${this.paymentsUrl}/charges`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'idempotency-key': message.idempotencyKey },
@@ -34,6 +30,6 @@ export class ChargeHandler {
       throw new RetryableError(`payments answered ${response.status}`, { errorType: response.status === 429 ? 'RATE_LIMIT' : 'TEMPORARY' });
     }
     if (!response.ok) throw new NonRetryableError(`payments refused ${charge.orderId}: ${response.status}`);
-    this.logger.log(`charged ${charge.orderId} on attempt ${message.attempt}`);
+    this.logger.log(`charged ${charge.orderId} (${charge.amountCents} ${charge.currency}) on attempt ${message.attempt}`);
   }
 }

@@ -27,7 +27,8 @@ type HandlerDecorator<Body> = <M extends HandlerMethod<Body>>(target: object, ke
  * snapshotted with `.bind()`, so interceptors, tracing wrappers and request-scoped
  * providers keep working.
  */
-export function SqsHandler(name?: string): HandlerDecorator<unknown>;
+/** Without a schema the body is unchecked JSON: the method may type it as it trusts it (`never` admits any body type). */
+export function SqsHandler(name?: string): HandlerDecorator<never>;
 export function SqsHandler<S extends BodySchema>(name: string, options: { schema: S }): HandlerDecorator<InferBody<S>>;
 export function SqsHandler(name = 'default', options: { schema?: BodySchema } = {}): HandlerDecorator<never> {
   const mark = SqsHandlerMetadataKey({ name, schema: options.schema });
