@@ -3,14 +3,30 @@ import { HERD_POLICIES, type Row, type Target } from './document.js';
 import { HERD, type HerdSummary } from './herd.js';
 import type { MemoryRun } from './memory.js';
 
+type Push = (measure: string, target: string, value: number, met: boolean, unit?: string) => void;
+
+const ratio = (a: number, b: number) => a / b;
+
+/** A system's median throughput in a scenario, NaN when it did not run. */
+const rateIn = (rows: readonly Row[]) => (scenario: string, system: SystemName, concurrency: number) =>
+  rows.find((r) => r.scenario === scenario && r.system === system && r.concurrency === concurrency)?.messagesPerSecond.median ?? NaN;
+
 /** Every target the bench checks, with what this run measured. */
 export function targets(happy: Row[], retry: Row[], memory: MemoryRun, herd: readonly HerdSummary[], messages: number): Target[] {
-  const rate = (scenario: string, system: SystemName, concurrency: number, rows = happy) => rows.find((r) => r.scenario === scenario && r.system === system && r.concurrency === concurrency)?.messagesPerSecond.median ?? NaN;
-  const best = (scenario: string, systems: SystemName[]) => Math.max(...happy.filter((r) => r.scenario === scenario && systems.includes(r.system)).map((r) => r.messagesPerSecond.median));
-  const ratio = (a: number, b: number) => a / b;
   const out: Target[] = [];
   // Three significant digits: two decimals would print 0.497 as a failing "0.50".
-  const push = (measure: string, target: string, value: number, met: boolean, unit = '×') => out.push({ measure, target, measured: `${Number.isFinite(value) ? value.toPrecision(3) : value}${unit}`, met });
+  const push: Push = (measure, target, value, met, unit = '×') => out.push({ measure, target, measured: `${Number.isFinite(value) ? value.toPrecision(3) : value}${unit}`, met });
+  throughputTargets(happy, push);
+  costTargets(happy, retry, memory, push);
+  herdTargets(herd, messages, push);
+  featureCostTargets(happy, push);
+  return out;
+}
+
+/** requeue against the raw loop, sqs-consumer and the seed, on both happy paths. */
+function throughputTargets(happy: Row[], push: Push): void {
+  const rate = rateIn(happy);
+  const best = (scenario: string, systems: SystemName[]) => Math.max(...happy.filter((r) => r.scenario === scenario && systems.includes(r.system)).map((r) => r.messagesPerSecond.median));
   for (const concurrency of [10, 50]) {
     for (const handler of ['no-op', '5 ms I/O']) {
       const r = ratio(rate(`happy ${handler}`, 'requeue', concurrency), rate(`happy ${handler}`, 'raw-sdk-loop', concurrency));
@@ -35,6 +51,11 @@ export function targets(happy: Row[], retry: Row[], memory: MemoryRun, herd: rea
     const r = ratio(requeueBest(`happy ${handler}`), rate(`happy ${handler}`, 'seed-reference', 1));
     push(`throughput vs seed reference, ${handler}`, '≥ 10×', r, r >= 10);
   }
+}
+
+/** SQS calls per message, the retry path against the happy path, memory. */
+function costTargets(happy: Row[], retry: Row[], memory: MemoryRun, push: Push): void {
+  const rate = rateIn(happy);
   const happyCalls = Math.max(...happy.filter((r) => r.system === 'requeue').map((r) => r.callsPerMessage));
   push('SQS calls per message, happy path', '≤ 0.25', happyCalls, happyCalls <= 0.25, '');
   const requeueRetry = retry.find((r) => r.system === 'requeue-no-backpressure')!;
@@ -50,6 +71,10 @@ export function targets(happy: Row[], retry: Row[], memory: MemoryRun, herd: rea
   // the second, so the last pass is read.
   const growth = (memory.passEndMb.at(-1) ?? 0) - (memory.passEndMb.at(-2) ?? 0);
   push(`RSS growth over the last ${memory.messages.toLocaleString('en-US')} messages, after ${memory.passes - 1} warm-up pass(es) (no upward slope)`, '≤ 5 MB', growth, growth <= 5, ' MB');
+}
+
+/** The end-to-end herd: against the seed, and adaptive backpressure against the ideal. */
+function herdTargets(herd: readonly HerdSummary[], messages: number, push: Push): void {
   const herdOf = (policy: string) => herd.find((run) => run.policy === policy)!;
   const ours = herdOf(HERD_POLICIES.backpressure);
   const seed = herdOf(HERD_POLICIES.seed);
@@ -67,6 +92,11 @@ export function targets(happy: Row[], retry: Row[], memory: MemoryRun, herd: rea
   const drain = ours.drainSeconds.median / ideal;
   push(`backpressure: drain vs ideal (${ideal.toFixed(0)} s)`, '≤ 1.5×', drain, drain <= 1.5 && ours.drained);
   push('backpressure: peak after recovery vs capacity', '≤ 1.3×', peak, peak <= 1.3);
+}
+
+/** What the optional features cost on the happy path, each against itself without it. */
+function featureCostTargets(happy: Row[], push: Push): void {
+  const rate = rateIn(happy);
   for (const handler of ['no-op', '5 ms I/O']) {
     const onOff = ratio(rate(`happy ${handler}`, 'requeue', 50), rate(`happy ${handler}`, 'requeue-no-backpressure', 50));
     push(`backpressure: happy-path throughput on vs off, ${handler}, @50`, '≥ 0.95×', onOff, onOff >= 0.95);
@@ -76,5 +106,4 @@ export function targets(happy: Row[], retry: Row[], memory: MemoryRun, herd: rea
     const checked = ratio(rate(`happy ${handler}`, 'requeue', 50), rate(`happy ${handler}`, 'requeue-no-schema', 50));
     push(`body schema (zod): happy-path throughput validated vs unchecked, ${handler}, @50`, '≥ 0.95×', checked, checked >= 0.95);
   }
-  return out;
 }

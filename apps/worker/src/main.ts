@@ -47,6 +47,14 @@ async function resolveQueues(config: WorkerConfig): Promise<{ queues: { queueUrl
   return { queues: { queueUrl: local.queueUrl, dlqUrl: local.dlqUrl }, endpoint: local.endpoint, local };
 }
 
+/** One EMF writer per consumer, each naming its queue; the dashboard counts the first consumer's. */
+function consumerMetrics(config: WorkerConfig, dashboardQueueUrl: string, activity: DashboardMetrics | undefined) {
+  return (queueUrl: string) => {
+    const emf = new EmfMetrics({ namespace: config.metricsNamespace, queueName: queueUrl.split('/').pop() ?? 'queue' });
+    return activity && queueUrl === dashboardQueueUrl ? allMetrics(emf, activity) : emf;
+  };
+}
+
 async function main(): Promise<void> {
   let config: WorkerConfig;
   try {
@@ -67,11 +75,7 @@ async function main(): Promise<void> {
     }),
   );
   const activity = config.dashboard.enabled ? new DashboardMetrics() : undefined;
-  // One EMF writer per consumer, each naming its queue; the dashboard counts the first consumer's.
-  const metricsFor = (queueUrl: string) => {
-    const emf = new EmfMetrics({ namespace: config.metricsNamespace, queueName: queueUrl.split('/').pop() ?? 'queue' });
-    return activity && queueUrl === queues.queueUrl ? allMetrics(emf, activity) : emf;
-  };
+  const metricsFor = consumerMetrics(config, queues.queueUrl, activity);
   const app = await NestFactory.create(AppModule.register({ config, queues, sqs, logger, metricsFor }), { bufferLogs: true });
   app.useLogger(app.get(NestPinoLogger));
   await app.listen(config.healthPort, config.healthHost);

@@ -113,9 +113,15 @@ export class QueueMonitoring extends Construct {
     return created;
   }
 
+  /** Created in the order the dashboard's alarm widget lists them. */
   private buildAlarms(props: QueueMonitoringProps, thresholds: Thresholds, worker: WorkerMetrics): QueueMonitoring['alarms'] {
-    const alarm = (id: string, description: string, metric: cloudwatch.IMetric, threshold: number, evaluationPeriods = 1) =>
-      this.alarm(props, id, description, metric, threshold, evaluationPeriods);
+    const backlog = this.backlogAlarms(props, thresholds);
+    return { ...backlog, ...this.failureAlarms(props, thresholds, worker) };
+  }
+
+  /** Where messages pile up: the queue's depth, the DLQ, the oldest message's age. */
+  private backlogAlarms(props: QueueMonitoringProps, thresholds: Thresholds) {
+    const alarm = (id: string, description: string, metric: cloudwatch.IMetric, threshold: number) => this.alarm(props, id, description, metric, threshold);
     const q = props.queue;
     const visible = q.metricApproximateNumberOfMessagesVisible({ period: MINUTE, statistic: 'Maximum' });
     return {
@@ -132,6 +138,16 @@ export class QueueMonitoring extends Construct {
         q.metricApproximateAgeOfOldestMessage({ period: MINUTE, statistic: 'Maximum' }),
         thresholds.oldestMessageAgeSeconds,
       ),
+    };
+  }
+
+  /** What fails: the error rate, undelivered notifications, a stall, exhausted retries, first failures. */
+  private failureAlarms(props: QueueMonitoringProps, thresholds: Thresholds, worker: WorkerMetrics) {
+    const alarm = (id: string, description: string, metric: cloudwatch.IMetric, threshold: number, evaluationPeriods = 1) =>
+      this.alarm(props, id, description, metric, threshold, evaluationPeriods);
+    const q = props.queue;
+    const visible = q.metricApproximateNumberOfMessagesVisible({ period: MINUTE, statistic: 'Maximum' });
+    return {
       errorRate: alarm(
         'ErrorRateAlarm',
         'More than the threshold of received messages are being retried or dead-lettered: a dependency is failing.',

@@ -1,6 +1,7 @@
 import { Duration, Token } from 'aws-cdk-lib';
 import { createRetryPolicy, parseRetryPolicyJson, RetryPolicyConfigError, type RetryPolicyJson } from '@requeue/retry';
 import { InfraConfigError } from './errors.js';
+import type { QueueWorkerServiceProps } from './queue-worker-service.js';
 import { wholeNumber } from './validation.js';
 
 /** Fargate waits at most this long between SIGTERM and SIGKILL. */
@@ -11,18 +12,10 @@ const STOP_MARGIN_SECONDS = 15;
 export const DEFAULT_METRICS_NAMESPACE = 'requeue';
 
 /** The props the settings come from; each is documented, with its default, on `QueueWorkerServiceProps`. */
-export interface WorkerSettingsProps {
-  readonly handler?: string;
-  readonly retryPolicy?: RetryPolicyJson;
-  readonly metricsNamespace?: string;
-  readonly maxInFlight?: number;
-  readonly drainTimeout?: Duration;
-  readonly cpu?: number;
-  readonly memoryLimitMiB?: number;
-  readonly minCapacity?: number;
-  readonly maxCapacity?: number;
-  readonly backlogPerTask?: number;
-}
+export type WorkerSettingsProps = Pick<
+  QueueWorkerServiceProps,
+  'handler' | 'retryPolicy' | 'metricsNamespace' | 'maxInFlight' | 'drainTimeout' | 'cpu' | 'memoryLimitMiB' | 'minCapacity' | 'maxCapacity' | 'backlogPerTask'
+>;
 
 /** `QueueWorkerService`'s props, validated and with their defaults. Numbers may be tokens. */
 export interface Settings {

@@ -85,10 +85,7 @@ export class RequeuePublisher {
   /** Sends one message to an SQS queue. */
   async send(queueUrl: string, message: OutgoingMessage): Promise<PublishResult> {
     const sqs = this.sqs();
-    return this.single(queueUrl, message, queueDestination(queueUrl), async (m) => {
-      const out = await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, ...sqsFields(m) }));
-      return { messageId: out.MessageId!, ...(out.SequenceNumber ? { sequenceNumber: out.SequenceNumber } : {}) };
-    });
+    return this.single(queueUrl, message, queueDestination(queueUrl), async (m) => sent(await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, ...sqsFields(m) }))));
   }
 
   /** Sends messages to an SQS queue in batches; every message is checked before the first is sent. */
@@ -100,10 +97,7 @@ export class RequeuePublisher {
   /** Publishes one message to an SNS topic. */
   async publish(topicArn: string, message: OutgoingMessage): Promise<PublishResult> {
     const sns = this.sns();
-    return this.single(topicArn, message, topicDestination(topicArn), async (m) => {
-      const out = await sns.send(new PublishCommand({ TopicArn: topicArn, ...snsFields(m) }));
-      return { messageId: out.MessageId!, ...(out.SequenceNumber ? { sequenceNumber: out.SequenceNumber } : {}) };
-    });
+    return this.single(topicArn, message, topicDestination(topicArn), async (m) => sent(await sns.send(new PublishCommand({ TopicArn: topicArn, ...snsFields(m) }))));
   }
 
   /** Publishes messages to an SNS topic in batches; every message is checked before the first is sent. */
@@ -145,7 +139,7 @@ export class RequeuePublisher {
         const { code, message, senderFault } = errorCode(error);
         return { successful: [], failed: pending.map((index) => ({ Id: String(index), Code: code, Message: message, SenderFault: senderFault })) };
       });
-      for (const ok of outcome.successful) result.successful.push({ index: Number(ok.Id), messageId: ok.MessageId!, ...(ok.SequenceNumber ? { sequenceNumber: ok.SequenceNumber } : {}) });
+      for (const ok of outcome.successful) result.successful.push({ index: Number(ok.Id), ...sent(ok) });
       const again: number[] = [];
       for (const failure of outcome.failed) {
         const entry = { index: Number(failure.Id), code: failure.Code ?? 'Unknown', message: failure.Message ?? '', senderFault: failure.SenderFault ?? true };
@@ -175,6 +169,11 @@ async function sqsBatch(sqs: SQSClient, queueUrl: string, entries: Entry[]): Pro
 async function snsBatch(sns: SNSClient, topicArn: string, entries: Entry[]): Promise<CallResult> {
   const out = await sns.send(new PublishBatchCommand({ TopicArn: topicArn, PublishBatchRequestEntries: entries.map(({ Id, message }) => ({ Id, ...snsFields(message) })) }));
   return { successful: out.Successful ?? [], failed: out.Failed ?? [] };
+}
+
+/** What SQS and SNS answer for a message they took: its id, and on FIFO its sequence number. */
+function sent(out: { MessageId?: string; SequenceNumber?: string }): PublishResult {
+  return { messageId: out.MessageId!, ...(out.SequenceNumber ? { sequenceNumber: out.SequenceNumber } : {}) };
 }
 
 function queueDestination(queueUrl: string): Destination {
