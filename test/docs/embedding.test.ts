@@ -14,6 +14,6 @@ describe('docs/embedding.md shows the code test:packages runs', () => {
   });
 
   it.each(blocks.map((b) => [b.path, b.code]))('%s is quoted exactly as it is in the repository', (path, code) => {
-    expect(code, `docs/embedding.md's block for ${path} differs from the file: run `npm run docs:examples``).toBe(readFileSync(root(path), 'utf8'));
+    expect(code, `docs/embedding.md's block for ${path} differs from the file: run npm run docs:examples`).toBe(readFileSync(root(path), 'utf8'));
   });
 });
