@@ -41,7 +41,7 @@ export interface EncodedMessage {
  * One with more is still retried, but by visibility timeout instead of by copy.
  */
 export const MAX_PUBLISHER_ATTRIBUTES = MAX_MESSAGE_ATTRIBUTES - 1;
-const NAME = /^(?!aws\.|amazon\.)(?!.*\.\.)[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,255}$/i;
+const NAME = /^(?!aws\.|amazon\.)(?!.*\.\.)[A-Za-z0-9_-][A-Za-z0-9_.-]{0,255}$/i;
 
 /** A message that cannot be sent as given: nothing of its batch was sent. Says which and why. */
 export class PublishValidationError extends Error {
