@@ -9,6 +9,11 @@ import { startFauxqs } from 'fauxqs';
  * backlogs straight into fauxqs and read depths without being counted.
  */
 const countsByQueue = new Map<string, Map<string, number>>();
+/**
+ * Per queue, how long each SQS action waits before it reaches fauxqs: a region's round
+ * trip (10-30 ms) instead of loopback's 0.1 ms. `default` covers actions not named.
+ */
+const latencyByQueue = new Map<string, Record<string, number>>();
 const fauxqs = await startFauxqs({ port: 0, logger: false });
 
 function json(response: ServerResponse, status: number, body: unknown): void {
@@ -23,9 +28,10 @@ async function readBody(request: IncomingMessage): Promise<Buffer> {
 }
 
 async function control(request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {
-  const input = JSON.parse((await readBody(request)).toString() || '{}') as { queue: string; attributes?: Record<string, string>; bodies?: string[]; count?: number; simulate?: object };
+  const input = JSON.parse((await readBody(request)).toString() || '{}') as { queue: string; attributes?: Record<string, string>; bodies?: string[]; count?: number; simulate?: object; latencyMs?: Record<string, number> };
   if (path === '/__bench/create') {
     const created = fauxqs.createQueue(input.queue, { attributes: input.attributes });
+    if (input.latencyMs) latencyByQueue.set(input.queue, input.latencyMs);
     // Through the proxy, so that SDKs using the queue URL as their endpoint are counted too.
     return json(response, 200, { ...created, queueUrl: `http://127.0.0.1:${proxyPort()}/000000000000/${created.queueName}` });
   }
@@ -33,6 +39,7 @@ async function control(request: IncomingMessage, response: ServerResponse, path:
   if (path === '/__bench/delete') {
     fauxqs.deleteQueue(input.queue);
     countsByQueue.delete(input.queue);
+    latencyByQueue.delete(input.queue);
     return json(response, 200, {});
   }
   if (path === '/__bench/load') {
@@ -69,6 +76,10 @@ async function forwardCounted(request: IncomingMessage, response: ServerResponse
   const queue = queueOf(request.url ?? '/', body.toString());
   const counts = countsByQueue.get(queue) ?? new Map<string, number>();
   countsByQueue.set(queue, counts.set(action, (counts.get(action) ?? 0) + 1));
+  const latency = latencyByQueue.get(queue);
+  const delayMs = latency ? (latency[action] ?? latency.default ?? 0) : 0;
+  // The whole round trip before the call reaches fauxqs: a long poll then waits on top, as in a region.
+  if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
   const upstream = forward({ host: '127.0.0.1', port: fauxqs.port, method: request.method, path: request.url, headers: request.headers }, (reply) => {
     response.writeHead(reply.statusCode ?? 502, reply.headers);
     reply.pipe(response);

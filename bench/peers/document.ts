@@ -45,7 +45,8 @@ export const HERD_POLICIES = {
   seed: 'seed reference loop',
 } as const;
 
-export type Document = { config: Config; happy: Row[]; retry: Row[]; memory: MemoryRun; herd: HerdSummary[]; targets: Target[]; durationSeconds: number };
+/** The rows at a region's round trip; absent from documents saved before it was measured. */
+export type Document = { config: Config; happy: Row[]; latency: Row[]; retry: Row[]; memory: MemoryRun; herd: HerdSummary[]; targets: Target[]; durationSeconds: number };
 
 export interface Target {
   measure: string;

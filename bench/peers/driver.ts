@@ -120,6 +120,8 @@ export interface Backlog {
    * counted from its first completions would fall after its whole first pass.)
    */
   warmupCount?: number;
+  /** Every SQS call waits this long at the proxy: a region's round trip. @default 0 */
+  latencyMs?: number;
 }
 
 export interface MeasureOptions {
@@ -151,6 +153,7 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
   const dlq = await emulator.control<{ queueUrl: string; queueArn: string }>('create', { queue: `${name}-dlq` });
   const queue = await emulator.control<{ queueUrl: string }>('create', {
     queue: name,
+    ...(backlog.latencyMs === undefined ? {} : { latencyMs: { default: backlog.latencyMs } }),
     attributes: { VisibilityTimeout: '30', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount: 5 }) },
   });
   const load = (count: number) => emulator.control('load', { queue: name, count, simulate: backlog.simulate });

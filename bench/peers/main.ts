@@ -7,6 +7,7 @@ import { writeHerdChart } from './herd-chart.js';
 import { HERD, runHerd, summarizeHerd, type HerdSummary } from './herd.js';
 import { runMemory } from './memory.js';
 import { renderDocs } from './render-docs.js';
+import { LATENCY_MS } from './latency.js';
 import { targets } from './targets.js';
 
 const DOCS = fileURLToPath(new URL('../../../docs/benchmarks.md', import.meta.url));
@@ -25,6 +26,36 @@ const retryPathSystems = (config: Config): SystemUnderTest[] => [
   { system: 'raw-sdk-loop', concurrency: 50 },
   { system: 'sqs-consumer', concurrency: 50 },
   { system: 'seed-reference', concurrency: 1, backlog: { count: config.retrySeedBacklog, warmupCount: config.retrySeedBacklog / 10 } },
+];
+
+/**
+ * The latency rows: requeue, the raw loop and sqs-consumer (both handler styles, one
+ * instance and five) with every SQS call 15 ms away, a 5 ms handler at 50 and a
+ * webhook-like 50 ms handler at 200 (handler-bound at 4,000 messages/s).
+ */
+const latencyScenarios = (): Array<{ scenario: string; simulate: Backlog['simulate']; suts: SystemUnderTest[] }> => [
+  {
+    scenario: `${LATENCY_MS} ms SQS, 5 ms I/O`,
+    simulate: { outcome: 'ok', durationMs: 5 },
+    suts: [
+      { system: 'requeue', concurrency: 50 },
+      { system: 'raw-sdk-loop', concurrency: 50 },
+      { system: 'sqs-consumer', concurrency: 10 },
+      { system: 'sqs-consumer-batch', concurrency: 10 },
+      { system: 'sqs-consumer', concurrency: 50 },
+      { system: 'sqs-consumer-batch', concurrency: 50 },
+    ],
+  },
+  {
+    scenario: `${LATENCY_MS} ms SQS, 50 ms I/O`,
+    simulate: { outcome: 'ok', durationMs: 50 },
+    suts: [
+      { system: 'requeue', concurrency: 200 },
+      { system: 'raw-sdk-loop', concurrency: 200 },
+      { system: 'sqs-consumer', concurrency: 200 },
+      { system: 'sqs-consumer-batch', concurrency: 200 },
+    ],
+  },
 ];
 
 function configFrom(argv: string[]): Config {
@@ -86,7 +117,7 @@ const HAPPY_SYSTEMS: SystemUnderTest[] = [
 /** Rewrites the docs section (and the herd chart, when the document has its timelines) from a saved `--json` document. */
 async function renderSaved(path: string): Promise<void> {
   const saved = JSON.parse(readFileSync(path, 'utf8')) as Document;
-  const document = { ...saved, targets: targets(saved.happy, saved.retry, saved.memory, saved.herd, saved.config.herdMessages) };
+  const document = { ...saved, latency: saved.latency ?? [], targets: targets({ ...saved, latency: saved.latency ?? [] }, saved.config.herdMessages) };
   if (saved.herd.every((run) => Array.isArray(run.timeline))) await writeHerdChart(saved.herd, CHART);
   replaceDocsSection(DOCS, 'peers', renderDocs(document));
 }
@@ -127,6 +158,12 @@ async function main(argv: string[]): Promise<void> {
       happy.push(...(await inRounds(emulator, `happy ${handler}`, HAPPY_SYSTEMS, { count: config.backlog, simulate }, config)));
     }
 
+    const latency: Row[] = [];
+    for (const { scenario, simulate, suts } of latencyScenarios()) {
+      progress(`${scenario}, ${config.backlog.toLocaleString('en-US')} messages, ${config.runs} run(s) each`);
+      latency.push(...(await inRounds(emulator, scenario, suts, { count: config.backlog, simulate, latencyMs: LATENCY_MS }, config)));
+    }
+
     progress(`retry path: every message fails once (retry after 0-1 s), ${config.retryBacklog.toLocaleString('en-US')} messages`);
     // The emulator hands out the oldest messages first, so a run over a fixed backlog is
     // every original, then every copy: timed from its first completions, it would time the
@@ -148,7 +185,7 @@ async function main(argv: string[]): Promise<void> {
     const herd = [defaults, ...(await herdRuns.baselines)];
     for (const run of herd) progress(`  ${run.policy}: ${run.downstreamRequests.median} requests, ${run.drained ? 'drained' : 'stopped'} at ${run.drainSeconds.median.toFixed(0)} s, peak ${run.peakAfterRecovery.median}/s, ${run.deadLettered} dead-lettered`);
 
-    const document = { config, happy, retry, memory, herd, targets: targets(happy, retry, memory, herd, config.herdMessages), durationSeconds: (Date.now() - started) / 1000 };
+    const document = { config, happy, latency, retry, memory, herd, targets: targets({ happy, latency, retry, memory, herd }, config.herdMessages), durationSeconds: (Date.now() - started) / 1000 };
     if (argv.includes('--update-docs')) {
       await writeHerdChart(herd, CHART);
       replaceDocsSection(DOCS, 'peers', renderDocs(document));

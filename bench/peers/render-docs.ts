@@ -3,6 +3,7 @@ import { markdownTable } from '../report.js';
 import { SYSTEM_LABELS } from './driver.js';
 import type { Document, Row } from './document.js';
 import { HERD } from './herd.js';
+import { LATENCY_MS, requestsPerMillion } from './latency.js';
 
 function spread(values: { median: number; min: number; max: number }): string {
   const round = (n: number) => n.toFixed(0);
@@ -35,6 +36,21 @@ function retryAgainstHappy(document: Document): string {
   return `Each against its own happy path (no-op, same concurrency): ${ratios.join('; ')}.`;
 }
 
+/** The rows with every SQS call 15 ms away, and what a million messages cost in requests. */
+function latencySection(document: Document, rows: (list: Row[], backlog: number) => string): string[] {
+  if (document.latency.length === 0) return [];
+  return [
+    `### At a region's round trip (every SQS call ${LATENCY_MS} ms away at the proxy; ${document.config.backlog.toLocaleString('en-US')} messages)`,
+    '',
+    "SQS in a region answers in 10-30 ms, loopback in 0.1 ms. requeue's own 0 ms rows are the happy path's above, at equal settings.",
+    '',
+    rows(document.latency, document.config.backlog),
+    '',
+    `SQS requests per million messages: ${document.latency.map((r) => `${SYSTEM_LABELS[r.system]} @${r.concurrency}, ${r.scenario.split(', ')[1]}: ${requestsPerMillion(r.callsPerMessage).toLocaleString('en-US')}`).join('; ')}.`,
+    '',
+  ];
+}
+
 export function renderDocs(document: Document): string {
   const rows = (list: Row[], backlog: number) =>
     markdownTable(list, [
@@ -63,6 +79,7 @@ export function renderDocs(document: Document): string {
     '',
     rows(document.happy, config.backlog),
     '',
+    ...latencySection(document, rows),
     `### Retry path (${config.retryBacklog.toLocaleString('en-US')} messages, each failing once, retried after 0-1 s)`,
     '',
     `Timed over the whole backlog, from its load until the last message is done, after a warm-up of ${config.retryWarmupCount.toLocaleString('en-US')} messages of the same kind. The seed reference retries after its own 3 s.`,
@@ -75,7 +92,7 @@ export function renderDocs(document: Document): string {
     '',
     "Counted at the emulator, pooled over the runs; warm-up messages and their calls included. requeue's GetQueueAttributes is its one read, at start-up, of the queue's visibility timeout and redrive policy.",
     '',
-    callsByActionTable([...document.happy, ...document.retry]),
+    callsByActionTable([...document.happy, ...document.latency, ...document.retry]),
     '',
     `### Memory (requeue @50, ${memory.messages.toLocaleString('en-US')} messages at 1 ms, loaded ${memory.passes} times into one process, while the herd's capped baselines finish)`,
     '',

@@ -1,5 +1,6 @@
 import type { SystemName } from './driver.js';
-import { HERD_POLICIES, type Row, type Target } from './document.js';
+import { HERD_POLICIES, type Document, type Row, type Target } from './document.js';
+import { LATENCY_MS } from './latency.js';
 import { HERD, type HerdSummary } from './herd.js';
 import type { MemoryRun } from './memory.js';
 
@@ -12,7 +13,8 @@ const rateIn = (rows: readonly Row[]) => (scenario: string, system: SystemName, 
   rows.find((r) => r.scenario === scenario && r.system === system && r.concurrency === concurrency)?.messagesPerSecond.median ?? NaN;
 
 /** Every target the bench checks, with what this run measured. */
-export function targets(happy: Row[], retry: Row[], memory: MemoryRun, herd: readonly HerdSummary[], messages: number): Target[] {
+export function targets(measured: Pick<Document, 'happy' | 'latency' | 'retry' | 'memory' | 'herd'>, messages: number): Target[] {
+  const { happy, latency, retry, memory, herd } = measured;
   const out: Target[] = [];
   // Three significant digits: two decimals would print 0.497 as a failing "0.50".
   const push: Push = (measure, target, value, met, unit = '×') => out.push({ measure, target, measured: `${Number.isFinite(value) ? value.toPrecision(3) : value}${unit}`, met });
@@ -20,6 +22,7 @@ export function targets(happy: Row[], retry: Row[], memory: MemoryRun, herd: rea
   costTargets(happy, retry, memory, push);
   herdTargets(herd, messages, push);
   featureCostTargets(happy, push);
+  if (latency.length > 0) latencyTargets(happy, latency, push);
   return out;
 }
 
@@ -92,6 +95,26 @@ function herdTargets(herd: readonly HerdSummary[], messages: number, push: Push)
   const drain = ours.drainSeconds.median / ideal;
   push(`backpressure: drain vs ideal (${ideal.toFixed(0)} s)`, '≤ 1.5×', drain, drain <= 1.5 && ours.drained);
   push('backpressure: peak after recovery vs capacity', '≤ 1.3×', peak, peak <= 1.3);
+}
+
+/** At a region's round trip (the proxy's 15 ms): against ourselves at 0 ms, the peers, the handler's own limit. */
+function latencyTargets(happy: Row[], latency: Row[], push: Push): void {
+  const at0 = rateIn(happy);
+  const at15 = rateIn(latency);
+  const small = `${LATENCY_MS} ms SQS, 5 ms I/O`;
+  const webhook = `${LATENCY_MS} ms SQS, 50 ms I/O`;
+  const own = ratio(at15(small, 'requeue', 50), at0('happy 5 ms I/O', 'requeue', 50));
+  push(`${LATENCY_MS} ms SQS, 5 ms handler @50: vs requeue's own 0 ms throughput`, '≥ 0.9×', own, own >= 0.9);
+  const oneConsumer = Math.max(at15(small, 'sqs-consumer', 10), at15(small, 'sqs-consumer-batch', 10));
+  const vsConsumer = ratio(at15(small, 'requeue', 50), oneConsumer);
+  push(`${LATENCY_MS} ms SQS, 5 ms handler @50: vs sqs-consumer's best one-instance setting`, '≥ 3×', vsConsumer, vsConsumer >= 3);
+  const vsRaw = ratio(at15(small, 'requeue', 50), at15(small, 'raw-sdk-loop', 50));
+  push(`${LATENCY_MS} ms SQS, 5 ms handler @50: vs the raw loop`, '≥ 2×', vsRaw, vsRaw >= 2);
+  // 200 handlers of 50 ms each: at most 4,000 messages a second, whatever SQS does.
+  const bound = ratio(at15(webhook, 'requeue', 200), (200 * 1000) / 50);
+  push(`${LATENCY_MS} ms SQS, 50 ms handler @200: vs the handler-bound limit (4,000/s)`, '≥ 0.9×', bound, bound >= 0.9);
+  const calls = Math.max(...latency.filter((r) => r.system === 'requeue').map((r) => r.callsPerMessage));
+  push(`SQS calls per message, happy path at ${LATENCY_MS} ms`, '≤ 0.21', calls, calls <= 0.21, '');
 }
 
 /** What the optional features cost on the happy path, each against itself without it. */
