@@ -121,6 +121,27 @@ describe('worker app against the emulator', () => {
     expect(Object.keys(health.info['sqs-worker']!.consumers).sort()).toEqual(['first', 'second']);
   });
 
+  it('SIGTERM with a full prefetch: the prefetched messages are visible again within 1 s while the running ones finish; nothing lost, nothing twice', async () => {
+    const queues = await suite.emulator.createQueues({ visibilityTimeoutSeconds: 60 });
+    const ledger = ledgerPath();
+    const ids = Array.from({ length: 30 }, (_, i) => `pre-${i}`);
+    await sendAll(suite.emulator.sqs, queues.queueUrl, ids.map((id) => simulation(id, { outcome: 'ok', durationMs: 2000 })));
+    const first = await worker(queues, { SIMULATION_LEDGER: ledger, WORKER_MAX_IN_FLIGHT: '5', WORKER_PREFETCH: '5', WORKER_DRAIN_TIMEOUT_MS: '10000' });
+    // Five running and five prefetched, hidden; the rest visible.
+    await eventually(async () => ((await suite.emulator.depth(queues.queueUrl)).inFlight === 10 ? true : undefined), 10_000, '10 held');
+    first.child.kill('SIGTERM');
+    const signalled = Date.now();
+    await eventually(async () => ((await suite.emulator.depth(queues.queueUrl)).inFlight === 5 ? true : undefined), 5_000, 'the prefetched five released');
+    expect(Date.now() - signalled).toBeLessThan(1000);
+    const { code } = await first.exited;
+    expect(code).toBe(0);
+    // The five running finished during the drain; the prefetched five never started.
+    expect(readLedger(ledger)).toHaveLength(5);
+    await worker(queues, { SIMULATION_LEDGER: ledger, WORKER_MAX_IN_FLIGHT: '30' });
+    await eventually(() => (readLedger(ledger).length >= 30 ? true : undefined), 20_000, 'all 30 to finish');
+    expect(readLedger(ledger).map((l) => l.id).sort()).toEqual([...ids].sort());
+  });
+
   it('loses nothing on SIGTERM mid-work: unfinished messages are released at once and finish later, exactly once', async () => {
     const queues = await suite.emulator.createQueues({ visibilityTimeoutSeconds: 60 });
     const ledger = ledgerPath();

@@ -29,6 +29,7 @@ export class AppModule {
       handlerTimeoutMs: config.handlerTimeoutMs,
       drainTimeoutMs: config.drainTimeoutMs,
       backpressure: config.backpressure,
+      ...(config.prefetch === undefined ? {} : { prefetch: config.prefetch }),
       ...(config.visibilityTimeoutSeconds === undefined ? {} : { visibilityTimeoutSeconds: config.visibilityTimeoutSeconds }),
       logger,
     };

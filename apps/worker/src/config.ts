@@ -27,6 +27,8 @@ export interface WorkerConfig {
   endpoint: string | undefined;
   handler: string;
   maxInFlight: number;
+  /** Messages received ahead of the handlers (WORKER_PREFETCH); undefined for the engine's default (maxInFlight; 0 on FIFO). */
+  prefetch: number | undefined;
   waitTimeSeconds: number;
   receiveBatchSize: number;
   handlerTimeoutMs: number;
@@ -226,6 +228,7 @@ export function loadWorkerConfig(env: Env): WorkerConfig {
     endpoint: url(env, 'AWS_ENDPOINT_URL_SQS') ?? url(env, 'AWS_ENDPOINT_URL'),
     handler,
     maxInFlight,
+    prefetch: env.WORKER_PREFETCH === undefined || env.WORKER_PREFETCH === '' ? undefined : integer(env, 'WORKER_PREFETCH', 0, 0, 10_000),
     // SQS limits: long polls wait 0–20 s, a receive returns 1–10 messages, a message
     // stays invisible for at most 12 h.
     waitTimeSeconds: integer(env, 'WORKER_WAIT_TIME_SECONDS', 20, 0, 20, ' (the SQS long-poll maximum is 20)'),

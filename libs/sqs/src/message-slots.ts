@@ -1,46 +1,71 @@
 import { InFlightLimit } from './in-flight-limit.js';
 
+/** A received message waiting for a running slot: how to start it, and how to give it back unstarted. */
+interface Waiting {
+  start: (slot: MessageSlot) => void;
+  giveBack: () => Promise<void>;
+}
+
 /**
- * The worker's capacity, counted once. `running` holds a slot per message received and
- * not yet done with its handler (the poller reserves them before it receives);
- * `settling` a slot per message whose handler is done while its delete, copy or dead
- * letter lands. A message hands its running slot on at that moment, so the next receive
- * overlaps the settle call; at most `maxInFlight` settle at once, beyond that a message
- * keeps its running slot until it is done.
+ * The worker's capacity, counted once.
+ *
+ * - `held`: a slot per message received and not yet past its handler, reserved by the
+ *   poller before it receives. Its capacity is `maxInFlight + prefetch`, so receiving runs
+ *   ahead of the handlers by at most `prefetch` messages, which wait here for a slot.
+ * - `running`: a slot per message whose handler has started (or waits behind its FIFO
+ *   group or for its dependency), at most `maxInFlight`.
+ * - `settling`: a slot per message whose handler is done while its delete, copy or dead
+ *   letter lands. A message hands its running and held slots on at that moment, so the
+ *   next one starts while the settle call is under way; at most `maxInFlight` settle at
+ *   once, beyond that a message keeps its slots until it is done.
  */
 export class MessageSlots {
+  readonly held: InFlightLimit;
   readonly running: InFlightLimit;
   private readonly settling: InFlightLimit;
-  private held = 0;
+  private readonly waiting: Waiting[] = [];
+  private received = 0;
 
-  constructor(maxInFlight: number) {
+  constructor(
+    maxInFlight: number,
+    readonly prefetch: number,
+  ) {
+    this.held = new InFlightLimit(maxInFlight + prefetch);
     this.running = new InFlightLimit(maxInFlight);
     this.settling = new InFlightLimit(maxInFlight);
   }
 
-  /** Messages received and not yet done: running, waiting behind their FIFO group, or settling. */
+  /** Messages received and not yet done: prefetched, running, waiting behind their FIFO group, or settling. */
   get inFlight(): number {
-    return this.held;
+    return this.received;
   }
 
-  /** A received message takes over the slot its receive reserved. */
-  claim(): MessageSlot {
-    this.held++;
-    let state: 'running' | 'settling' | 'done' = 'running';
-    return {
-      handOff: () => {
-        if (state === 'running' && this.settling.reserve(1) === 1) {
-          state = 'settling';
-          this.running.release(1);
-        }
-      },
-      done: () => {
-        if (state === 'done') return;
-        this.held--;
-        (state === 'running' ? this.running : this.settling).release(1);
-        state = 'done';
-      },
-    };
+  /** Received messages waiting for a running slot. */
+  get prefetched(): number {
+    return this.waiting.length;
+  }
+
+  /**
+   * A received message, holding the slot its receive reserved, starts as soon as a
+   * running slot is free, in the order messages arrived.
+   */
+  admit(start: (slot: MessageSlot) => void, giveBack: () => Promise<void>): void {
+    this.received++;
+    this.waiting.push({ start, giveBack });
+    this.startWaiting();
+  }
+
+  /** Gives every prefetched message back unstarted (at shutdown), and resolves once they are. */
+  async giveBackWaiting(): Promise<void> {
+    const unstarted = this.waiting.splice(0);
+    await Promise.all(
+      unstarted.map((entry) =>
+        entry.giveBack().finally(() => {
+          this.received--;
+          this.held.release(1);
+        }),
+      ),
+    );
   }
 
   /** Resolves once nothing is running; the settling may still be landing. */
@@ -50,6 +75,34 @@ export class MessageSlots {
 
   whenNoneSettling(): Promise<void> {
     return this.settling.whenIdle();
+  }
+
+  private startWaiting(): void {
+    while (this.waiting.length > 0 && this.running.reserve(1) === 1) this.waiting.shift()!.start(this.slot());
+  }
+
+  private slot(): MessageSlot {
+    let state: 'running' | 'settling' | 'done' = 'running';
+    const leaveRunning = () => {
+      this.running.release(1);
+      this.held.release(1);
+      this.startWaiting();
+    };
+    return {
+      handOff: () => {
+        if (state === 'running' && this.settling.reserve(1) === 1) {
+          state = 'settling';
+          leaveRunning();
+        }
+      },
+      done: () => {
+        if (state === 'done') return;
+        this.received--;
+        if (state === 'running') leaveRunning();
+        else this.settling.release(1);
+        state = 'done';
+      },
+    };
   }
 }
 

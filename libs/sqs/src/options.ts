@@ -49,7 +49,19 @@ export interface SqsWorkerOptions<Body = unknown> {
   batchWaitMs?: number;
   /** `stop()` waits this long for handlers before it aborts them and releases their messages. @default 30000 */
   drainTimeoutMs?: number;
-  /** Receive calls under way at once. @default ceil(maxInFlight / 10), at most 10 */
+  /**
+   * Messages received ahead of the handlers, so that one is in hand when a slot frees
+   * instead of a receive's round trip later. They wait covered by the heartbeat, are
+   * released at once at shutdown, and are not fetched while a dependency is paused or its
+   * circuit open. FIFO queues do not prefetch: a group's messages wait behind their head
+   * inside the worker already. @default maxInFlight; 0 on FIFO queues
+   */
+  prefetch?: number;
+  /**
+   * The most receive calls under way at once. How many are made follows the measured
+   * round trip and the rate handlers finish, down to one long poll when idle.
+   * @default ceil((maxInFlight + prefetch) / 10), at most 10
+   */
   pollers?: number;
   /** @default { initialMs: 200, maxMs: 20000 } */
   pollBackoff?: { initialMs: number; maxMs: number };
@@ -101,6 +113,9 @@ export function resolveWorkerOptions(options: SqsWorkerOptions, defaults: { logg
     throw new SqsWorkerConfigError('dependencyKey', 'must be a function from the message to a key, or left out');
   }
   const maxInFlight = integerIn('maxInFlight', options.maxInFlight, 50, 1, 10_000);
+  const fifo = options.queueUrl.endsWith('.fifo');
+  const prefetch = integerIn('prefetch', options.prefetch, fifo ? 0 : maxInFlight, 0, 10_000);
+  if (fifo && prefetch > 0) throw new SqsWorkerConfigError('prefetch', 'must be 0 on a FIFO queue: a group\'s later messages must never be taken ahead of a failed first one');
   const backoff = options.pollBackoff ?? { initialMs: 200, maxMs: 20_000 };
   return {
     ...options,
@@ -117,7 +132,8 @@ export function resolveWorkerOptions(options: SqsWorkerOptions, defaults: { logg
     maxReceiveCount: options.maxReceiveCount === undefined ? undefined : integerIn('maxReceiveCount', options.maxReceiveCount, 5, 1, 1000),
     batchWaitMs: integerIn('batchWaitMs', options.batchWaitMs, 10, 0, 10_000),
     drainTimeoutMs: integerIn('drainTimeoutMs', options.drainTimeoutMs, 30_000, 0, 3_600_000),
-    pollers: integerIn('pollers', options.pollers, Math.min(10, Math.ceil(maxInFlight / 10)), 1, 100),
+    prefetch,
+    pollers: integerIn('pollers', options.pollers, Math.min(10, Math.ceil((maxInFlight + prefetch) / 10)), 1, 100),
     pollBackoff: {
       initialMs: integerIn('pollBackoff.initialMs', backoff.initialMs, 200, 1, 60_000),
       maxMs: integerIn('pollBackoff.maxMs', backoff.maxMs, 20_000, 1, 600_000),

@@ -2,17 +2,25 @@ import { ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/cl
 import type { Random } from '@requeue/retry';
 import type { InFlightLimit } from './in-flight-limit.js';
 import type { WorkerLogger } from './logger.js';
+import type { ReceivePacer } from './receive-pacer.js';
 import { sleep } from './sleep.js';
 
 export interface PollerOptions {
   sqs: SQSClient;
   queueUrl: string;
+  /** Slots for messages held: running and prefetched. A receive reserves one per message it asks for. */
   limit: InFlightLimit;
+  /**
+   * Of the free slots, how many are prefetch slots to leave unused now: all of them while a
+   * dependency is paused or its circuit open, so deferred work is not pulled in.
+   */
+  withheld: () => number;
   waitTimeSeconds: number;
   /** Messages asked for per receive (SQS allows at most 10). */
   receiveBatchSize: number;
-  /** Receive calls that may be under way at once. */
+  /** Receive loops: the most receive calls under way at once; the pacer decides how many run. */
   concurrency: number;
+  pacer: ReceivePacer;
   /**
    * Once a slot is free, how long a receive may wait for a full batch of free slots:
    * handlers finish one by one, and a receive per freed slot would cost a call per message.
@@ -33,8 +41,10 @@ const MAX_BLOCKED_SLEEP_MS = 5000;
 
 /**
  * Long-polls the queue with several receive loops, each of which reserves free slots
- * before it asks SQS for messages, so the worker never holds more messages than it can
- * run. Errors back off exponentially and never end a loop.
+ * before it asks SQS for messages, so the worker never holds more messages than it may:
+ * those running and at most `prefetch` more, waiting with a message already in hand when
+ * a handler finishes. The pacer lets as many loops receive at once as the round trip and
+ * the drain rate call for. Errors back off exponentially and never end a loop.
  */
 export class Poller {
   /** Liveness: last time any loop made progress (a call returned or a backoff ended). */
@@ -82,11 +92,13 @@ export class Poller {
         this.lastActivityAt = this.options.now();
         continue;
       }
-      await limit.whenFree(this.abort.signal);
-      await this.gatherSlots();
-      if (this.stopping) break;
-      const slots = limit.reserve(this.options.receiveBatchSize);
-      if (slots === 0) continue;
+      if (!(await this.options.pacer.turn(this.abort.signal))) break;
+      const slots = await this.reserveSlots();
+      if (slots === 0) {
+        this.options.pacer.ended(0, 0);
+        continue;
+      }
+      const sentAt = this.options.now();
       let messages: Message[];
       try {
         const response = await sqs.send(
@@ -100,27 +112,44 @@ export class Poller {
         );
         messages = response.Messages ?? [];
       } catch (error) {
+        this.options.pacer.ended(this.options.now() - sentAt, 0);
         this.lastReceiveAt = this.options.now();
         limit.release(slots);
         if (this.stopping) break;
         await this.backOff(error);
         continue;
       }
+      this.options.pacer.ended(this.options.now() - sentAt, messages.length === slots ? this.options.receiveBatchSize : messages.length);
       this.recordSuccess();
       limit.release(slots - messages.length);
       for (const message of messages) this.options.onMessage(message);
     }
   }
 
-  /** Waits up to `gatherMs` for a full batch of free slots; ends early at stop. */
-  private async gatherSlots(): Promise<void> {
+  /** Waits for free slots (a full batch for up to `gatherMs`) and reserves them; 0 at stop. */
+  private async reserveSlots(): Promise<number> {
+    const { limit } = this.options;
+    for (;;) {
+      const withheld = this.options.withheld();
+      // With prefetch withheld, only a slot beyond it will do.
+      await limit.whenFree(this.abort.signal, withheld + 1);
+      await this.gatherSlots(withheld);
+      if (this.stopping) return 0;
+      const usable = Math.min(this.options.receiveBatchSize, limit.free - this.options.withheld());
+      if (usable > 0) return limit.reserve(usable);
+    }
+  }
+
+  /** Waits up to `gatherMs` for a full batch of free slots beyond the withheld ones; ends early at stop. */
+  private async gatherSlots(withheld: number): Promise<void> {
     const { limit, receiveBatchSize, gatherMs } = this.options;
-    if (limit.free >= Math.min(receiveBatchSize, limit.capacity) || gatherMs === 0 || this.stopping) return;
+    const wanted = withheld + Math.min(receiveBatchSize, limit.capacity - withheld);
+    if (limit.free >= wanted || gatherMs === 0 || this.stopping) return;
     const gathering = new AbortController();
     const end = () => gathering.abort();
     const timer = setTimeout(end, gatherMs);
     this.abort.signal.addEventListener('abort', end, { once: true });
-    await limit.whenFree(gathering.signal, receiveBatchSize);
+    await limit.whenFree(gathering.signal, wanted);
     clearTimeout(timer);
     this.abort.signal.removeEventListener('abort', end);
   }

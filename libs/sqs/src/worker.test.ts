@@ -80,6 +80,8 @@ function startWorker(sqs: HeldDeletesSqs, handled: string[], outcome: () => void
       outcome();
     },
     maxInFlight: 1,
+    // These tests count running and settling slots; prefetch has its own (prefetch.test.ts).
+    prefetch: 0,
     batchWaitMs: 0,
     visibilityTimeoutSeconds: 30,
     maxReceiveCount: 5,

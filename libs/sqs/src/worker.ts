@@ -6,6 +6,7 @@ import { SqsWorkerConfigError } from './errors.js';
 import { GroupSequencer } from './group-sequencer.js';
 import { VisibilityHeartbeat } from './heartbeat.js';
 import { MessageSlots } from './message-slots.js';
+import { ReceivePacer } from './receive-pacer.js';
 import { silentLogger } from './logger.js';
 import { noMetrics } from './metrics.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type SqsWorkerOptions } from './options.js';
@@ -55,6 +56,7 @@ interface Running {
 export class SqsWorker<Body = unknown> {
   private readonly options: ResolvedWorkerOptions;
   private readonly slots: MessageSlots;
+  private readonly pacer: ReceivePacer;
   private readonly batch: SqsBatchClient;
   private readonly groups = new GroupSequencer();
   private readonly unusedReceives = new UnusedReceives();
@@ -69,7 +71,8 @@ export class SqsWorker<Body = unknown> {
   constructor(options: SqsWorkerOptions<Body>) {
     // With a schema the body is its output; without one, `Body` is the caller's own claim.
     this.options = resolveWorkerOptions(options as unknown as SqsWorkerOptions, { logger: silentLogger, metrics: noMetrics });
-    this.slots = new MessageSlots(this.options.maxInFlight);
+    this.slots = new MessageSlots(this.options.maxInFlight, this.options.prefetch);
+    this.pacer = new ReceivePacer(this.options.pollers, this.options.receiveBatchSize, this.options.now);
     this.batch = new SqsBatchClient(this.options.sqs, this.options.batchWaitMs);
     this.queueName = this.options.queueUrl.split('/').pop() ?? this.options.queueUrl;
     const { backpressure, maxInFlight, now, random, logger } = this.options;
@@ -106,7 +109,10 @@ export class SqsWorker<Body = unknown> {
     const poller = new Poller({
       sqs: options.sqs,
       queueUrl: options.queueUrl,
-      limit: this.slots.running,
+      limit: this.slots.held,
+      // A paused dependency or an open circuit: receive only for handlers, not ahead of them.
+      withheld: () => (this.dependencies?.anyBlocked() ? this.slots.prefetch : 0),
+      pacer: this.pacer,
       waitTimeSeconds: options.waitTimeSeconds,
       receiveBatchSize: options.receiveBatchSize,
       concurrency: options.pollers,
@@ -123,7 +129,7 @@ export class SqsWorker<Body = unknown> {
     this.metricsTimer = setInterval(() => void this.flushMetrics(), options.metricsFlushIntervalMs);
     this.metricsTimer.unref();
     poller.start();
-    options.logger.info({ queueUrl: options.queueUrl, maxInFlight: options.maxInFlight, pollers: options.pollers, ...facts }, 'worker started');
+    options.logger.info({ queueUrl: options.queueUrl, maxInFlight: options.maxInFlight, prefetch: options.prefetch, pollers: options.pollers, ...facts }, 'worker started');
   }
 
   /**
@@ -172,7 +178,8 @@ export class SqsWorker<Body = unknown> {
     const { logger } = this.options;
     logger.info({ inFlight: this.slots.inFlight, drainTimeoutMs }, 'stopping: no new messages; draining');
     const pollersDone = this.running?.poller.stop();
-    // Messages waiting for a dependency go back at once rather than wait out the drain.
+    // Prefetched messages, and messages waiting for a dependency, go back at once rather than wait out the drain.
+    const givenBack = this.slots.giveBackWaiting();
     this.dependencies?.stop();
     const drained = await Promise.race([this.slots.whenNoneRunning().then(() => true), sleep(drainTimeoutMs).then(() => false)]);
     await pollersDone;
@@ -181,6 +188,7 @@ export class SqsWorker<Body = unknown> {
       this.stopController.abort(new WorkerStoppingError());
       await this.slots.whenNoneRunning();
     }
+    await givenBack;
     await this.slots.whenNoneSettling();
     await this.batch.flush();
     this.running?.heartbeat.stop();
@@ -189,32 +197,32 @@ export class SqsWorker<Body = unknown> {
     logger.info({}, 'worker stopped');
   }
 
-  /** Each received message takes over the slot the poller reserved for it. */
+  /** Each received message keeps the slot the poller reserved for it, and starts when a running slot is free. */
   private dispatch(message: Message): void {
     const running = this.running;
     if (!running) return;
     const received = { messageId: message.MessageId ?? '', receiptHandle: message.ReceiptHandle ?? '' };
     if (this.stopping) {
       // Received by a poll that was under way when shutdown began: give it straight back.
-      void running.settler.release(received).finally(() => this.slots.running.release(1));
+      void running.settler.release(received).finally(() => this.slots.held.release(1));
       return;
     }
     this.options.metrics.received(1);
-    const slot = this.slots.claim();
     const receivedAt = this.options.now();
-    // Tracked from now: a message may wait behind its FIFO group or for its dependency.
+    // Tracked from now: a message may wait prefetched, behind its FIFO group or for its dependency.
     running.heartbeat.track(received.receiptHandle, received.messageId, receivedAt);
     const groupId = running.fifo ? message.Attributes?.MessageGroupId : undefined;
-    const processing =
-      groupId === undefined
-        ? running.processor.process(message, receivedAt, slot.handOff)
-        : this.groups.run(
-            groupId,
-            () => running.processor.process(message, receivedAt, slot.handOff),
-            async () => {
-              await running.settler.release(received);
-            },
-          );
-    void processing.finally(slot.done);
+    const run = (handOff: () => void) => running.processor.process(message, receivedAt, handOff);
+    this.slots.admit(
+      (slot) => {
+        const handOff = () => {
+          this.pacer.handled();
+          slot.handOff();
+        };
+        const processing = groupId === undefined ? run(handOff) : this.groups.run(groupId, () => run(handOff), async () => void (await running.settler.release(received)));
+        void processing.finally(slot.done);
+      },
+      async () => void (await running.settler.release(received)),
+    );
   }
 }

@@ -46,6 +46,12 @@ export class Dependencies {
     return earliest;
   }
 
+  /** Whether any dependency is paused or its circuit open: then nothing is fetched ahead of the handlers. */
+  anyBlocked(): boolean {
+    for (const gate of this.gates.values()) if (gate.blockedUntil() !== undefined) return true;
+    return false;
+  }
+
   snapshot(): DependencySnapshot[] {
     return [...this.gates.values()].map((gate) => gate.snapshot());
   }

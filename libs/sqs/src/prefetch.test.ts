@@ -1,0 +1,127 @@
+import { ChangeMessageVisibilityBatchCommand, DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import { createRetryPolicy } from '@requeue/retry';
+import { describe, expect, it, vi } from 'vitest';
+import { SqsWorker } from './worker.js';
+
+const QUEUE_URL = 'http://sqs.local/000000000000/jobs';
+
+/** An SQS stand-in with a backlog: it records receives, deletes and visibility changes, and counts receives under way. */
+class BacklogSqs {
+  readonly received: string[] = [];
+  readonly deleted: string[] = [];
+  readonly madeVisible: string[] = [];
+  receivesUnderWay = 0;
+  mostReceivesUnderWay = 0;
+  private readonly waiting: Array<() => void> = [];
+  private closed = false;
+
+  constructor(private readonly backlog: Message[]) {}
+
+  get client(): SQSClient {
+    return { send: (command: unknown) => this.send(command) } as unknown as SQSClient;
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const wake of this.waiting.splice(0)) wake();
+  }
+
+  private async send(command: unknown): Promise<unknown> {
+    if (command instanceof ReceiveMessageCommand) {
+      this.receivesUnderWay++;
+      this.mostReceivesUnderWay = Math.max(this.mostReceivesUnderWay, this.receivesUnderWay);
+      try {
+        if (this.backlog.length === 0 && !this.closed) await new Promise<void>((wake) => this.waiting.push(wake));
+        const messages = this.backlog.splice(0, command.input.MaxNumberOfMessages ?? 1);
+        this.received.push(...messages.map((m) => m.MessageId!));
+        return { Messages: messages };
+      } finally {
+        this.receivesUnderWay--;
+      }
+    }
+    const entries = (command as { input: { Entries?: Array<{ Id: string; ReceiptHandle: string; VisibilityTimeout?: number }> } }).input.Entries ?? [];
+    if (command instanceof DeleteMessageBatchCommand) this.deleted.push(...entries.map((e) => e.ReceiptHandle));
+    else if (command instanceof ChangeMessageVisibilityBatchCommand) this.madeVisible.push(...entries.filter((e) => e.VisibilityTimeout === 0).map((e) => e.ReceiptHandle));
+    else throw new Error(`unexpected command ${(command as object).constructor.name}`);
+    return { Successful: entries.map((e) => ({ Id: e.Id })), Failed: [] };
+  }
+}
+
+const messages = (count: number): Message[] =>
+  Array.from({ length: count }, (_, i) => ({ MessageId: `m${i + 1}`, ReceiptHandle: `r${i + 1}`, Body: '{}', Attributes: { ApproximateReceiveCount: '1' } }));
+
+function worker(sqs: BacklogSqs, handler: () => Promise<void>, extra: { maxInFlight?: number; prefetch?: number; pollers?: number } = {}) {
+  return new SqsWorker({
+    sqs: sqs.client,
+    queueUrl: QUEUE_URL,
+    deadLetterQueueUrl: `${QUEUE_URL}-dlq`,
+    retryPolicy: createRetryPolicy(),
+    handler,
+    batchWaitMs: 0,
+    visibilityTimeoutSeconds: 30,
+    maxReceiveCount: 5,
+    backpressure: false,
+    ...extra,
+  });
+}
+
+/** A handler that runs until the test lets it finish. */
+function heldHandler() {
+  const running: Array<() => void> = [];
+  return { running, handler: () => new Promise<void>((finish) => running.push(finish)) };
+}
+
+describe('prefetch: receiving runs ahead of the handlers, within a bound', () => {
+  it('holds at most maxInFlight running and prefetch more received, and starts a prefetched one the moment a handler finishes', async () => {
+    const sqs = new BacklogSqs(messages(20));
+    const { running, handler } = heldHandler();
+    const engine = worker(sqs, handler, { maxInFlight: 3, prefetch: 2 });
+    await engine.start();
+    await vi.waitFor(() => expect(sqs.received).toHaveLength(5));
+    expect(running).toHaveLength(3);
+    expect(engine.health().inFlight).toBe(5);
+    running.shift()!();
+    // The fourth starts from the prefetch with no receive in between; then one more is fetched.
+    await vi.waitFor(() => expect(running).toHaveLength(3));
+    await vi.waitFor(() => expect(sqs.received).toHaveLength(6));
+    for (const finish of running.splice(0)) finish();
+    sqs.close();
+    await engine.stop({ drainTimeoutMs: 1000 });
+  });
+
+  it('gives prefetched messages back at once on stop, while the running ones finish', async () => {
+    const sqs = new BacklogSqs(messages(10));
+    const { running, handler } = heldHandler();
+    const engine = worker(sqs, handler, { maxInFlight: 2, prefetch: 3 });
+    await engine.start();
+    await vi.waitFor(() => expect(sqs.received).toHaveLength(5));
+    sqs.close();
+    const stopping = engine.stop({ drainTimeoutMs: 10_000 });
+    // Visible again before any running handler is done: not held until the drain ends.
+    await vi.waitFor(() => expect(sqs.madeVisible.sort()).toEqual(['r3', 'r4', 'r5']));
+    expect(sqs.deleted).toEqual([]);
+    for (const finish of running.splice(0)) finish();
+    await stopping;
+    expect(sqs.deleted.sort()).toEqual(['r1', 'r2']);
+    expect(sqs.madeVisible).toHaveLength(3);
+  });
+
+  it('keeps one long poll when idle, however many receive loops it may run', async () => {
+    const sqs = new BacklogSqs([]);
+    const engine = worker(sqs, async () => undefined, { maxInFlight: 50, pollers: 10 });
+    await engine.start();
+    await vi.waitFor(() => expect(sqs.receivesUnderWay).toBe(1));
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(sqs.mostReceivesUnderWay).toBe(1);
+    sqs.close();
+    await engine.stop({ drainTimeoutMs: 0 });
+  });
+
+  it('refuses prefetch on a FIFO queue, and defaults to none there', () => {
+    const fifo = new BacklogSqs([]);
+    const make = (prefetch?: number) =>
+      new SqsWorker({ sqs: fifo.client, queueUrl: `${QUEUE_URL}.fifo`, deadLetterQueueUrl: `${QUEUE_URL}-dlq.fifo`, handler: async () => undefined, ...(prefetch === undefined ? {} : { prefetch }) });
+    expect(() => make(5)).toThrow(/^prefetch: must be 0 on a FIFO queue/);
+    expect(() => make()).not.toThrow();
+  });
+});
