@@ -1,5 +1,6 @@
 import type { SystemName } from './driver.js';
 import type { HerdSummary } from './herd.js';
+import type { IdleRun } from './idle.js';
 import type { MemoryRun } from './memory.js';
 
 export interface Config {
@@ -18,6 +19,8 @@ export interface Config {
   retryCapSeconds: number;
   memoryBacklog: number;
   memoryPasses: number;
+  /** How long an idle worker is watched for its SQS calls. */
+  idleSeconds: number;
   herdMessages: number;
   /** The herd's baselines take minutes to drain; past this they are reported as lower bounds. */
   herdCapSeconds: number;
@@ -46,7 +49,7 @@ export const HERD_POLICIES = {
 } as const;
 
 /** The rows at a region's round trip; absent from documents saved before it was measured. */
-export type Document = { config: Config; happy: Row[]; latency: Row[]; retry: Row[]; memory: MemoryRun; herd: HerdSummary[]; targets: Target[]; durationSeconds: number };
+export type Document = { config: Config; happy: Row[]; latency: Row[]; idle?: IdleRun; retry: Row[]; memory: MemoryRun; herd: HerdSummary[]; targets: Target[]; durationSeconds: number };
 
 export interface Target {
   measure: string;

@@ -63,7 +63,7 @@ interface Started {
 }
 
 /** Starts a system as its own process, pointed at the queue through the counting proxy. */
-async function startSystem(sut: SystemUnderTest, endpoint: string, queueUrl: string, dlqUrl: string): Promise<Started> {
+export async function startSystem(sut: SystemUnderTest, endpoint: string, queueUrl: string, dlqUrl: string): Promise<Started> {
   const base = { PATH: process.env.PATH ?? '', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench', AWS_REGION: 'us-east-1' };
   if (sut.system === 'requeue' || sut.system === 'requeue-no-backpressure' || sut.system === 'requeue-no-schema') {
     const worker = await startWorkerProcess({

@@ -5,6 +5,7 @@ import { HERD_POLICIES, type Config, type Document, type Row } from './document.
 import { callsPerMessageByAction, measure, startBenchEmulator, summarizeRuns, SYSTEM_LABELS, type Backlog, type BenchEmulator, type Measurement, type SystemName, type SystemUnderTest } from './driver.js';
 import { writeHerdChart } from './herd-chart.js';
 import { HERD, runHerd, summarizeHerd, type HerdSummary } from './herd.js';
+import { measureIdle } from './idle.js';
 import { runMemory } from './memory.js';
 import { renderDocs } from './render-docs.js';
 import { LATENCY_MS } from './latency.js';
@@ -61,8 +62,8 @@ const latencyScenarios = (): Array<{ scenario: string; simulate: Backlog['simula
 function configFrom(argv: string[]): Config {
   const quick = argv.includes('--quick');
   return quick
-    ? { quick, runs: 1, backlog: 1000, warmupSeconds: 0, capSeconds: 1, retryBacklog: 500, retryWarmupCount: 50, retrySeedBacklog: 100, retryCapSeconds: 20, memoryBacklog: 5000, memoryPasses: 2, herdMessages: 50, herdCapSeconds: 30 }
-    : { quick, runs: 3, backlog: 20_000, warmupSeconds: 0.5, capSeconds: 1.4, retryBacklog: 10_000, retryWarmupCount: 1000, retrySeedBacklog: 1000, retryCapSeconds: 30, memoryBacklog: 100_000, memoryPasses: 3, herdMessages: HERD.messages, herdCapSeconds: 72 };
+    ? { quick, runs: 1, backlog: 1000, warmupSeconds: 0, capSeconds: 1, retryBacklog: 500, retryWarmupCount: 50, retrySeedBacklog: 100, retryCapSeconds: 20, memoryBacklog: 5000, memoryPasses: 2, idleSeconds: 5, herdMessages: 50, herdCapSeconds: 30 }
+    : { quick, runs: 3, backlog: 20_000, warmupSeconds: 0.5, capSeconds: 1.4, retryBacklog: 10_000, retryWarmupCount: 1000, retrySeedBacklog: 1000, retryCapSeconds: 30, memoryBacklog: 100_000, memoryPasses: 3, idleSeconds: 60, herdMessages: HERD.messages, herdCapSeconds: 72 };
 }
 
 /**
@@ -142,9 +143,27 @@ function startHerdComparison(emulator: BenchEmulator, config: Config): { default
   return { defaults, baselines };
 }
 
+/**
+ * `npm run bench -- --latency`: only requeue's 0 ms row (5 ms I/O @50) and the latency
+ * scenarios, side by side, with their targets: for tuning the receive path in minutes.
+ */
+async function latencyOnly(config: Config): Promise<void> {
+  const emulator = await startBenchEmulator();
+  try {
+    const happy = await inRounds(emulator, 'happy 5 ms I/O', [{ system: 'requeue', concurrency: 50 }], { count: config.backlog, simulate: { outcome: 'ok', durationMs: 5 } }, config);
+    const latency: Row[] = [];
+    for (const { scenario, simulate, suts } of latencyScenarios()) latency.push(...(await inRounds(emulator, scenario, suts, { count: config.backlog, simulate, latencyMs: LATENCY_MS }, config)));
+    const measured = targets({ happy, latency, retry: [], memory: undefined, herd: [] }, config.herdMessages);
+    process.stdout.write(`${JSON.stringify({ happy, latency, targets: measured }, null, 2)}\n`);
+  } finally {
+    await emulator.stop();
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   const savedIndex = argv.indexOf('--render-docs');
   if (savedIndex !== -1) return renderSaved(argv[savedIndex + 1] ?? '');
+  if (argv.includes('--latency')) return latencyOnly(configFrom(argv));
   const config = configFrom(argv);
   const started = Date.now();
   const emulator = await startBenchEmulator();
@@ -181,11 +200,12 @@ async function main(argv: string[]): Promise<void> {
     // retries), so memory runs beside them rather than after: it reads RSS, which CPU does
     // not move, and the baselines' requests can only be slowed, never added to.
     progress(`memory: requeue @50, ${config.memoryBacklog.toLocaleString('en-US')} messages at 1 ms, ${config.memoryPasses} passes, beside the herd's baselines`);
-    const memory = await runMemory(emulator, config.memoryBacklog, config.memoryPasses);
+    const [memory, idle] = await Promise.all([runMemory(emulator, config.memoryBacklog, config.memoryPasses), measureIdle(emulator, config.idleSeconds)]);
     const herd = [defaults, ...(await herdRuns.baselines)];
     for (const run of herd) progress(`  ${run.policy}: ${run.downstreamRequests.median} requests, ${run.drained ? 'drained' : 'stopped'} at ${run.drainSeconds.median.toFixed(0)} s, peak ${run.peakAfterRecovery.median}/s, ${run.deadLettered} dead-lettered`);
 
-    const document = { config, happy, latency, retry, memory, herd, targets: targets({ happy, latency, retry, memory, herd }, config.herdMessages), durationSeconds: (Date.now() - started) / 1000 };
+    progress(`  idle: ${idle.callsPerMinute.toFixed(1)} SQS calls a minute`);
+    const document = { config, happy, latency, idle, retry, memory, herd, targets: targets({ happy, latency, retry, memory, herd }, config.herdMessages), durationSeconds: (Date.now() - started) / 1000 };
     if (argv.includes('--update-docs')) {
       await writeHerdChart(herd, CHART);
       replaceDocsSection(DOCS, 'peers', renderDocs(document));

@@ -46,6 +46,9 @@ function latencySection(document: Document, rows: (list: Row[], backlog: number)
     '',
     rows(document.latency, document.config.backlog),
     '',
+    ...(document.idle
+      ? [`Idle, requeue at its defaults on an empty queue for ${document.idle.seconds} s: ${document.idle.callsPerMinute.toFixed(1)} SQS calls a minute (${Object.entries(document.idle.callsPerMinuteByAction).map(([action, n]) => `${action} ${n.toFixed(1)}`).join(', ')}).`, '']
+      : []),
     `SQS requests per million messages: ${document.latency.map((r) => `${SYSTEM_LABELS[r.system]} @${r.concurrency}, ${r.scenario.split(', ')[1]}: ${requestsPerMillion(r.callsPerMessage).toLocaleString('en-US')}`).join('; ')}.`,
     '',
   ];

@@ -13,15 +13,18 @@ const rateIn = (rows: readonly Row[]) => (scenario: string, system: SystemName, 
   rows.find((r) => r.scenario === scenario && r.system === system && r.concurrency === concurrency)?.messagesPerSecond.median ?? NaN;
 
 /** Every target the bench checks, with what this run measured. */
-export function targets(measured: Pick<Document, 'happy' | 'latency' | 'retry' | 'memory' | 'herd'>, messages: number): Target[] {
+export function targets(measured: Pick<Document, 'happy' | 'latency' | 'retry' | 'herd'> & { memory: MemoryRun | undefined }, messages: number): Target[] {
   const { happy, latency, retry, memory, herd } = measured;
   const out: Target[] = [];
   // Three significant digits: two decimals would print 0.497 as a failing "0.50".
   const push: Push = (measure, target, value, met, unit = '×') => out.push({ measure, target, measured: `${Number.isFinite(value) ? value.toPrecision(3) : value}${unit}`, met });
-  throughputTargets(happy, push);
-  costTargets(happy, retry, memory, push);
-  herdTargets(herd, messages, push);
-  featureCostTargets(happy, push);
+  // Full runs measure everything; `--latency` only the latency rows and their baseline.
+  if (memory) {
+    throughputTargets(happy, push);
+    costTargets(happy, retry, memory, push);
+    herdTargets(herd, messages, push);
+    featureCostTargets(happy, push);
+  }
   if (latency.length > 0) latencyTargets(happy, latency, push);
   return out;
 }

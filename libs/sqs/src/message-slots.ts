@@ -16,8 +16,8 @@ interface Waiting {
  *   group or for its dependency), at most `maxInFlight`.
  * - `settling`: a slot per message whose handler is done while its delete, copy or dead
  *   letter lands. A message hands its running and held slots on at that moment, so the
- *   next one starts while the settle call is under way; at most `maxInFlight` settle at
- *   once, beyond that a message keeps its slots until it is done.
+ *   next one starts while the settle call is under way; at most `maxInFlight + prefetch`
+ *   settle at once, beyond that a message keeps its slots until it is done.
  */
 export class MessageSlots {
   readonly held: InFlightLimit;
@@ -32,7 +32,9 @@ export class MessageSlots {
   ) {
     this.held = new InFlightLimit(maxInFlight + prefetch);
     this.running = new InFlightLimit(maxInFlight);
-    this.settling = new InFlightLimit(maxInFlight);
+    // As many as may be held: at a region's round trip a delete takes 10-30 ms to land, and
+    // a settle limit of maxInFlight alone would cap throughput at maxInFlight per round trip.
+    this.settling = new InFlightLimit(maxInFlight + prefetch);
   }
 
   /** Messages received and not yet done: prefetched, running, waiting behind their FIFO group, or settling. */

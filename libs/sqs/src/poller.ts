@@ -95,10 +95,9 @@ export class Poller {
       if (!(await this.options.pacer.turn(this.abort.signal))) break;
       const slots = await this.reserveSlots();
       if (slots === 0) {
-        this.options.pacer.ended(0, 0);
+        this.options.pacer.ended(0);
         continue;
       }
-      const sentAt = this.options.now();
       let messages: Message[];
       try {
         const response = await sqs.send(
@@ -112,14 +111,14 @@ export class Poller {
         );
         messages = response.Messages ?? [];
       } catch (error) {
-        this.options.pacer.ended(this.options.now() - sentAt, 0);
+        this.options.pacer.ended(0);
         this.lastReceiveAt = this.options.now();
         limit.release(slots);
         if (this.stopping) break;
         await this.backOff(error);
         continue;
       }
-      this.options.pacer.ended(this.options.now() - sentAt, messages.length === slots ? this.options.receiveBatchSize : messages.length);
+      this.options.pacer.ended(messages.length);
       this.recordSuccess();
       limit.release(slots - messages.length);
       for (const message of messages) this.options.onMessage(message);

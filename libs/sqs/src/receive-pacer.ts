@@ -1,51 +1,32 @@
-/** Messages handled are counted in buckets of this length, over this many buckets: the last 2 s. */
-const BUCKET_MS = 250;
-const BUCKETS = 8;
-/** Weight of the newest round trip in the running estimate. */
-const LATENCY_WEIGHT = 0.2;
-
 /**
- * How many receive calls may be under way: enough to keep the handlers fed across a
- * receive's round trip, and one when there is nothing to do. At a measured round trip of
- * L seconds and a drain rate of R messages a second, a receive of 10 brings 10 messages
- * every L, so R·L/10 receives in flight keep up, and one more covers the growth; idle, a
- * single long poll waits, as cheap as a worker can be (3 calls a minute).
+ * How many receive calls may be under way. While receives bring messages, as many as
+ * there are free slots to fill (each loop reserves its batch first, so the held bound
+ * caps them); once one comes back empty, a single long poll, as cheap as a worker can
+ * be (3 calls a minute at the 20 s wait), until a receive brings messages again. Tying
+ * the count to a measured rate instead would ramp up over seconds after every lull: at a
+ * region's round trip that is seconds of idle slots.
  */
 export class ReceivePacer {
   private active = 0;
-  private latencyMs = 0;
-  private readonly buckets = new Array<number>(BUCKETS).fill(0);
-  private bucketStart: number;
+  private idle = true;
   private waiters: Array<() => void> = [];
 
-  constructor(
-    private readonly max: number,
-    private readonly batchSize: number,
-    private readonly now: () => number,
-  ) {
-    this.bucketStart = now();
-  }
+  constructor(private readonly max: number) {}
 
   /** The receives wanted under way now. */
   get target(): number {
-    const perSecond = this.handledRecently() / ((BUCKETS * BUCKET_MS) / 1000);
-    const needed = 1 + Math.ceil((perSecond * this.latencyMs) / 1000 / this.batchSize);
-    return Math.max(1, Math.min(this.max, needed));
+    return this.idle ? 1 : this.max;
   }
 
-  /** Resolves when this receive may be made, or when `signal` aborts (then it must not be). */
+  /** Resolves when this receive may be made; false when `signal` aborted first (then it must not be). */
   async turn(signal: AbortSignal): Promise<boolean> {
-    while (this.active >= this.target) {
-      if (signal.aborted) return false;
+    while (this.active >= this.target && !signal.aborted) {
       await new Promise<void>((wake) => {
         const done = () => {
-          clearTimeout(timer);
           signal.removeEventListener('abort', done);
           this.waiters = this.waiters.filter((waiter) => waiter !== done);
           wake();
         };
-        // The target rises with the drain rate, not only when a receive ends: look again soon.
-        const timer = setTimeout(done, BUCKET_MS);
         signal.addEventListener('abort', done, { once: true });
         this.waiters.push(done);
       });
@@ -55,31 +36,10 @@ export class ReceivePacer {
     return true;
   }
 
-  /** A receive ended. A full batch came back without waiting: its duration is the round trip. */
-  ended(durationMs: number, received: number): void {
+  /** A receive ended, with this many messages (0 for an empty long poll or a failure). */
+  ended(received: number): void {
     this.active--;
-    if (received >= this.batchSize) this.latencyMs = this.latencyMs === 0 ? durationMs : this.latencyMs + LATENCY_WEIGHT * (durationMs - this.latencyMs);
+    this.idle = received === 0;
     for (const wake of [...this.waiters]) wake();
-  }
-
-  /** A message's handler is done: the drain rate the receives follow. */
-  handled(): void {
-    this.roll();
-    this.buckets[BUCKETS - 1]!++;
-  }
-
-  private handledRecently(): number {
-    this.roll();
-    return this.buckets.reduce((sum, n) => sum + n, 0);
-  }
-
-  private roll(): void {
-    const now = this.now();
-    const elapsed = Math.floor((now - this.bucketStart) / BUCKET_MS);
-    if (elapsed <= 0) return;
-    const shift = Math.min(elapsed, BUCKETS);
-    this.buckets.splice(0, shift);
-    for (let i = 0; i < shift; i++) this.buckets.push(0);
-    this.bucketStart += elapsed * BUCKET_MS;
   }
 }

@@ -72,7 +72,7 @@ export class SqsWorker<Body = unknown> {
     // With a schema the body is its output; without one, `Body` is the caller's own claim.
     this.options = resolveWorkerOptions(options as unknown as SqsWorkerOptions, { logger: silentLogger, metrics: noMetrics });
     this.slots = new MessageSlots(this.options.maxInFlight, this.options.prefetch);
-    this.pacer = new ReceivePacer(this.options.pollers, this.options.receiveBatchSize, this.options.now);
+    this.pacer = new ReceivePacer(this.options.pollers);
     this.batch = new SqsBatchClient(this.options.sqs, this.options.batchWaitMs);
     this.queueName = this.options.queueUrl.split('/').pop() ?? this.options.queueUrl;
     const { backpressure, maxInFlight, now, random, logger } = this.options;
@@ -215,11 +215,7 @@ export class SqsWorker<Body = unknown> {
     const run = (handOff: () => void) => running.processor.process(message, receivedAt, handOff);
     this.slots.admit(
       (slot) => {
-        const handOff = () => {
-          this.pacer.handled();
-          slot.handOff();
-        };
-        const processing = groupId === undefined ? run(handOff) : this.groups.run(groupId, () => run(handOff), async () => void (await running.settler.release(received)));
+        const processing = groupId === undefined ? run(slot.handOff) : this.groups.run(groupId, () => run(slot.handOff), async () => void (await running.settler.release(received)));
         void processing.finally(slot.done);
       },
       async () => void (await running.settler.release(received)),
