@@ -142,6 +142,17 @@ export interface MeasureOptions {
 
 let sequence = 0;
 
+/** A queue with a DLQ (redrive 5), every call to it `latencyMs` away at the proxy. */
+async function createQueues(emulator: BenchEmulator, name: string, latencyMs: number | undefined) {
+  const dlq = await emulator.control<{ queueUrl: string; queueArn: string }>('create', { queue: `${name}-dlq` });
+  const queue = await emulator.control<{ queueUrl: string }>('create', {
+    queue: name,
+    ...(latencyMs === undefined ? {} : { latencyMs: { default: latencyMs } }),
+    attributes: { VisibilityTimeout: '30', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount: 5 }) },
+  });
+  return { queue, dlq };
+}
+
 /**
  * One measurement: a fresh queue (with a DLQ, redrive 5) loaded with the backlog inside
  * the emulator, the system started, and the clock running from the end of its warm-up
@@ -150,12 +161,7 @@ let sequence = 0;
  */
 export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, backlog: Backlog, capSeconds: number, options: MeasureOptions = {}): Promise<Measurement> {
   const name = `bench-${process.pid}-${sequence++}`;
-  const dlq = await emulator.control<{ queueUrl: string; queueArn: string }>('create', { queue: `${name}-dlq` });
-  const queue = await emulator.control<{ queueUrl: string }>('create', {
-    queue: name,
-    ...(backlog.latencyMs === undefined ? {} : { latencyMs: { default: backlog.latencyMs } }),
-    attributes: { VisibilityTimeout: '30', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount: 5 }) },
-  });
+  const { queue, dlq } = await createQueues(emulator, name, backlog.latencyMs);
   const load = (count: number) => emulator.control('load', { queue: name, count, simulate: backlog.simulate });
   const warmupCount = backlog.warmupCount ?? 0;
   await load(warmupCount > 0 ? warmupCount : backlog.count);

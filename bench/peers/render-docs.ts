@@ -37,7 +37,7 @@ function retryAgainstHappy(document: Document): string {
 }
 
 /** The rows with every SQS call 15 ms away, and what a million messages cost in requests. */
-function latencySection(document: Document, rows: (list: Row[], backlog: number) => string): string[] {
+function latencySection(document: Document): string[] {
   if (document.latency.length === 0) return [];
   return [
     `### At a region's round trip (every SQS call ${LATENCY_MS} ms away at the proxy; ${document.config.backlog.toLocaleString('en-US')} messages)`,
@@ -54,20 +54,29 @@ function latencySection(document: Document, rows: (list: Row[], backlog: number)
   ];
 }
 
+/** How and where the run was made. */
+function preamble(document: Document): string {
+  const { config } = document;
+  return `Measured with \`npm run bench${config.quick ? ' -- --quick' : ''}\` in ${document.durationSeconds.toFixed(0)} s on ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}; fauxqs in its own process behind a call-counting proxy, each system in its own process, ${config.runs} run(s) per row taken in rounds (every system once, then again), median and range. Throughput is timed from ${config.warmupSeconds} s after the first 1% of the backlog is done (the same warm-up for every system) until the queue is empty or ${config.capSeconds} s more have passed.`;
+}
+
+/** One row per system and scenario: throughput, calls, CPU and memory. */
+function rows(list: Row[], backlog: number): string {
+  return markdownTable(list, [
+    { header: 'scenario', value: (r) => r.scenario },
+    { header: 'system', value: (r) => `${SYSTEM_LABELS[r.system]}${r.backlog === backlog ? '' : ` (${r.backlog.toLocaleString('en-US')} messages)`}` },
+    { header: 'concurrency', value: (r) => r.concurrency },
+    { header: 'messages/s median (min-max)', value: (r) => spread(r.messagesPerSecond) },
+    { header: 'SQS calls/message', value: (r) => r.callsPerMessage.toFixed(3) },
+    { header: 'CPU ms per 1,000 messages', value: (r) => r.cpuMsPerThousand.toFixed(0) },
+    { header: 'peak RSS (MB)', value: (r) => r.peakRssMb.toFixed(0) },
+  ]);
+}
+
 export function renderDocs(document: Document): string {
-  const rows = (list: Row[], backlog: number) =>
-    markdownTable(list, [
-      { header: 'scenario', value: (r) => r.scenario },
-      { header: 'system', value: (r) => `${SYSTEM_LABELS[r.system]}${r.backlog === backlog ? '' : ` (${r.backlog.toLocaleString('en-US')} messages)`}` },
-      { header: 'concurrency', value: (r) => r.concurrency },
-      { header: 'messages/s median (min-max)', value: (r) => spread(r.messagesPerSecond) },
-      { header: 'SQS calls/message', value: (r) => r.callsPerMessage.toFixed(3) },
-      { header: 'CPU ms per 1,000 messages', value: (r) => r.cpuMsPerThousand.toFixed(0) },
-      { header: 'peak RSS (MB)', value: (r) => r.peakRssMb.toFixed(0) },
-    ]);
   const { config, memory } = document;
   return [
-    `Measured with \`npm run bench${config.quick ? ' -- --quick' : ''}\` in ${document.durationSeconds.toFixed(0)} s on ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}; fauxqs in its own process behind a call-counting proxy, each system in its own process, ${config.runs} run(s) per row taken in rounds (every system once, then again), median and range. Throughput is timed from ${config.warmupSeconds} s after the first 1% of the backlog is done (the same warm-up for every system) until the queue is empty or ${config.capSeconds} s more have passed.`,
+    preamble(document),
     '',
     '### Targets',
     '',
@@ -82,7 +91,7 @@ export function renderDocs(document: Document): string {
     '',
     rows(document.happy, config.backlog),
     '',
-    ...latencySection(document, rows),
+    ...latencySection(document),
     `### Retry path (${config.retryBacklog.toLocaleString('en-US')} messages, each failing once, retried after 0-1 s)`,
     '',
     `Timed over the whole backlog, from its load until the last message is done, after a warm-up of ${config.retryWarmupCount.toLocaleString('en-US')} messages of the same kind. The seed reference retries after its own 3 s.`,
