@@ -29,6 +29,9 @@ const retryPathSystems = (config: Config): SystemUnderTest[] => [
   { system: 'seed-reference', concurrency: 1, backlog: { count: config.retrySeedBacklog, warmupCount: config.retrySeedBacklog / 10 } },
 ];
 
+/** These systems, each at this concurrency. */
+const at = (concurrency: number, ...systems: SystemName[]): SystemUnderTest[] => systems.map((system) => ({ system, concurrency }));
+
 /**
  * The latency rows: requeue, the raw loop and sqs-consumer (both handler styles, one
  * instance and five) with every SQS call 15 ms away, a 5 ms handler at 50 and a
@@ -38,24 +41,12 @@ const latencyScenarios = (): Array<{ scenario: string; simulate: Backlog['simula
   {
     scenario: `${LATENCY_MS} ms SQS, 5 ms I/O`,
     simulate: { outcome: 'ok', durationMs: 5 },
-    suts: [
-      { system: 'requeue', concurrency: 50 },
-      { system: 'raw-sdk-loop', concurrency: 50 },
-      { system: 'sqs-consumer', concurrency: 10 },
-      { system: 'sqs-consumer-batch', concurrency: 10 },
-      { system: 'sqs-consumer', concurrency: 50 },
-      { system: 'sqs-consumer-batch', concurrency: 50 },
-    ],
+    suts: [...at(50, 'requeue', 'raw-sdk-loop'), ...at(10, 'sqs-consumer', 'sqs-consumer-batch'), ...at(50, 'sqs-consumer', 'sqs-consumer-batch')],
   },
   {
     scenario: `${LATENCY_MS} ms SQS, 50 ms I/O`,
     simulate: { outcome: 'ok', durationMs: 50 },
-    suts: [
-      { system: 'requeue', concurrency: 200 },
-      { system: 'raw-sdk-loop', concurrency: 200 },
-      { system: 'sqs-consumer', concurrency: 200 },
-      { system: 'sqs-consumer-batch', concurrency: 200 },
-    ],
+    suts: at(200, 'requeue', 'raw-sdk-loop', 'sqs-consumer', 'sqs-consumer-batch'),
   },
 ];
 
