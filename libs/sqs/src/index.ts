@@ -1,4 +1,4 @@
-export { describeIssues, type BodySchema, type InferBody } from './body-schema.js';
+export { type BodySchema, type InferBody } from './body-schema.js';
 export { SqsOperationError, SqsWorkerConfigError } from './errors.js';
 export { withoutSdkCallLogging } from './sdk-call-logging.js';
 export { HandlerTimeoutError } from './handler-runner.js';

@@ -42,11 +42,6 @@ export class MessageSlots {
     return this.received;
   }
 
-  /** Received messages waiting for a running slot. */
-  get prefetched(): number {
-    return this.waiting.length;
-  }
-
   /**
    * A received message, holding the slot its receive reserved, starts as soon as a
    * running slot is free, in the order messages arrived.

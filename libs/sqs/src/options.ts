@@ -29,7 +29,7 @@ export interface SqsWorkerOptions<Body = unknown> {
   retryPolicy?: RetryPolicy;
   /**
    * Handlers running at once. A message whose handler is done gives its slot to the next
-   * one while its delete (or copy) lands, so up to twice this many are held. @default 50
+   * one while its delete (or copy) lands; see `prefetch` for what is held beyond it. @default 50
    */
   maxInFlight?: number;
   /** Long-poll wait, 0–20 s. @default 20 */
@@ -58,8 +58,8 @@ export interface SqsWorkerOptions<Body = unknown> {
    */
   prefetch?: number;
   /**
-   * The most receive calls under way at once. How many are made follows the measured
-   * round trip and the rate handlers finish, down to one long poll when idle.
+   * The most receive calls under way at once: as many as free slots allow while receives
+   * bring messages, one long poll once one comes back empty.
    * @default ceil((maxInFlight + prefetch) / 10), at most 10
    */
   pollers?: number;

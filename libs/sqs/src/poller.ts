@@ -2,7 +2,7 @@ import { ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/cl
 import type { Random } from '@requeue/retry';
 import type { InFlightLimit } from './in-flight-limit.js';
 import type { WorkerLogger } from './logger.js';
-import type { ReceivePacer } from './receive-pacer.js';
+import { ReceivePacer } from './receive-pacer.js';
 import { sleep } from './sleep.js';
 
 export interface PollerOptions {
@@ -18,9 +18,8 @@ export interface PollerOptions {
   waitTimeSeconds: number;
   /** Messages asked for per receive (SQS allows at most 10). */
   receiveBatchSize: number;
-  /** Receive loops: the most receive calls under way at once; the pacer decides how many run. */
+  /** Receive loops: the most receive calls under way at once. */
   concurrency: number;
-  pacer: ReceivePacer;
   /**
    * Once a slot is free, how long a receive may wait for a full batch of free slots:
    * handlers finish one by one, and a receive per freed slot would cost a call per message.
@@ -43,8 +42,9 @@ const MAX_BLOCKED_SLEEP_MS = 5000;
  * Long-polls the queue with several receive loops, each of which reserves free slots
  * before it asks SQS for messages, so the worker never holds more messages than it may:
  * those running and at most `prefetch` more, waiting with a message already in hand when
- * a handler finishes. The pacer lets as many loops receive at once as the round trip and
- * the drain rate call for. Errors back off exponentially and never end a loop.
+ * a handler finishes. While receives bring messages every loop may receive; after an
+ * empty one, a single long poll waits for work. Errors back off exponentially and never
+ * end a loop.
  */
 export class Poller {
   /** Liveness: last time any loop made progress (a call returned or a backoff ended). */
@@ -56,8 +56,10 @@ export class Poller {
   /** Ends backoff sleeps and free-slot waits at stop; never aborts a receive. */
   private readonly abort = new AbortController();
   private loops: Promise<void>[] = [];
+  private readonly pacer: ReceivePacer;
 
   constructor(private readonly options: PollerOptions) {
+    this.pacer = new ReceivePacer(options.concurrency);
     this.lastActivityAt = options.now();
     this.lastReceiveAt = this.lastActivityAt;
   }
@@ -92,10 +94,10 @@ export class Poller {
         this.lastActivityAt = this.options.now();
         continue;
       }
-      if (!(await this.options.pacer.turn(this.abort.signal))) break;
+      if (!(await this.pacer.turn(this.abort.signal))) break;
       const slots = await this.reserveSlots();
       if (slots === 0) {
-        this.options.pacer.ended(0);
+        this.pacer.ended(0);
         continue;
       }
       let messages: Message[];
@@ -111,14 +113,14 @@ export class Poller {
         );
         messages = response.Messages ?? [];
       } catch (error) {
-        this.options.pacer.ended(0);
+        this.pacer.ended(0);
         this.lastReceiveAt = this.options.now();
         limit.release(slots);
         if (this.stopping) break;
         await this.backOff(error);
         continue;
       }
-      this.options.pacer.ended(messages.length);
+      this.pacer.ended(messages.length);
       this.recordSuccess();
       limit.release(slots - messages.length);
       for (const message of messages) this.options.onMessage(message);

@@ -6,7 +6,6 @@ import { SqsWorkerConfigError } from './errors.js';
 import { GroupSequencer } from './group-sequencer.js';
 import { VisibilityHeartbeat } from './heartbeat.js';
 import { MessageSlots } from './message-slots.js';
-import { ReceivePacer } from './receive-pacer.js';
 import { silentLogger } from './logger.js';
 import { noMetrics } from './metrics.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type SqsWorkerOptions } from './options.js';
@@ -56,7 +55,6 @@ interface Running {
 export class SqsWorker<Body = unknown> {
   private readonly options: ResolvedWorkerOptions;
   private readonly slots: MessageSlots;
-  private readonly pacer: ReceivePacer;
   private readonly batch: SqsBatchClient;
   private readonly groups = new GroupSequencer();
   private readonly unusedReceives = new UnusedReceives();
@@ -72,7 +70,6 @@ export class SqsWorker<Body = unknown> {
     // With a schema the body is its output; without one, `Body` is the caller's own claim.
     this.options = resolveWorkerOptions(options as unknown as SqsWorkerOptions, { logger: silentLogger, metrics: noMetrics });
     this.slots = new MessageSlots(this.options.maxInFlight, this.options.prefetch);
-    this.pacer = new ReceivePacer(this.options.pollers);
     this.batch = new SqsBatchClient(this.options.sqs, this.options.batchWaitMs);
     this.queueName = this.options.queueUrl.split('/').pop() ?? this.options.queueUrl;
     const { backpressure, maxInFlight, now, random, logger } = this.options;
@@ -112,7 +109,6 @@ export class SqsWorker<Body = unknown> {
       limit: this.slots.held,
       // A paused dependency or an open circuit: receive only for handlers, not ahead of them.
       withheld: () => (this.dependencies?.anyBlocked() ? this.slots.prefetch : 0),
-      pacer: this.pacer,
       waitTimeSeconds: options.waitTimeSeconds,
       receiveBatchSize: options.receiveBatchSize,
       concurrency: options.pollers,
