@@ -18,6 +18,8 @@ export interface OutgoingMessage {
   delaySeconds?: number;
   groupId?: string;
   deduplicationId?: string;
+  /** The `AWSTraceHeader` system attribute: the trace context, outside the 10-attribute budget. */
+  traceHeader?: string;
 }
 
 /**
@@ -51,6 +53,7 @@ export class SqsBatchClient {
           DelaySeconds: m.delaySeconds,
           MessageGroupId: m.groupId,
           MessageDeduplicationId: m.deduplicationId,
+          MessageSystemAttributes: m.traceHeader === undefined ? undefined : { AWSTraceHeader: { DataType: 'String', StringValue: m.traceHeader } },
         }));
         const out = await this.sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
         return outcomes(entries.length, out.Failed);

@@ -10,17 +10,19 @@ import {
 } from '@requeue/retry';
 import type { DecodedMessage } from './decode.js';
 import { fitsInOneMessage, stringAttribute, type MessageAttributes } from './message-attributes.js';
+import { withTraceAttributes } from './tracing/carry.js';
 
 /**
  * Attributes of a retry copy: the publisher's own, unchanged, plus the new `x-retry` and
- * a valid `x-retry-policy` (so the override survives every retry). Undefined when the
+ * a valid `x-retry-policy` (so the override survives every retry), then, room permitting,
+ * this attempt's trace context in `traceparent`. Undefined when the
  * copy cannot carry them within SQS limits; the caller then uses the visibility
  * transport, which keeps the original message and so loses nothing.
  */
 export function retryCopyAttributes(message: DecodedMessage, state: RetryState): MessageAttributes | undefined {
   const attributes: MessageAttributes = { ...message.sqsUserAttributes, [RETRY_STATE_ATTRIBUTE]: stringAttribute(encodeRetryState(state)) };
   if (message.override) attributes[RETRY_POLICY_ATTRIBUTE] = stringAttribute(encodePolicyOverride(message.override));
-  return fitsInOneMessage(message.sqsBody, attributes) ? attributes : undefined;
+  return fitsInOneMessage(message.sqsBody, attributes) ? withTraceAttributes(message.sqsBody, attributes, message.trace?.carried) : undefined;
 }
 
 export interface DeadLetterAttributes {
@@ -32,7 +34,7 @@ export interface DeadLetterAttributes {
 /**
  * Attributes of a dead letter: the publisher's own come first and are never dropped;
  * then `x-dead-letter`, then, room permitting, `x-retry` and `x-retry-policy` so that a
- * replay can keep the message's history.
+ * replay can keep the message's history, and the trace context.
  */
 export function deadLetterAttributes(message: DecodedMessage, record: DeadLetterRecord): DeadLetterAttributes {
   const attributes: MessageAttributes = { ...message.sqsUserAttributes };
@@ -45,5 +47,5 @@ export function deadLetterAttributes(message: DecodedMessage, record: DeadLetter
     const candidate = { ...attributes, [name]: stringAttribute(value) };
     if (fitsInOneMessage(message.sqsBody, candidate)) Object.assign(attributes, candidate);
   }
-  return { attributes, carriesRecord: DEAD_LETTER_ATTRIBUTE in attributes };
+  return { attributes: withTraceAttributes(message.sqsBody, attributes, message.trace?.carried), carriesRecord: DEAD_LETTER_ATTRIBUTE in attributes };
 }

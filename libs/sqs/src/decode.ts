@@ -8,8 +8,11 @@ import {
   type PolicyOverride,
   type RetryState,
 } from '@requeue/retry';
+import type { SpanContext } from '@opentelemetry/api';
 import { attributeStrings, userAttributes, type MessageAttributes } from './message-attributes.js';
 import { unwrapSnsEnvelope } from './sns-envelope.js';
+import { incomingTraceContext } from './tracing/carry.js';
+import type { ProcessTrace } from './tracing/process-trace.js';
 import type { WorkerMessage } from './worker-message.js';
 
 /** A received message, decoded: what the handler sees and what a retry must carry. */
@@ -33,11 +36,17 @@ export interface DecodedMessage {
   payloadAttributes: MessageAttributes;
   /** What the handler is given (its abort signal aside), built here once. */
   handlerMessage: Omit<WorkerMessage, 'signal'>;
+  /** The trace context the message brought (see `incomingTraceContext`), when tracing is on. */
+  incomingTrace: SpanContext | undefined;
+  /** This delivery's process span, once processing has started it. */
+  trace?: ProcessTrace;
 }
 
 export interface DecodeContext {
   unusedReceives?: number;
   parseOverride?: (raw: string) => PolicyOverride;
+  /** Reads the incoming trace context. @default true */
+  traced?: boolean;
 }
 
 export type DecodeResult =
@@ -52,7 +61,7 @@ export type DecodeResult =
  * policy's own custom strategy names.
  */
 export function decodeMessage(message: Message, now: number, context: DecodeContext = {}): DecodeResult {
-  const { unusedReceives = 0, parseOverride = parsePolicyOverride } = context;
+  const { unusedReceives = 0, parseOverride = parsePolicyOverride, traced = true } = context;
   const messageId = message.MessageId ?? '';
   const attributes = (message.MessageAttributes ?? {}) as MessageAttributes;
   const receiveCount = positiveInt(message.Attributes?.ApproximateReceiveCount) ?? 1;
@@ -69,11 +78,12 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
   // Every receive of this SQS message is one attempt, on top of what earlier copies
   // recorded: a visibility-transport retry and a crash redelivery both count.
   const state: RetryState = { ...recorded, attempt: recorded.attempt + Math.max(0, receiveCount - 1 - unusedReceives) };
+  const sqsUserAttributes = userAttributes(attributes);
   const decoded: DecodedMessage = {
     messageId,
     receiptHandle: message.ReceiptHandle ?? '',
     sqsBody,
-    sqsUserAttributes: userAttributes(attributes),
+    sqsUserAttributes,
     receiveCount,
     groupId: message.Attributes?.MessageGroupId,
     state,
@@ -91,6 +101,7 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
       messageId,
       receiveCount,
     },
+    incomingTrace: traced ? incomingTraceContext(sqsUserAttributes, message.Attributes?.AWSTraceHeader, payloadAttributes) : undefined,
   };
   if (retry.problem !== undefined) {
     return { ok: false, message: decoded, reason: 'invalid-retry-state', errorType: 'INVALID_RETRY_STATE', error: retry.problem };

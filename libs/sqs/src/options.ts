@@ -1,4 +1,5 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { TracerProvider } from '@opentelemetry/api';
 import { createRetryPolicy, type RetryPolicy, type Random } from '@requeue/retry';
 import { resolveBackpressure, type BackpressureOptions, type ResolvedBackpressure } from './backpressure/options.js';
 import { SqsWorkerConfigError } from './errors.js';
@@ -82,13 +83,20 @@ export interface SqsWorkerOptions<Body = unknown> {
   metrics?: WorkerMetrics;
   /** @default 60000 */
   metricsFlushIntervalMs?: number;
+  /**
+   * OpenTelemetry: a `process <queue>` span per delivery, with the handler running inside
+   * it, and the trace context carried by every retry copy and dead letter (see
+   * docs/contracts.md). Costs nothing while no SDK is registered. `false` turns off spans
+   * and propagation. @default on, with the global tracer provider
+   */
+  tracing?: false | { tracerProvider?: TracerProvider };
   /** The clock, for tests. @default Date.now */
   now?: () => number;
   /** The jitter's random source, for tests (`seededRandom`). @default Math.random */
   random?: Random;
 }
 
-type Optional = 'visibilityTimeoutSeconds' | 'maxReceiveCount' | 'dependencyKey' | 'schema';
+type Optional = 'visibilityTimeoutSeconds' | 'maxReceiveCount' | 'dependencyKey' | 'schema' | 'tracing';
 
 export type ResolvedWorkerOptions = Required<Omit<SqsWorkerOptions, Optional | 'backpressure'>> &
   Pick<SqsWorkerOptions, Optional> & { backpressure: ResolvedBackpressure | false };
@@ -109,6 +117,9 @@ export function resolveWorkerOptions(options: SqsWorkerOptions, defaults: { logg
     }
   }
   if (typeof options.handler !== 'function') throw new SqsWorkerConfigError('handler', 'must be a function');
+  if (options.tracing !== undefined && options.tracing !== false && (typeof options.tracing !== 'object' || options.tracing === null)) {
+    throw new SqsWorkerConfigError('tracing', 'must be false, or an object with an optional tracerProvider');
+  }
   if (options.dependencyKey !== undefined && typeof options.dependencyKey !== 'function') {
     throw new SqsWorkerConfigError('dependencyKey', 'must be a function from the message to a key, or left out');
   }

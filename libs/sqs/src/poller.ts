@@ -108,7 +108,7 @@ export class Poller {
             MaxNumberOfMessages: slots,
             WaitTimeSeconds: this.options.waitTimeSeconds,
             MessageAttributeNames: ['All'],
-            MessageSystemAttributeNames: ['ApproximateReceiveCount', 'ApproximateFirstReceiveTimestamp', 'SentTimestamp', 'MessageGroupId'],
+            MessageSystemAttributeNames: ['ApproximateReceiveCount', 'ApproximateFirstReceiveTimestamp', 'SentTimestamp', 'MessageGroupId', 'AWSTraceHeader'],
           }),
         );
         messages = response.Messages ?? [];

@@ -10,6 +10,7 @@ import { runWithTimeout } from './handler-runner.js';
 import type { VisibilityHeartbeat } from './heartbeat.js';
 import type { ResolvedWorkerOptions } from './options.js';
 import type { MessageSettler } from './settle.js';
+import type { DeliveryFacts, MessageTracer } from './tracing/message-tracer.js';
 import type { UnusedReceives } from './unused-receives.js';
 
 export interface ProcessContext {
@@ -21,6 +22,8 @@ export interface ProcessContext {
   /** Aborts every handler when shutdown outlasts the drain timeout. */
   stopSignal: AbortSignal;
   queueName: string;
+  /** Undefined when tracing is off. */
+  tracer: MessageTracer | undefined;
 }
 
 /**
@@ -33,8 +36,9 @@ export class MessageProcessor {
 
   async process(raw: Message, receivedAt: number, handOffSlot: () => void): Promise<Settled> {
     const { options, settler, heartbeat, unusedReceives } = this.context;
-    const decoded = decodeMessage(raw, receivedAt, { unusedReceives: unusedReceives.of(raw.MessageId ?? ''), parseOverride: options.retryPolicy.parseOverride });
-    const message = decoded.message;
+    const { tracer } = this.context;
+    const decoded = decodeMessage(raw, receivedAt, { unusedReceives: unusedReceives.of(raw.MessageId ?? ''), parseOverride: options.retryPolicy.parseOverride, traced: tracer !== undefined });
+    const message = tracer ? { ...decoded.message, trace: tracer.start(deliveryFacts(decoded.message)) } : decoded.message;
     try {
       if (!decoded.ok) return await settler.deadLetter(message, decoded.reason, decoded.errorType, decoded.error);
       if (message.overrideProblem) {
@@ -50,6 +54,8 @@ export class MessageProcessor {
       if (extending) await extending;
       options.logger.error({ messageId: message.messageId, err: unexpected }, 'unexpected error while processing; the message will reappear');
       return 'stays';
+    } finally {
+      message.trace?.end();
     }
   }
 
@@ -71,7 +77,9 @@ export class MessageProcessor {
       return this.deferUnrun(message, gate.key, admission.untilMs, admission.cause);
     }
     const started = options.now();
-    const outcome = await runWithTimeout((signal) => options.handler({ ...input, signal }), options.handlerTimeoutMs, this.context.stopSignal);
+    const run = (signal: AbortSignal) => options.handler({ ...input, signal });
+    const { trace } = message;
+    const outcome = await runWithTimeout(trace ? (signal) => trace.run(() => run(signal)) : run, options.handlerTimeoutMs, this.context.stopSignal);
     // The heartbeat stops, and any extension under way lands, before the delete.
     const extending = heartbeat.untrack(message.receiptHandle);
     if (extending) await extending;
@@ -87,6 +95,7 @@ export class MessageProcessor {
     }
     options.metrics.failed(durationMs);
     if (!failure) return settler.release(message);
+    trace?.failed(failure.errorType, failure.message);
     if (message.state.attempt === 1) options.metrics.firstFailure(failure.errorType);
     // Systemic, and the dependency's state confirms it (paused, or its breaker now open):
     // defer without using an attempt. An isolated 503 with the breaker closed is the
@@ -135,4 +144,14 @@ export class MessageProcessor {
     const now = options.now();
     return settler.defer(message, options.retryPolicy.defer(state, reason, untilMs - now, now, message.override), cause);
   }
+}
+
+function deliveryFacts(message: DecodedMessage): DeliveryFacts {
+  return {
+    messageId: message.messageId,
+    originalMessageId: message.state.originalMessageId,
+    attempt: message.state.attempt,
+    groupId: message.groupId,
+    incoming: message.incomingTrace,
+  };
 }

@@ -9,6 +9,7 @@ import { MAX_VISIBILITY_SECONDS, type VisibilityHeartbeat } from './heartbeat.js
 import type { ResolvedWorkerOptions } from './options.js';
 import type { QueueFacts } from './queue-facts.js';
 import type { ScheduledRetries } from './scheduled-retries.js';
+import { formatAwsTraceHeader } from './tracing/trace-header.js';
 import type { UnusedReceives } from './unused-receives.js';
 
 export interface SettleContext {
@@ -21,10 +22,7 @@ export interface SettleContext {
 }
 
 /** A wait before the message runs again: a retry uses an attempt, a deferral does not. */
-interface Wait {
-  decision: RetryDecision | HopDecision;
-  kind: 'retry' | 'deferred';
-}
+type Wait = { decision: RetryDecision | HopDecision; kind: 'retry' } | { decision: HopDecision; kind: 'deferred'; cause: DeferCause | 'not-before' };
 
 /**
  * Every way a received message leaves the worker's hands: deleted after success, sent
@@ -39,7 +37,9 @@ export class MessageSettler {
   async ack(message: DecodedMessage): Promise<Settled> {
     const extending = this.context.heartbeat.untrack(message.receiptHandle);
     if (extending) await extending;
-    return (await this.deleteOriginal(message, 'success')) ? 'gone' : 'stays';
+    if (!(await this.deleteOriginal(message, 'success'))) return 'stays';
+    message.trace?.settled({ kind: 'deleted' });
+    return 'gone';
   }
 
   /** The next attempt, after the decision's delay. */
@@ -51,12 +51,12 @@ export class MessageSettler {
   defer(message: DecodedMessage, decision: HopDecision | DeadLetterDecision, cause: DeferCause): Promise<Settled> {
     if (decision.action === 'dead-letter') return this.deadLetter(message, decision.reason, decision.errorType, decision.error);
     this.context.options.metrics.deferred(cause);
-    return this.wait(message, { decision, kind: 'deferred' });
+    return this.wait(message, { decision, kind: 'deferred', cause });
   }
 
   /** Arrived before its `notBefore` (a wait longer than one SQS delay): back for the rest, no attempt used. */
   waitOut(message: DecodedMessage, hop: HopDecision): Promise<Settled> {
-    return this.wait(message, { decision: hop, kind: 'deferred' });
+    return this.wait(message, { decision: hop, kind: 'deferred', cause: 'not-before' });
   }
 
   /** To the DLQ with the reason in `x-dead-letter`; the original is deleted only once it is there. */
@@ -84,6 +84,7 @@ export class MessageSettler {
     const sent = await batch.send(options.deadLetterQueueUrl, {
       body: message.sqsBody,
       attributes,
+      ...traceHeaderOf(message),
       ...(fifoDlq ? { groupId: message.messageId, deduplicationId: message.messageId } : {}),
     });
     const fields = { messageId: message.messageId, originalMessageId: record.originalMessageId, attempt: record.attempts, reason, errorType, error };
@@ -92,6 +93,7 @@ export class MessageSettler {
       return 'stays';
     }
     options.metrics.deadLettered(reason);
+    message.trace?.settled({ kind: 'dead-letter', reason, errorType, error });
     if (carriesRecord) options.logger.error(fields, 'dead-lettered');
     else options.logger.error({ ...fields, deadLetter: record }, 'dead-lettered without x-dead-letter: the message already has 10 attributes');
     return (await this.deleteOriginal(message, 'dead-lettered')) ? 'gone' : 'stays';
@@ -102,13 +104,15 @@ export class MessageSettler {
    * shutdown and for a FIFO group's messages given back behind a failed head: none of
    * them ran, so the receive they used is remembered as no attempt.
    */
-  async release(message: Pick<DecodedMessage, 'messageId' | 'receiptHandle'>): Promise<Settled> {
+  async release(message: Pick<DecodedMessage, 'messageId' | 'receiptHandle' | 'trace'>): Promise<Settled> {
     const { options, batch, heartbeat, unusedReceives } = this.context;
     const extending = heartbeat.untrack(message.receiptHandle);
     if (extending) await extending;
     const released = await batch.changeVisibility(options.queueUrl, message.receiptHandle, 0);
-    if (released.ok) unusedReceives.add(message.messageId);
-    else options.logger.warn({ messageId: message.messageId, err: batchFailure('ChangeMessageVisibilityBatch', options.queueUrl, message, released) }, 'could not release the message; it reappears after its visibility timeout');
+    if (released.ok) {
+      unusedReceives.add(message.messageId);
+      message.trace?.settled({ kind: 'released' });
+    } else options.logger.warn({ messageId: message.messageId, err: batchFailure('ChangeMessageVisibilityBatch', options.queueUrl, message, released) }, 'could not release the message; it reappears after its visibility timeout');
     return 'stays';
   }
 
@@ -126,7 +130,7 @@ export class MessageSettler {
     const { decision } = wait;
     const attributes = facts.fifo ? undefined : retryCopyAttributes(message, decision.state);
     if (attributes) {
-      const sent = await batch.send(options.queueUrl, { body: message.sqsBody, attributes, delaySeconds: decision.delaySeconds });
+      const sent = await batch.send(options.queueUrl, { body: message.sqsBody, attributes, delaySeconds: decision.delaySeconds, ...traceHeaderOf(message) });
       if (sent.ok) {
         this.scheduled(message, wait, decision.delaySeconds, 'copy');
         return (await this.deleteOriginal(message, 'requeued')) ? 'gone' : 'stays';
@@ -165,6 +169,11 @@ export class MessageSettler {
     const { options, scheduled } = this.context;
     const { decision } = wait;
     if (decision.action === 'retry') options.metrics.retried(decision.errorType, delaySeconds);
+    message.trace?.settled(
+      wait.kind === 'retry'
+        ? { kind: 'retry', nextAttempt: decision.state.attempt, delaySeconds, errorType: decision.errorType, transport }
+        : { kind: 'deferred', delaySeconds, cause: wait.cause, transport },
+    );
     scheduled.record({
       messageId: message.messageId,
       originalMessageId: message.state.originalMessageId,
@@ -201,4 +210,10 @@ export class MessageSettler {
     );
     return false;
   }
+}
+
+/** The trace context for a copy or dead letter's `AWSTraceHeader`, when the delivery has one. */
+function traceHeaderOf(message: DecodedMessage): { traceHeader?: string } {
+  const carried = message.trace?.carried;
+  return carried ? { traceHeader: formatAwsTraceHeader(carried) } : {};
 }

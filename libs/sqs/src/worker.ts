@@ -11,6 +11,7 @@ import { noMetrics } from './metrics.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type SqsWorkerOptions } from './options.js';
 import { Poller } from './poller.js';
 import { MessageProcessor } from './process-message.js';
+import { MessageTracer } from './tracing/message-tracer.js';
 import { readQueueFacts } from './queue-facts.js';
 import { ScheduledRetries, type ScheduledRetry } from './scheduled-retries.js';
 import { MessageSettler } from './settle.js';
@@ -102,6 +103,7 @@ export class SqsWorker<Body = unknown> {
       unusedReceives: this.unusedReceives,
       stopSignal: this.stopController.signal,
       queueName: this.queueName,
+      tracer: options.tracing === false ? undefined : new MessageTracer(this.queueName, options.queueUrl, options.tracing?.tracerProvider),
     });
     const poller = new Poller({
       sqs: options.sqs,
