@@ -1,10 +1,11 @@
 import { SendMessageCommand, type MessageAttributeValue } from '@aws-sdk/client-sqs';
 import { PublishCommand } from '@aws-sdk/client-sns';
-import { context } from '@opentelemetry/api';
+import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { NonRetryableError, RetryableError } from '@requeue/retry';
 import type { MessageHandler } from '@requeue/sqs';
+import { RequeuePublisher } from '@requeue/sqs/publisher';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventually, type QueuePair } from '../support/emulator.js';
 import { emulatorSuite } from '../support/suite.js';
@@ -113,5 +114,22 @@ describe('tracing across attempts (fauxqs, in-memory span exporter)', () => {
     const process = await eventually(() => exporter.getFinishedSpans().find((s) => s.name.startsWith('process ')), 15_000, 'the process span');
     expect(child.parentSpanContext?.spanId).toBe(process.spanContext().spanId);
     expect(child.spanContext().traceId).toBe(process.spanContext().traceId);
+  });
+
+  it.each(['queue', 'topic'] as const)("links the publisher's send span to the first attempt (sent to the %s)", async (kind) => {
+    const queues = await suite.emulator.createQueues();
+    await traced(queues, () => Promise.resolve());
+    const publisher = new RequeuePublisher({ sqs: suite.emulator.sqs, sns: suite.emulator.sns, tracing: { tracerProvider } });
+    const request = tracerProvider.getTracer('app').startSpan('POST /orders');
+    await context.with(trace.setSpan(context.active(), request), () =>
+      kind === 'queue' ? publisher.send(queues.queueUrl, { body: { id: 'o-1' }, attributes: { tenant: 'acme' } }) : publisher.publish(queues.topicArn, { body: { id: 'o-1' } }),
+    );
+    request.end();
+    const process = await eventually(() => exporter.getFinishedSpans().find((s) => s.name.startsWith('process ')), 15_000, 'a process span');
+    const send = exporter.getFinishedSpans().find((s) => s.name.startsWith('send '))!;
+    expect(send).toMatchObject({ kind: 3, attributes: { 'messaging.operation.type': 'send', 'messaging.system': kind === 'queue' ? 'aws_sqs' : 'aws.sns' } });
+    expect(send.parentSpanContext?.spanId).toBe(request.spanContext().spanId);
+    expect(process.parentSpanContext?.spanId).toBe(send.spanContext().spanId);
+    expect(process.spanContext().traceId).toBe(request.spanContext().traceId);
   });
 });

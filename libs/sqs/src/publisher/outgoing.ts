@@ -33,6 +33,8 @@ export interface EncodedMessage {
   groupId: string | undefined;
   deduplicationId: string | undefined;
   delaySeconds: number | undefined;
+  /** To a queue: the `AWSTraceHeader` system attribute, set by the publish span. */
+  traceHeader?: string;
 }
 
 /**

@@ -1,8 +1,10 @@
 import { PublishBatchCommand, PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { TracerProvider } from '@opentelemetry/api';
 import { ConfigError } from '@requeue/retry';
 import { chunkBatches } from './batches.js';
 import { encodeMessage, type Destination, type EncodedMessage, type OutgoingMessage } from './outgoing.js';
+import { PublishTracer } from './publish-span.js';
 import { backoffDelay, errorCode, isRetryable, type Backoff } from './retrying.js';
 
 export interface PublisherOptions {
@@ -21,6 +23,12 @@ export interface PublisherOptions {
    * refused before sending. @default any name is accepted
    */
   strategyNames?: readonly string[];
+  /**
+   * OpenTelemetry: a PRODUCER span per call, its context in each message's `traceparent`
+   * (room permitting) and, to a queue, in `AWSTraceHeader`. `false` turns both off.
+   * @default on, with the global tracer provider
+   */
+  tracing?: false | { tracerProvider?: TracerProvider };
   /** For tests. @default Math.random */
   random?: () => number;
   /** For tests. @default setTimeout */
@@ -71,8 +79,10 @@ type CallResult = { successful: Array<{ Id?: string; MessageId?: string; Sequenc
  */
 export class RequeuePublisher {
   private readonly backoff: Backoff;
+  private readonly tracer: PublishTracer;
 
   constructor(private readonly options: PublisherOptions) {
+    this.tracer = new PublishTracer(options.tracing);
     this.backoff = {
       maxRetries: options.maxRetries ?? 5,
       baseDelayMs: options.baseDelayMs ?? 100,
@@ -91,7 +101,7 @@ export class RequeuePublisher {
   /** Sends messages to an SQS queue in batches; every message is checked before the first is sent. */
   async sendBatch(queueUrl: string, messages: readonly OutgoingMessage[]): Promise<BatchResult> {
     const sqs = this.sqs();
-    return this.batch(messages, queueDestination(queueUrl), (entries) => sqsBatch(sqs, queueUrl, entries));
+    return this.batch(queueUrl, messages, queueDestination(queueUrl), (entries) => sqsBatch(sqs, queueUrl, entries));
   }
 
   /** Publishes one message to an SNS topic. */
@@ -103,30 +113,34 @@ export class RequeuePublisher {
   /** Publishes messages to an SNS topic in batches; every message is checked before the first is sent. */
   async publishBatch(topicArn: string, messages: readonly OutgoingMessage[]): Promise<BatchResult> {
     const sns = this.sns();
-    return this.batch(messages, topicDestination(topicArn), (entries) => snsBatch(sns, topicArn, entries));
+    return this.batch(topicArn, messages, topicDestination(topicArn), (entries) => snsBatch(sns, topicArn, entries));
   }
 
   /** One message, sent again while it is throttled, until the retries run out. */
   private async single(destination: string, message: OutgoingMessage, to: Destination, call: (message: EncodedMessage) => Promise<PublishResult>): Promise<PublishResult> {
     const encoded = encodeMessage(message, 0, to, this.options.strategyNames);
-    for (let retry = 0; ; retry++) {
-      try {
-        return await call(encoded);
-      } catch (error) {
-        const { code, senderFault } = errorCode(error);
-        if (!isRetryable(code, senderFault) || retry >= this.backoff.maxRetries) throw new PublishError(code, destination, { cause: error });
-        await this.backoff.sleep(backoffDelay(this.backoff, retry + 1));
+    return this.tracer.around({ to, address: destination, count: 1 }, [encoded], async () => {
+      for (let retry = 0; ; retry++) {
+        try {
+          return await call(encoded);
+        } catch (error) {
+          const { code, senderFault } = errorCode(error);
+          if (!isRetryable(code, senderFault) || retry >= this.backoff.maxRetries) throw new PublishError(code, destination, { cause: error });
+          await this.backoff.sleep(backoffDelay(this.backoff, retry + 1));
+        }
       }
-    }
+    });
   }
 
-  private async batch(messages: readonly OutgoingMessage[], to: Destination, call: (entries: Entry[]) => Promise<CallResult>): Promise<BatchResult> {
+  private async batch(address: string, messages: readonly OutgoingMessage[], to: Destination, call: (entries: Entry[]) => Promise<CallResult>): Promise<BatchResult> {
     const encoded = messages.map((m, i) => encodeMessage(m, i, to, this.options.strategyNames));
-    const result: BatchResult = { successful: [], failed: [] };
-    for (const indexes of chunkBatches(encoded, to.maxBytes)) await this.sendChunk(indexes, encoded, call, result);
-    result.successful.sort((a, b) => a.index - b.index);
-    result.failed.sort((a, b) => a.index - b.index);
-    return result;
+    return this.tracer.around({ to, address, count: encoded.length }, encoded, async () => {
+      const result: BatchResult = { successful: [], failed: [] };
+      for (const indexes of chunkBatches(encoded, to.maxBytes)) await this.sendChunk(indexes, encoded, call, result);
+      result.successful.sort((a, b) => a.index - b.index);
+      result.failed.sort((a, b) => a.index - b.index);
+      return result;
+    });
   }
 
   /** One batch call, then again for its throttled entries, until they pass or the retries run out. */
@@ -191,6 +205,7 @@ function sqsFields(message: EncodedMessage) {
     ...(message.delaySeconds === undefined ? {} : { DelaySeconds: message.delaySeconds }),
     ...(message.groupId === undefined ? {} : { MessageGroupId: message.groupId }),
     ...(message.deduplicationId === undefined ? {} : { MessageDeduplicationId: message.deduplicationId }),
+    ...(message.traceHeader === undefined ? {} : { MessageSystemAttributes: { AWSTraceHeader: { DataType: 'String', StringValue: message.traceHeader } } }),
   };
 }
 
