@@ -30,6 +30,7 @@ export class AppModule {
       drainTimeoutMs: config.drainTimeoutMs,
       backpressure: config.backpressure,
       ...(config.prefetch === undefined ? {} : { prefetch: config.prefetch }),
+      ...(config.tracing ? {} : { tracing: false as const }),
       ...(config.visibilityTimeoutSeconds === undefined ? {} : { visibilityTimeoutSeconds: config.visibilityTimeoutSeconds }),
       logger,
     };

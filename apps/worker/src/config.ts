@@ -39,6 +39,8 @@ export interface WorkerConfig {
   emulatorPort: number;
   retryPolicy: RetryPolicy;
   retryPolicySource: string;
+  /** Process spans and trace propagation (WORKER_TRACING); spans are exported only when OTEL_TRACES_EXPORTER asks. */
+  tracing: boolean;
   /** Circuit breaker, adaptive concurrency and rate-limit pauses per dependency; `false` when WORKER_BACKPRESSURE=off. */
   backpressure: BackpressureOptions | false;
   simulationLedger: string | undefined;
@@ -229,6 +231,7 @@ export function loadWorkerConfig(env: Env): WorkerConfig {
     handler,
     maxInFlight,
     prefetch: env.WORKER_PREFETCH === undefined || env.WORKER_PREFETCH === '' ? undefined : integer(env, 'WORKER_PREFETCH', 0, 0, 10_000),
+    tracing: onOff(env, 'WORKER_TRACING', 'on'),
     // SQS limits: long polls wait 0–20 s, a receive returns 1–10 messages, a message
     // stays invisible for at most 12 h.
     waitTimeSeconds: integer(env, 'WORKER_WAIT_TIME_SECONDS', 20, 0, 20, ' (the SQS long-poll maximum is 20)'),

@@ -10,6 +10,7 @@ import { createWorkerLogger } from './logger.js';
 import { allMetrics, DashboardMetrics } from './dashboard/dashboard-metrics.js';
 import { startDashboard } from './dashboard/server.js';
 import { EmbeddedAwsError, startEmbeddedAws, type EmbeddedAws } from './embedded-aws.js';
+import { startTelemetry, type Telemetry } from './telemetry.js';
 
 function fail(message: string): never {
   process.stderr.write(`requeue worker: ${message}\n`);
@@ -57,8 +58,10 @@ function consumerMetrics(config: WorkerConfig, dashboardQueueUrl: string, activi
 
 async function main(): Promise<void> {
   let config: WorkerConfig;
+  let telemetry: Telemetry | undefined;
   try {
     config = loadWorkerConfig(process.env);
+    telemetry = await startTelemetry(process.env);
   } catch (error) {
     if (error instanceof WorkerConfigError) fail(error.message);
     throw error;
@@ -105,6 +108,8 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     await app.close();
+    // Every span has ended once the engine has drained: export what is still buffered.
+    await telemetry?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'could not export the last spans'));
     await dashboard?.close();
     await local?.stop();
     sqs.destroy();
