@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,11 +13,15 @@ const SCREENSHOT = fileURLToPath(new URL('../../docs/dashboard.png', import.meta
 
 let browser: Browser;
 let demo: ChildProcess;
+/** Takes the demo worker's OTLP exports, so its retries have traces to link to. */
+let collector: Server;
 let stderr = '';
 
 beforeAll(async () => {
   ensureChromium();
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+  collector = createServer((request, response) => request.resume().on('end', () => response.writeHead(200).end()));
+  await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
 }, 300_000);
 
 afterAll(async () => {
@@ -25,12 +31,20 @@ afterAll(async () => {
     await exited;
   }
   await browser?.close();
+  collector?.close();
 });
 
 describe('the local dashboard in a real browser', () => {
   it('shows the counters moving during a demo run, and replay takes a message out of the DLQ', async () => {
     const port = await freePort();
-    demo = spawn(process.execPath, [DEMO, '--dashboard', '--dashboard-port', String(port), '--publish-delay', '4s'], { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+    demo = spawn(process.execPath, [DEMO, '--dashboard', '--dashboard-port', String(port), '--publish-delay', '4s'], {
+      env: {
+        PATH: process.env.PATH,
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
+        WORKER_TRACE_URL: 'http://traces.example/trace/{traceId}',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'] });
     demo.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const url = await eventually(() => /dashboard: (\S+)/.exec(stderr)?.[1], 30_000, 'the dashboard URL');
     expect(url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/#token=[0-9a-f]{32}$`));
@@ -44,6 +58,10 @@ describe('the local dashboard in a real browser', () => {
     // The demo's transient failures wait to retry: the page lists them, with their error.
     await eventually(async () => ((await page.locator('#retries tr[data-message-id]').count()) > 0 ? true : undefined), 30_000, 'a retry waiting');
     expect(await page.locator('#retries').textContent()).toMatch(/TEMPORARY|RATE_LIMIT|QUOTA_EXCEEDED/);
+    // Each retry links to the trace its attempts share.
+    const traceLink = page.locator('#retries tr[data-message-id] a.trace').first();
+    expect(await traceLink.getAttribute('href')).toMatch(/^http:\/\/traces\.example\/trace\/[0-9a-f]{32}$/);
+    expect(await traceLink.textContent()).toMatch(/^[0-9a-f]{32}$/);
     await eventually(async () => ((await processed()) >= 28 ? true : undefined), 30_000, 'every success counted');
     await eventually(async () => ((await page.locator('#dlq').textContent()) === '12' ? true : undefined), 30_000, 'the DLQ tile at 12');
     await expect.poll(() => page.locator('#dead-letters tr[data-message-id]').count(), { timeout: 15_000 }).toBe(12);

@@ -42,6 +42,14 @@ describe('loadWorkerConfig', () => {
     });
   });
 
+  it('traces by default, WORKER_TRACING=off turns it off, and WORKER_TRACE_URL must say where the trace id goes', () => {
+    expect(loadWorkerConfig({}).tracing).toBe(true);
+    expect(loadWorkerConfig({ WORKER_TRACING: 'off' }).tracing).toBe(false);
+    expect(loadWorkerConfig({ WORKER_TRACE_URL: 'http://localhost:16686/trace/{traceId}' }).dashboard.traceUrl).toBe('http://localhost:16686/trace/{traceId}');
+    expect(() => loadWorkerConfig({ WORKER_TRACE_URL: 'http://localhost:16686/trace/' })).toThrow('WORKER_TRACE_URL: must contain {traceId}');
+    expect(() => loadWorkerConfig({ WORKER_TRACING: 'yes' })).toThrow(WorkerConfigError);
+  });
+
   it('binds health to 127.0.0.1 outside production and to every interface in production, unless told', () => {
     expect(loadWorkerConfig({}).healthHost).toBe('127.0.0.1');
     expect(loadWorkerConfig({ NODE_ENV: 'production', WORKER_QUEUE_URL: 'https://q', WORKER_DLQ_URL: 'https://d' }).healthHost).toBe('0.0.0.0');

@@ -52,7 +52,7 @@ export interface WorkerConfig {
   logRedact: string[];
   metricsNamespace: string;
   /** The local dashboard: on by default outside production, off in production unless WORKER_DASHBOARD=on. */
-  dashboard: { enabled: boolean; host: string; port: number };
+  dashboard: { enabled: boolean; host: string; port: number; traceUrl: string | undefined };
   production: boolean;
 }
 
@@ -86,7 +86,17 @@ function dashboard(env: Env, production: boolean): WorkerConfig['dashboard'] {
     // Loopback by default: the page can replay and discard dead letters.
     host: env.WORKER_DASHBOARD_HOST?.trim() || '127.0.0.1',
     port: integer(env, 'WORKER_DASHBOARD_PORT', 8081, 0, 65_535),
+    traceUrl: traceUrl(env),
   };
+}
+
+/** WORKER_TRACE_URL: where the dashboard links a trace id, e.g. a Jaeger or X-Ray console URL with `{traceId}` in it. */
+function traceUrl(env: Env): string | undefined {
+  const template = url(env, 'WORKER_TRACE_URL');
+  if (template !== undefined && !template.includes('{traceId}')) {
+    throw new WorkerConfigError('WORKER_TRACE_URL', `must contain {traceId}, where the trace id goes, got ${JSON.stringify(template)}`);
+  }
+  return template;
 }
 
 function metricsNamespace(env: Env): string {

@@ -15,6 +15,8 @@ export interface ScheduledRetry {
   kind: 'retry' | 'deferred';
   /** How it waits: a delayed copy, or the original hidden by visibility timeout. */
   transport: 'copy' | 'visibility';
+  /** The trace the message's attempts share, when it has one (an SDK registered, or a context it brought). */
+  traceId?: string;
 }
 
 /**

@@ -183,6 +183,7 @@ export class MessageSettler {
       dueAt: options.now() + delaySeconds * 1000,
       kind: wait.kind,
       transport,
+      ...(message.trace?.carried ? { traceId: message.trace.carried.traceId } : {}),
     });
   }
 

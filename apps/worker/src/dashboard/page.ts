@@ -50,8 +50,8 @@ export const DASHBOARD_PAGE = `<!doctype html>
   <h2>Waiting to retry</h2>
   <p class="note">SQS cannot list delayed messages; these are the retries and deferrals this worker scheduled, newest first.</p>
   <table>
-    <thead><tr><th>id</th><th>attempt</th><th>errorType</th><th>last error</th><th>due in</th><th>waits as</th></tr></thead>
-    <tbody id="retries"><tr><td colspan="6">loading…</td></tr></tbody>
+    <thead><tr><th>id</th><th>attempt</th><th>errorType</th><th>last error</th><th>due in</th><th>waits as</th><th>trace</th></tr></thead>
+    <tbody id="retries"><tr><td colspan="7">loading…</td></tr></tbody>
   </table>
 </section>
 <section>
@@ -136,15 +136,26 @@ function renderDeadLetters(rows) {
 function renderRetries(state) {
   const body = document.getElementById('retries');
   body.replaceChildren();
-  if (!state.retries.length) { const tr = document.createElement('tr'); tr.appendChild(cell('Nothing is waiting to retry.')).colSpan = 6; body.appendChild(tr); return; }
+  if (!state.retries.length) { const tr = document.createElement('tr'); tr.appendChild(cell('Nothing is waiting to retry.')).colSpan = 7; body.appendChild(tr); return; }
   for (const retry of state.retries) {
     const tr = document.createElement('tr');
     tr.dataset.messageId = retry.messageId;
     const waits = (retry.kind === 'deferred' ? 'deferral, no attempt used' : 'retry') + ' (' + retry.transport + ')';
     tr.append(cell(retry.messageId), cell(String(retry.attempt)), cell(retry.errorType), cell(retry.lastError),
-      cell(Math.max(0, Math.ceil((retry.dueAt - state.at) / 1000)) + ' s'), cell(waits));
+      cell(Math.max(0, Math.ceil((retry.dueAt - state.at) / 1000)) + ' s'), cell(waits), traceCell(retry.traceId, state.traceUrl));
     body.appendChild(tr);
   }
+}
+
+function traceCell(traceId, traceUrl) {
+  if (!traceId) return cell('');
+  if (!traceUrl) return cell(traceId);
+  const td = document.createElement('td');
+  const link = document.createElement('a');
+  link.href = traceUrl.replace('{traceId}', encodeURIComponent(traceId));
+  link.target = '_blank'; link.rel = 'noopener noreferrer'; link.className = 'trace'; link.textContent = traceId;
+  td.appendChild(link);
+  return td;
 }
 
 async function act(action, messageId) {

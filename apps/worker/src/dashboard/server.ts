@@ -17,6 +17,8 @@ export interface DashboardOptions {
   metrics: DashboardMetrics;
   /** The retries and deferrals the worker scheduled that are not yet due. */
   scheduledRetries: () => readonly ScheduledRetry[];
+  /** A URL with `{traceId}`, where each retry's trace id links to. @default the id is shown, unlinked */
+  traceUrl?: string | undefined;
   logger: Pick<WorkerLogger, 'warn'>;
 }
 
@@ -74,7 +76,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
       return send(response, 200, { at: Date.now(), queue, dlq: dlqDepth, activity: options.metrics.snapshot() });
     }
     if (request.method === 'GET' && url.pathname === '/api/dead-letters') return send(response, 200, await deadLetters.read());
-    if (request.method === 'GET' && url.pathname === '/api/retries') return send(response, 200, { at: Date.now(), retries: options.scheduledRetries() });
+    if (request.method === 'GET' && url.pathname === '/api/retries') return send(response, 200, { at: Date.now(), retries: options.scheduledRetries(), traceUrl: options.traceUrl ?? null });
     const action = /^\/api\/dead-letters\/([^/]+)\/(replay|discard)$/.exec(url.pathname);
     if (request.method === 'POST' && action) {
       deadLetters.invalidate();
