@@ -36,7 +36,10 @@ export async function startBenchEmulator(): Promise<BenchEmulator> {
   };
 }
 
-export type SystemName = 'requeue' | 'requeue-no-backpressure' | 'requeue-no-schema' | 'raw-sdk-loop' | 'sqs-consumer' | 'sqs-consumer-batch' | 'seed-reference';
+const REQUEUE_SYSTEMS = ['requeue', 'requeue-no-backpressure', 'requeue-no-schema', 'requeue-tracing-sdk', 'requeue-tracing-off'] as const;
+type RequeueSystem = (typeof REQUEUE_SYSTEMS)[number];
+export type SystemName = RequeueSystem | 'raw-sdk-loop' | 'sqs-consumer' | 'sqs-consumer-batch' | 'seed-reference';
+const isRequeue = (system: SystemName): system is RequeueSystem => (REQUEUE_SYSTEMS as readonly string[]).includes(system);
 
 export interface SystemUnderTest {
   system: SystemName;
@@ -51,6 +54,8 @@ export const SYSTEM_LABELS: Record<SystemName, string> = {
   requeue: 'requeue',
   'requeue-no-backpressure': 'requeue, backpressure off',
   'requeue-no-schema': 'requeue, body unchecked (no schema)',
+  'requeue-tracing-sdk': 'requeue, OpenTelemetry SDK (batch processor, in-memory exporter)',
+  'requeue-tracing-off': 'requeue, tracing off (WORKER_TRACING=off)',
   'raw-sdk-loop': 'raw SDK loop',
   'sqs-consumer': 'sqs-consumer 15 (handleMessage, batchSize 10)',
   'sqs-consumer-batch': 'sqs-consumer 15 (handleMessageBatch)',
@@ -65,7 +70,7 @@ interface Started {
 /** Starts a system as its own process, pointed at the queue through the counting proxy. */
 export async function startSystem(sut: SystemUnderTest, endpoint: string, queueUrl: string, dlqUrl: string): Promise<Started> {
   const base = { PATH: process.env.PATH ?? '', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench', AWS_REGION: 'us-east-1' };
-  if (sut.system === 'requeue' || sut.system === 'requeue-no-backpressure' || sut.system === 'requeue-no-schema') {
+  if (isRequeue(sut.system)) {
     const worker = await startWorkerProcess({
       WORKER_QUEUE_URL: queueUrl,
       WORKER_DLQ_URL: dlqUrl,
@@ -74,7 +79,8 @@ export async function startSystem(sut: SystemUnderTest, endpoint: string, queueU
       WORKER_MAX_IN_FLIGHT: String(sut.concurrency),
       LOG_LEVEL: 'error',
       // As deployed: the stack sizes V8 from the default 512 MB task.
-      NODE_OPTIONS: workerNodeOptions(512),
+      NODE_OPTIONS: sut.system === 'requeue-tracing-sdk' ? `${workerNodeOptions(512)} --import=${here('./systems/tracing-sdk.js')}` : workerNodeOptions(512),
+      ...(sut.system === 'requeue-tracing-off' ? { WORKER_TRACING: 'off' } : {}),
       ...(sut.system === 'requeue-no-backpressure' ? { WORKER_BACKPRESSURE: 'off' } : {}),
       // The simulation handler's body is checked by its zod schema in the engine; this one trusts it.
       ...(sut.system === 'requeue-no-schema' ? { WORKER_HANDLER: 'simulation-unchecked' } : {}),

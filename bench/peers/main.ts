@@ -151,22 +151,57 @@ async function latencyOnly(config: Config): Promise<void> {
   }
 }
 
+/**
+ * The tracing rows: requeue as shipped (no SDK), with the OpenTelemetry SDK, and with
+ * tracing off, on the happy path @50. Timed after a longer warm-up than the other rows
+ * (2 s, then 3 s), so the window measures a running worker and not V8 compiling the
+ * SDK's code in its first seconds, which a worker pays once.
+ */
+async function tracingRows(emulator: BenchEmulator, config: Config): Promise<Row[]> {
+  const rows: Row[] = [];
+  const suts = at(50, 'requeue', 'requeue-tracing-sdk', 'requeue-tracing-off');
+  const timing = config.quick ? { warmupSeconds: 0, capSeconds: 1 } : { warmupSeconds: 2, capSeconds: 3 };
+  for (const [handler, simulate] of HAPPY_HANDLERS) {
+    progress(`tracing, ${handler} handler, ${(config.backlog * 1.5).toLocaleString('en-US')} messages, ${config.quick ? 1 : 5} run(s) each`);
+    // Five rounds where the others take three: the no-SDK target asks for 2 %, less than one run's spread.
+    rows.push(...(await inRounds(emulator, `tracing ${handler}`, suts, { count: config.backlog * 1.5, simulate }, { ...config, runs: config.quick ? 1 : 5 }, timing)));
+  }
+  return rows;
+}
+
+/** `npm run bench -- --tracing`: only the tracing rows and their targets. */
+async function tracingOnly(config: Config): Promise<void> {
+  const emulator = await startBenchEmulator();
+  try {
+    const tracing = await tracingRows(emulator, config);
+    const measured = targets({ happy: [], tracing, latency: [], retry: [], memory: undefined, herd: [] }, config.herdMessages).filter((target) => target.measure.startsWith('tracing'));
+    process.stdout.write(`${JSON.stringify({ tracing, targets: measured }, null, 2)}\n`);
+  } finally {
+    await emulator.stop();
+  }
+}
+
+const HAPPY_HANDLERS = [
+  ['no-op', undefined],
+  ['5 ms I/O', { outcome: 'ok', durationMs: 5 }],
+] as const;
+
 async function main(argv: string[]): Promise<void> {
   const savedIndex = argv.indexOf('--render-docs');
   if (savedIndex !== -1) return renderSaved(argv[savedIndex + 1] ?? '');
   if (argv.includes('--latency')) return latencyOnly(configFrom(argv));
+  if (argv.includes('--tracing')) return tracingOnly(configFrom(argv));
   const config = configFrom(argv);
   const started = Date.now();
   const emulator = await startBenchEmulator();
   try {
     const happy: Row[] = [];
-    for (const [handler, simulate] of [
-      ['no-op', undefined],
-      ['5 ms I/O', { outcome: 'ok', durationMs: 5 }],
-    ] as const) {
+    for (const [handler, simulate] of HAPPY_HANDLERS) {
       progress(`happy path, ${handler} handler, ${config.backlog.toLocaleString('en-US')} messages, ${config.runs} run(s) each`);
       happy.push(...(await inRounds(emulator, `happy ${handler}`, HAPPY_SYSTEMS, { count: config.backlog, simulate }, config)));
     }
+
+    const tracing = await tracingRows(emulator, config);
 
     const latency: Row[] = [];
     for (const { scenario, simulate, suts } of latencyScenarios()) {
@@ -196,7 +231,7 @@ async function main(argv: string[]): Promise<void> {
     for (const run of herd) progress(`  ${run.policy}: ${run.downstreamRequests.median} requests, ${run.drained ? 'drained' : 'stopped'} at ${run.drainSeconds.median.toFixed(0)} s, peak ${run.peakAfterRecovery.median}/s, ${run.deadLettered} dead-lettered`);
 
     progress(`  idle: ${idle.callsPerMinute.toFixed(1)} SQS calls a minute`);
-    const document = { config, happy, latency, idle, retry, memory, herd, targets: targets({ happy, latency, retry, memory, herd }, config.herdMessages), durationSeconds: (Date.now() - started) / 1000 };
+    const document = { config, happy, tracing, latency, idle, retry, memory, herd, targets: targets({ happy, tracing, latency, retry, memory, herd }, config.herdMessages), durationSeconds: (Date.now() - started) / 1000 };
     if (argv.includes('--update-docs')) {
       await writeHerdChart(herd, CHART);
       replaceDocsSection(DOCS, 'peers', renderDocs(document));

@@ -54,6 +54,20 @@ function latencySection(document: Document): string[] {
   ];
 }
 
+/** requeue as shipped, with the OpenTelemetry SDK, and with tracing off. */
+function tracingSection(document: Document): string[] {
+  const tracing = document.tracing ?? [];
+  if (tracing.length === 0) return [];
+  return [
+    `### Tracing (${(document.config.backlog * 1.5).toLocaleString('en-US')} messages, five rounds, timed after 2 s of warm-up for 3 s)`,
+    '',
+    'The same worker with no OpenTelemetry SDK (as shipped), with the Node SDK preloaded (a span per delivery, its batch span processor exporting to memory), and with `WORKER_TRACING=off`. The longer warm-up keeps V8 compiling the SDK in the first seconds, once per worker, out of the window.',
+    '',
+    rows(tracing, document.config.backlog * 1.5),
+    '',
+  ];
+}
+
 /** How and where the run was made. */
 function preamble(document: Document): string {
   const { config } = document;
@@ -91,6 +105,7 @@ export function renderDocs(document: Document): string {
     '',
     rows(document.happy, config.backlog),
     '',
+    ...tracingSection(document),
     ...latencySection(document),
     `### Retry path (${config.retryBacklog.toLocaleString('en-US')} messages, each failing once, retried after 0-1 s)`,
     '',

@@ -13,8 +13,8 @@ const rateIn = (rows: readonly Row[]) => (scenario: string, system: SystemName, 
   rows.find((r) => r.scenario === scenario && r.system === system && r.concurrency === concurrency)?.messagesPerSecond.median ?? NaN;
 
 /** Every target the bench checks, with what this run measured. */
-export function targets(measured: Pick<Document, 'happy' | 'latency' | 'retry' | 'herd'> & { memory: MemoryRun | undefined }, messages: number): Target[] {
-  const { happy, latency, retry, memory, herd } = measured;
+export function targets(measured: Pick<Document, 'happy' | 'latency' | 'retry' | 'herd'> & { tracing?: Row[]; memory: MemoryRun | undefined }, messages: number): Target[] {
+  const { happy, latency, retry, memory, herd, tracing = [] } = measured;
   const out: Target[] = [];
   // Three significant digits: two decimals would print 0.497 as a failing "0.50".
   const push: Push = (measure, target, value, met, unit = '×') => out.push({ measure, target, measured: `${Number.isFinite(value) ? value.toPrecision(3) : value}${unit}`, met });
@@ -26,6 +26,7 @@ export function targets(measured: Pick<Document, 'happy' | 'latency' | 'retry' |
     featureCostTargets(happy, push);
   }
   if (latency.length > 0) latencyTargets(happy, latency, push);
+  if (tracing.length > 0) tracingTargets(tracing, push);
   return out;
 }
 
@@ -131,5 +132,18 @@ function featureCostTargets(happy: Row[], push: Push): void {
     // The simulation body's zod schema, run by the engine on every message, against the same handler trusting the body.
     const checked = ratio(rate(`happy ${handler}`, 'requeue', 50), rate(`happy ${handler}`, 'requeue-no-schema', 50));
     push(`body schema (zod): happy-path throughput validated vs unchecked, ${handler}, @50`, '≥ 0.95×', checked, checked >= 0.95);
+  }
+}
+
+/** What tracing costs on the happy path, from the tracing rows. */
+function tracingTargets(tracing: Row[], push: Push): void {
+  const rate = rateIn(tracing);
+  for (const handler of ['no-op', '5 ms I/O']) {
+    // The SDK registered, a span per delivery batched to an in-memory exporter, against spans and propagation off.
+    const sdk = ratio(rate(`tracing ${handler}`, 'requeue-tracing-sdk', 50), rate(`tracing ${handler}`, 'requeue-tracing-off', 50));
+    push(`tracing: happy-path throughput with the OpenTelemetry SDK vs tracing off, ${handler}, @50`, '≥ 0.9×', sdk, sdk >= 0.9);
+    // The default (tracing on, no SDK registered) against the engine with the tracing path switched off.
+    const noSdk = ratio(rate(`tracing ${handler}`, 'requeue', 50), rate(`tracing ${handler}`, 'requeue-tracing-off', 50));
+    push(`tracing: happy-path throughput with no SDK registered vs tracing off, ${handler}, @50`, '≥ 0.98×', noSdk, noSdk >= 0.98);
   }
 }

@@ -38,7 +38,8 @@ export class MessageProcessor {
     const { options, settler, heartbeat, unusedReceives } = this.context;
     const { tracer } = this.context;
     const decoded = decodeMessage(raw, receivedAt, { unusedReceives: unusedReceives.of(raw.MessageId ?? ''), parseOverride: options.retryPolicy.parseOverride, traced: tracer !== undefined });
-    const message = tracer ? { ...decoded.message, trace: tracer.start(deliveryFacts(decoded.message)) } : decoded.message;
+    const message = decoded.message;
+    if (tracer) message.trace = tracer.start(deliveryFacts(message));
     try {
       if (!decoded.ok) return await settler.deadLetter(message, decoded.reason, decoded.errorType, decoded.error);
       if (message.overrideProblem) {

@@ -1,4 +1,4 @@
-import { ROOT_CONTEXT, SpanKind, trace, type Attributes, type Link, type SpanContext, type Tracer, type TracerProvider } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, trace, type Attributes, type SpanContext, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import { ProcessTrace } from './process-trace.js';
 
 /** What the process span says about a delivery. */
@@ -16,11 +16,12 @@ const TRACER_NAME = '@requeue/sqs';
  * Starts a CONSUMER span per delivery, named `process <queue>`, with the OpenTelemetry
  * messaging attributes. Its parent is the context the message brought (the publisher's
  * span, or the previous attempt's), also added as a link, as the messaging conventions
- * ask for a creation context. With no SDK registered the global provider is a no-op and
- * so is this.
+ * ask for a creation context. With no SDK registered the global provider is a no-op, and
+ * this costs a span object per delivery.
  */
 export class MessageTracer {
   private readonly tracer: Tracer;
+  private readonly spanName: string;
 
   constructor(
     private readonly queueName: string,
@@ -28,9 +29,20 @@ export class MessageTracer {
     provider: TracerProvider = trace.getTracerProvider(),
   ) {
     this.tracer = provider.getTracer(TRACER_NAME);
+    this.spanName = `process ${queueName}`;
   }
 
   start(delivery: DeliveryFacts): ProcessTrace {
+    const { incoming } = delivery;
+    const span = incoming
+      ? this.tracer.startSpan(this.spanName, { kind: SpanKind.CONSUMER, links: [{ context: incoming }] }, trace.setSpanContext(ROOT_CONTEXT, incoming))
+      : this.tracer.startSpan(this.spanName, CONSUMER, ROOT_CONTEXT);
+    // Set after the start, so that with no SDK (a span that records nothing) they are never built.
+    if (span.isRecording()) span.setAttributes(this.attributesOf(delivery));
+    return new ProcessTrace(span);
+  }
+
+  private attributesOf(delivery: DeliveryFacts): Attributes {
     const attributes: Attributes = {
       'messaging.system': 'aws_sqs',
       'messaging.operation.type': 'process',
@@ -42,8 +54,8 @@ export class MessageTracer {
       'requeue.attempt': delivery.attempt,
     };
     if (delivery.groupId !== undefined) attributes['requeue.message_group_id'] = delivery.groupId;
-    const links: Link[] = delivery.incoming ? [{ context: delivery.incoming }] : [];
-    const parent = delivery.incoming ? trace.setSpanContext(ROOT_CONTEXT, delivery.incoming) : ROOT_CONTEXT;
-    return new ProcessTrace(this.tracer.startSpan(`process ${this.queueName}`, { kind: SpanKind.CONSUMER, attributes, links }, parent));
+    return attributes;
   }
 }
+
+const CONSUMER = { kind: SpanKind.CONSUMER };

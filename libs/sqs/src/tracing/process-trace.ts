@@ -16,30 +16,39 @@ const OUTCOME: Record<SettleEvent['kind'], string> = { deleted: 'succeeded', ret
  * delivery takes along, so the next attempt continues the same trace.
  */
 export class ProcessTrace {
-  /** This attempt's span context; without an SDK, the incoming one passed on unchanged. */
+  /** This attempt's span context, for copies and dead letters; without an SDK, the incoming one passed on unchanged. */
   readonly carried: SpanContext | undefined;
+  private readonly recording: boolean;
 
   constructor(private readonly span: Span) {
+    this.recording = span.isRecording();
     const spanContext = span.spanContext();
     this.carried = isSpanContextValid(spanContext) ? spanContext : undefined;
   }
 
-  /** Runs `work` with this span active, so spans the handler starts are its children. */
+  /**
+   * Runs `work` with this span active, so spans the handler starts are its children (a
+   * span the sampler dropped too: its children are then dropped alike). With no SDK and
+   * no incoming context there is nothing to make active.
+   */
   run<T>(work: () => T): T {
-    return otelContext.with(trace.setSpan(otelContext.active(), this.span), work);
+    return this.carried ? otelContext.with(trace.setSpan(otelContext.active(), this.span), work) : work();
   }
 
   /** The handler failed: `error.type` and an exception event with the redacted text. */
   failed(errorType: string, message: string): void {
-    if (!this.span.isRecording()) return;
+    if (!this.recording) return;
     this.span.setAttribute('error.type', errorType);
     this.span.addEvent('exception', { 'exception.type': errorType, 'exception.message': message });
     this.span.setStatus({ code: SpanStatusCode.ERROR, message });
   }
 
   settled(event: SettleEvent): void {
-    if (!this.span.isRecording()) return;
+    if (!this.recording) return;
     this.span.setAttribute('requeue.outcome', OUTCOME[event.kind]);
+    // A success is its outcome and the span's end (just after the delete lands); an event
+    // per message would cost the happy path an object each for nothing more.
+    if (event.kind === 'deleted') return;
     this.span.addEvent(`requeue.${event.kind}`, eventAttributes(event));
     if (event.kind === 'dead-letter') this.span.setStatus({ code: SpanStatusCode.ERROR, message: `dead-lettered: ${event.reason}` });
   }
