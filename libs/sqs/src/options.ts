@@ -6,6 +6,7 @@ import { SqsWorkerConfigError } from './errors.js';
 import type { WorkerLogger } from './logger.js';
 import type { WorkerMetrics } from './metrics.js';
 import type { BodySchema } from './body-schema.js';
+import type { IdempotencyOptions } from './idempotency/options.js';
 import type { WorkerMessage } from './worker-message.js';
 
 export type MessageHandler<Body = unknown> = (message: WorkerMessage<Body>) => Promise<void>;
@@ -90,13 +91,19 @@ export interface SqsWorkerOptions<Body = unknown> {
    * and propagation. @default on, with the global tracer provider
    */
   tracing?: false | { tracerProvider?: TracerProvider };
+  /**
+   * Effects once: a record per key in a store (Redis, Valkey or DynamoDB through a
+   * Powertools persistence layer), so a duplicate ends as a success without running the
+   * handler, and one running elsewhere waits without using an attempt. @default off
+   */
+  idempotency?: IdempotencyOptions;
   /** The clock, for tests. @default Date.now */
   now?: () => number;
   /** The jitter's random source, for tests (`seededRandom`). @default Math.random */
   random?: Random;
 }
 
-type Optional = 'visibilityTimeoutSeconds' | 'maxReceiveCount' | 'dependencyKey' | 'schema' | 'tracing';
+type Optional = 'visibilityTimeoutSeconds' | 'maxReceiveCount' | 'dependencyKey' | 'schema' | 'tracing' | 'idempotency';
 
 export type ResolvedWorkerOptions = Required<Omit<SqsWorkerOptions, Optional | 'backpressure'>> &
   Pick<SqsWorkerOptions, Optional> & { backpressure: ResolvedBackpressure | false };
@@ -119,6 +126,9 @@ export function resolveWorkerOptions(options: SqsWorkerOptions, defaults: { logg
   if (typeof options.handler !== 'function') throw new SqsWorkerConfigError('handler', 'must be a function');
   if (options.tracing !== undefined && options.tracing !== false && (typeof options.tracing !== 'object' || options.tracing === null)) {
     throw new SqsWorkerConfigError('tracing', 'must be false, or an object with an optional tracerProvider');
+  }
+  if (options.idempotency !== undefined && typeof options.idempotency?.store?.saveInProgress !== 'function') {
+    throw new SqsWorkerConfigError('idempotency', 'needs a store: a Powertools persistence layer (CachePersistenceLayer for Redis or Valkey, DynamoDBPersistenceLayer)');
   }
   if (options.dependencyKey !== undefined && typeof options.dependencyKey !== 'function') {
     throw new SqsWorkerConfigError('dependencyKey', 'must be a function from the message to a key, or left out');

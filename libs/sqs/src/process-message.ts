@@ -10,8 +10,12 @@ import { runWithTimeout } from './handler-runner.js';
 import type { VisibilityHeartbeat } from './heartbeat.js';
 import type { ResolvedWorkerOptions } from './options.js';
 import type { MessageSettler } from './settle.js';
+import type { Claim, IdempotencyGuard } from './idempotency/guard.js';
 import type { DeliveryFacts, MessageTracer } from './tracing/message-tracer.js';
 import type { UnusedReceives } from './unused-receives.js';
+
+/** How long a message waits, invisible and unrun, while the idempotency store is unreachable. */
+const STORE_DOWN_HOLD_SECONDS = 5;
 
 export interface ProcessContext {
   options: ResolvedWorkerOptions;
@@ -24,6 +28,8 @@ export interface ProcessContext {
   queueName: string;
   /** Undefined when tracing is off. */
   tracer: MessageTracer | undefined;
+  /** Undefined unless the consumer is idempotent. */
+  idempotency: IdempotencyGuard | undefined;
 }
 
 /**
@@ -77,6 +83,11 @@ export class MessageProcessor {
       if (admission.kind === 'stopped') return settler.release(message);
       return this.deferUnrun(message, gate.key, admission.untilMs, admission.cause);
     }
+    const claim = this.context.idempotency ? await this.context.idempotency.claim(input) : undefined;
+    if (claim && claim.kind !== 'run' && claim.kind !== 'unguarded') {
+      if (gate && admission?.kind === 'run') gate.finish(admission.ticket, { kind: 'neutral' });
+      return this.settleUnclaimed(message, claim);
+    }
     const started = options.now();
     const run = (signal: AbortSignal) => options.handler({ ...input, signal });
     const { trace } = message;
@@ -84,6 +95,7 @@ export class MessageProcessor {
     // The heartbeat stops, and any extension under way lands, before the delete.
     const extending = heartbeat.untrack(message.receiptHandle);
     if (extending) await extending;
+    if (claim) await this.recordRun(message, claim, outcome.ok);
     handOffSlot();
     const durationMs = options.now() - started;
     const failure = outcome.ok || outcome.stopped ? undefined : classifyFailure(outcome.error, options.now(), options.retryPolicy.config.classifier);
@@ -120,6 +132,41 @@ export class MessageProcessor {
     return settler.retry(message, decision);
   }
 
+  /**
+   * A success completes the key's record before the delete, so a duplicate arriving after
+   * it short-circuits; a failure clears it, so the retry runs. A record that cannot be
+   * written is logged: after a success the message is still deleted (its effect happened),
+   * and the in-progress record expires with the handler timeout.
+   */
+  private async recordRun(message: DecodedMessage, claim: Claim, succeeded: boolean): Promise<void> {
+    const guard = this.context.idempotency!;
+    const problem = succeeded ? await guard.complete(claim) : await guard.abandon(claim);
+    if (problem !== undefined) {
+      this.context.options.logger.warn(
+        { messageId: message.messageId, err: problem },
+        succeeded ? 'could not mark the idempotency key completed; duplicates will wait for its in-progress record to expire' : 'could not clear the idempotency key; the retry waits for its in-progress record to expire',
+      );
+    }
+  }
+
+  /** A message whose key the store would not let run: a duplicate, one running elsewhere, a reused key, or no store. */
+  private settleUnclaimed(message: DecodedMessage, claim: Exclude<Claim, { kind: 'run' } | { kind: 'unguarded' }>): Promise<Settled> {
+    const { options, settler } = this.context;
+    const fields = { messageId: message.messageId, originalMessageId: message.state.originalMessageId };
+    switch (claim.kind) {
+      case 'completed':
+        options.logger.info(fields, 'duplicate of a completed idempotency key: acknowledged without running the handler');
+        return settler.ack(message);
+      case 'in-progress':
+        return this.deferUnrun(message, 'idempotency', claim.untilMs, 'duplicate-in-progress');
+      case 'payload-mismatch':
+        return settler.deadLetter(message, 'non-retryable', 'IDEMPOTENCY_KEY_REUSED', claim.error);
+      case 'store-unavailable':
+        options.logger.warn({ ...fields, err: claim.error }, 'idempotency store unreachable: the message waits in the queue, unrun');
+        return settler.holdBack(message, STORE_DOWN_HOLD_SECONDS);
+    }
+  }
+
   /** A systemic failure the dependency's state confirms: back to SQS until it is due, attempt unchanged. */
   private deferFailed(message: DecodedMessage, failure: RetryableFailure, key: string, untilMs: number, cause: DeferCause): Promise<Settled> {
     const { options, settler } = this.context;
@@ -137,11 +184,12 @@ export class MessageProcessor {
     return settler.defer(message, decision, cause);
   }
 
-  /** A message that never ran, because its dependency is open or paused: back to SQS, attempt unchanged. */
+  /** A message that never ran (its dependency open or paused, or its key running elsewhere): back to SQS, attempt unchanged. */
   private deferUnrun(message: DecodedMessage, key: string, untilMs: number, cause: DeferCause): Promise<Settled> {
     const { options, settler } = this.context;
     const { state } = message;
-    const reason = { retryable: true as const, errorType: state.lastErrorType ?? ErrorType.TEMPORARY, message: state.lastError ?? `deferred: dependency ${key} is ${cause}` };
+    const why = cause === 'duplicate-in-progress' ? 'another delivery of its idempotency key is running' : `dependency ${key} is ${cause}`;
+    const reason = { retryable: true as const, errorType: state.lastErrorType ?? ErrorType.TEMPORARY, message: state.lastError ?? `deferred: ${why}` };
     const now = options.now();
     return settler.defer(message, options.retryPolicy.defer(state, reason, untilMs - now, now, message.override), cause);
   }

@@ -117,6 +117,19 @@ export class MessageSettler {
   }
 
   /**
+   * Hidden for `seconds` without running, and not counted as an attempt (this worker
+   * remembers the receive): used while the idempotency store cannot be reached.
+   */
+  async holdBack(message: DecodedMessage, seconds: number): Promise<Settled> {
+    const { options, batch, heartbeat, unusedReceives } = this.context;
+    const extending = heartbeat.untrack(message.receiptHandle);
+    if (extending) await extending;
+    const hidden = await batch.changeVisibility(options.queueUrl, message.receiptHandle, seconds);
+    if (hidden.ok) unusedReceives.add(message.messageId);
+    return 'stays';
+  }
+
+  /**
    * The one place that chooses how a message waits. A copy with `DelaySeconds` and a new
    * `x-retry`, then the original's delete: the receive count stays clean. The visibility
    * transport (the original hidden for the wait) where a copy cannot work: FIFO queues

@@ -11,6 +11,7 @@ import { noMetrics } from './metrics.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type SqsWorkerOptions } from './options.js';
 import { Poller } from './poller.js';
 import { MessageProcessor } from './process-message.js';
+import { IdempotencyGuard } from './idempotency/guard.js';
 import { MessageTracer } from './tracing/message-tracer.js';
 import { readQueueFacts } from './queue-facts.js';
 import { ScheduledRetries, type ScheduledRetry } from './scheduled-retries.js';
@@ -21,7 +22,7 @@ import { UnusedReceives } from './unused-receives.js';
 export interface WorkerHealth {
   /** The poll loop is making progress (it may be backing off). */
   live: boolean;
-  /** Started, not stopping, the last receive succeeded, and polling is not stuck with slots free. */
+  /** Started, not stopping, the last receive succeeded, polling is not stuck with slots free, and the idempotency store (if any) answers. */
   ready: boolean;
   inFlight: number;
   maxInFlight: number;
@@ -66,6 +67,7 @@ export class SqsWorker<Body = unknown> {
   private stopping: Promise<void> | undefined;
   private readonly queueName: string;
   private readonly dependencies: Dependencies | undefined;
+  private idempotency: IdempotencyGuard | undefined;
 
   constructor(options: SqsWorkerOptions<Body>) {
     // With a schema the body is its output; without one, `Body` is the caller's own claim.
@@ -95,6 +97,8 @@ export class SqsWorker<Body = unknown> {
       now: options.now,
     });
     const settler = new MessageSettler({ options, batch: this.batch, facts, heartbeat, unusedReceives: this.unusedReceives, scheduled: this.scheduled });
+    const idempotency = options.idempotency ? await IdempotencyGuard.create(options.idempotency, this.queueName, options.handlerTimeoutMs, options.now) : undefined;
+    this.idempotency = idempotency;
     const processor = new MessageProcessor({
       options,
       dependencies: this.dependencies,
@@ -104,6 +108,7 @@ export class SqsWorker<Body = unknown> {
       stopSignal: this.stopController.signal,
       queueName: this.queueName,
       tracer: options.tracing === false ? undefined : new MessageTracer(this.queueName, options.queueUrl, options.tracing?.tracerProvider),
+      idempotency,
     });
     const poller = new Poller({
       sqs: options.sqs,
@@ -120,7 +125,7 @@ export class SqsWorker<Body = unknown> {
       now: options.now,
       random: options.random,
       onMessage: (message) => this.dispatch(message),
-      blockedUntil: () => this.dependencies?.receiveBlockedUntil(),
+      blockedUntil: () => idempotency?.blockedUntil() ?? this.dependencies?.receiveBlockedUntil(),
     });
     this.running = { fifo: facts.fifo, heartbeat, settler, processor, poller };
     heartbeat.start();
@@ -153,7 +158,7 @@ export class SqsWorker<Body = unknown> {
     const stalled = poller !== undefined && this.slots.running.free > 0 && now - poller.lastReceiveAt > receivingWithinMs;
     return {
       live: poller !== undefined && (this.stopping !== undefined || now - poller.lastActivityAt < staleAfterMs),
-      ready: poller !== undefined && this.stopping === undefined && poller.receiving && !stalled,
+      ready: poller !== undefined && this.stopping === undefined && poller.receiving && !stalled && (this.idempotency?.storeReachable ?? true),
       inFlight: this.slots.inFlight,
       maxInFlight: this.slots.running.capacity,
       lastPollActivityAt: poller?.lastActivityAt ?? 0,

@@ -21,7 +21,8 @@ export interface DependencyTicket {
   sampled: boolean;
 }
 
-export type DeferCause = 'breaker-open' | 'rate-limited';
+/** Why a message went back to SQS without using an attempt. */
+export type DeferCause = 'breaker-open' | 'rate-limited' | 'duplicate-in-progress';
 
 export type Admission =
   | { kind: 'run'; ticket: DependencyTicket }

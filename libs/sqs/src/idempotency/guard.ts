@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
+import type { WorkerMessage } from '../worker-message.js';
+import type { IdempotencyOptions } from './options.js';
+
+/** What the store says about a message's key before its handler may run. */
+export type Claim =
+  | { kind: 'run'; data: RecordData; payloadHash: string | undefined }
+  | { kind: 'unguarded' }
+  | { kind: 'completed' }
+  | { kind: 'in-progress'; untilMs: number }
+  | { kind: 'payload-mismatch'; error: string }
+  | { kind: 'store-unavailable'; error: unknown };
+
+/** What the store hashes into the record's key. */
+type RecordData = { key: string } & Record<string, string>;
+
+/** How long receiving pauses after the store fails, before a message tries it again. */
+const STORE_RETRY_MS = 5000;
+/** The most a duplicate of a running message waits before it looks again. */
+const IN_PROGRESS_RECHECK_MS = 2000;
+
+/**
+ * Claims a key before the handler runs (an in-progress record that expires with the
+ * handler timeout), completes it after a success, and clears it after a failure so the
+ * retry runs. Uses the Powertools persistence layer's own conditional writes: two
+ * workers claiming one key at once cannot both win.
+ */
+export class IdempotencyGuard {
+  /** When the store last failed, while it is failing. */
+  private failedAt: number | undefined;
+
+  private constructor(
+    private readonly store: BasePersistenceLayer,
+    private readonly keyOf: (message: Omit<WorkerMessage, 'signal'>) => string | undefined,
+    private readonly handlerTimeoutMs: number,
+    private readonly now: () => number,
+    private readonly validatePayload: boolean,
+  ) {}
+
+  /** Configures the store (once, with this consumer's queue as the key prefix); loads the optional peer only when used. */
+  static async create(options: IdempotencyOptions, queueName: string, handlerTimeoutMs: number, now: () => number): Promise<IdempotencyGuard> {
+    const { IdempotencyConfig } = await import('@aws-lambda-powertools/idempotency');
+    options.store.configure({
+      keyPrefix: queueName,
+      // The body's hash is kept in the completed record's data rather than through the
+      // layer's payload validation: the cache layer drops that hash when it completes a record.
+      config: new IdempotencyConfig({ eventKeyJmesPath: 'key', expiresAfterSeconds: options.expiresAfterSeconds ?? 3600, throwOnNoIdempotencyKey: true }),
+    });
+    return new IdempotencyGuard(options.store, options.key ?? ((message) => message.idempotencyKey), handlerTimeoutMs, now, options.validatePayload ?? false);
+  }
+
+  /** The store answered the last call: readiness depends on it. */
+  get storeReachable(): boolean {
+    return this.failedAt === undefined;
+  }
+
+  /** While the store fails, receiving pauses for a while after each failure: messages stay in the queue. */
+  blockedUntil(): number | undefined {
+    if (this.failedAt === undefined) return undefined;
+    const until = this.failedAt + STORE_RETRY_MS;
+    // Past it, receive again: the next message's claim is the store's next try.
+    return until > this.now() ? until : undefined;
+  }
+
+  async claim(message: Omit<WorkerMessage, 'signal'>): Promise<Claim> {
+    const key = this.keyOf(message);
+    if (key === undefined || key === '') return { kind: 'unguarded' };
+    const data: RecordData = { key };
+    const payloadHash = this.validatePayload ? createHash('sha256').update(message.rawBody).digest('base64') : undefined;
+    try {
+      // The in-progress record outlives the handler's timeout by a little, never by less.
+      await this.store.saveInProgress(data, this.handlerTimeoutMs + 1000);
+      return this.reached({ kind: 'run', data, payloadHash });
+    } catch (error) {
+      return this.reached(await this.existing(error, data, payloadHash));
+    }
+  }
+
+  /** After a success: the record says completed, so duplicates short-circuit. */
+  async complete(claim: Claim): Promise<unknown> {
+    if (claim.kind !== 'run') return undefined;
+    return this.call(() => this.store.saveSuccess(claim.data, claim.payloadHash === undefined ? null : { payloadHash: claim.payloadHash }));
+  }
+
+  /** After a failure (or a stop): the record goes, so the retry runs. */
+  async abandon(claim: Claim): Promise<unknown> {
+    if (claim.kind !== 'run') return undefined;
+    return this.call(() => this.store.deleteRecord(claim.data));
+  }
+
+  /** Why the in-progress record could not be written: a duplicate, a reused key, or the store. */
+  private async existing(error: unknown, data: RecordData, payloadHash: string | undefined): Promise<Claim> {
+    const name = error instanceof Error ? error.name : '';
+    // Gone between the write and the read: the other run failed and cleared it. Look again soon.
+    if (name === 'IdempotencyItemNotFoundError') return { kind: 'in-progress', untilMs: this.now() + 1000 };
+    if (name !== 'IdempotencyItemAlreadyExistsError') return { kind: 'store-unavailable', error };
+    const existing = (error as { existingRecord?: Parameters<BasePersistenceLayer['processExistingRecord']>[0] }).existingRecord;
+    try {
+      const record = existing ?? (await this.store.getRecord(data));
+      if (record.getStatus() === 'COMPLETED') return sameBody(record.responseData, payloadHash) ? { kind: 'completed' } : { kind: 'payload-mismatch', error: REUSED };
+      const expiresAt = record.inProgressExpiryTimestamp ?? this.now() + IN_PROGRESS_RECHECK_MS;
+      return { kind: 'in-progress', untilMs: Math.min(expiresAt, this.now() + IN_PROGRESS_RECHECK_MS) };
+    } catch (cause) {
+      return this.existing(cause, data, payloadHash);
+    }
+  }
+
+  private reached(claim: Claim): Claim {
+    this.failedAt = claim.kind === 'store-unavailable' ? this.now() : undefined;
+    return claim;
+  }
+
+  /** A completion or a clean-up: its failure is returned for the log, and marks the store failing. */
+  private async call(write: () => Promise<void>): Promise<unknown> {
+    try {
+      await write();
+      this.failedAt = undefined;
+      return undefined;
+    } catch (error) {
+      this.failedAt = this.now();
+      return error;
+    }
+  }
+}
+
+const REUSED = 'the idempotency key was used before with a different body';
+
+/** Whether a completed record's body hash (when it kept one) is this body's. */
+function sameBody(responseData: unknown, payloadHash: string | undefined): boolean {
+  if (payloadHash === undefined || typeof responseData !== 'object' || responseData === null) return true;
+  const stored = (responseData as { payloadHash?: unknown }).payloadHash;
+  return stored === undefined || stored === payloadHash;
+}
