@@ -6,6 +6,7 @@ import type { WorkerMetrics } from '@requeue/sqs';
 import { LoggerModule } from 'nestjs-pino';
 import type { Logger } from 'pino';
 import type { WorkerConfig } from './config.js';
+import type { IdempotencyStores } from './idempotency-store.js';
 import { SimulationHandler } from './handlers/simulation.handler.js';
 import { WebhookHandler, webhookDependencyKey } from './handlers/webhook.handler.js';
 import { HealthController } from './health.controller.js';
@@ -18,11 +19,13 @@ export interface AppDependencies {
   logger: Logger;
   /** The metrics of the consumer on this queue (EMF carries the queue's name as a dimension). */
   metricsFor: (queueUrl: string) => WorkerMetrics;
+  /** Each consumer's idempotency guard, when WORKER_IDEMPOTENCY names a store. */
+  idempotency: IdempotencyStores;
 }
 
 @Module({})
 export class AppModule {
-  static register({ config, queues, sqs, logger, metricsFor }: AppDependencies): DynamicModule {
+  static register({ config, queues, sqs, logger, metricsFor, idempotency }: AppDependencies): DynamicModule {
     const shared = {
       waitTimeSeconds: config.waitTimeSeconds,
       receiveBatchSize: config.receiveBatchSize,
@@ -42,6 +45,7 @@ export class AppModule {
       maxInFlight: consumer.maxInFlight,
       retryPolicy: consumer.retryPolicy,
       metrics: metricsFor(consumer.queueUrl),
+      ...optional('idempotency', idempotency.forConsumer()),
       // Webhooks to different hosts fail apart: each host gets its own breaker and limit.
       ...(consumer.handler === 'webhook' ? { dependencyKey: webhookDependencyKey(config.webhookUrl) } : {}),
     }));
@@ -56,4 +60,9 @@ export class AppModule {
       providers: [{ provide: APP_CONFIG, useValue: config }, SimulationHandler, WebhookHandler],
     };
   }
+}
+
+/** `{ [name]: value }`, or nothing when the value is undefined (the engine's options take no explicit undefined). */
+function optional<K extends string, V>(name: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [name]: value } as Record<K, V>);
 }

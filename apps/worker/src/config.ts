@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { ConfigError, createRetryPolicy, parseRetryPolicyJson, RetryPolicyConfigError, type RetryPolicy } from '@requeue/retry';
 import { DEFAULT_BREAKER, type BackpressureOptions } from '@requeue/sqs';
 import { loadConsumers, type ConsumerConfig, type ConsumerDefaults } from './consumers-config.js';
+import { idempotencySetting, type IdempotencySetting } from './idempotency-config.js';
 import { readJsonSetting } from './json-setting.js';
 import { DEFAULT_LOG_REDACT } from './logger.js';
 
@@ -41,6 +42,8 @@ export interface WorkerConfig {
   retryPolicySource: string;
   /** Process spans and trace propagation (WORKER_TRACING); spans are exported only when OTEL_TRACES_EXPORTER asks. */
   tracing: boolean;
+  /** WORKER_IDEMPOTENCY and WORKER_IDEMPOTENCY_KEY: every consumer's handler guarded by this store, or off. */
+  idempotency: IdempotencySetting;
   /** Circuit breaker, adaptive concurrency and rate-limit pauses per dependency; `false` when WORKER_BACKPRESSURE=off. */
   backpressure: BackpressureOptions | false;
   simulationLedger: string | undefined;
@@ -242,6 +245,7 @@ export function loadWorkerConfig(env: Env): WorkerConfig {
     maxInFlight,
     prefetch: env.WORKER_PREFETCH === undefined || env.WORKER_PREFETCH === '' ? undefined : integer(env, 'WORKER_PREFETCH', 0, 0, 10_000),
     tracing: onOff(env, 'WORKER_TRACING', 'on'),
+    idempotency: idempotencySetting(env),
     // SQS limits: long polls wait 0–20 s, a receive returns 1–10 messages, a message
     // stays invisible for at most 12 h.
     waitTimeSeconds: integer(env, 'WORKER_WAIT_TIME_SECONDS', 20, 0, 20, ' (the SQS long-poll maximum is 20)'),

@@ -10,6 +10,7 @@ import { createWorkerLogger } from './logger.js';
 import { allMetrics, DashboardMetrics } from './dashboard/dashboard-metrics.js';
 import { startDashboard } from './dashboard/server.js';
 import { EmbeddedAwsError, startEmbeddedAws, type EmbeddedAws } from './embedded-aws.js';
+import { idempotencyStores } from './idempotency-store.js';
 import { startTelemetry, type Telemetry } from './telemetry.js';
 
 function fail(message: string): never {
@@ -79,7 +80,8 @@ async function main(): Promise<void> {
   );
   const activity = config.dashboard.enabled ? new DashboardMetrics() : undefined;
   const metricsFor = consumerMetrics(config, queues.queueUrl, activity);
-  const app = await NestFactory.create(AppModule.register({ config, queues, sqs, logger, metricsFor }), { bufferLogs: true });
+  const idempotency = idempotencyStores(config.idempotency, config.region, logger);
+  const app = await NestFactory.create(AppModule.register({ config, queues, sqs, logger, metricsFor, idempotency }), { bufferLogs: true });
   app.useLogger(app.get(NestPinoLogger));
   await app.listen(config.healthPort, config.healthHost);
   const dashboard = activity
@@ -108,6 +110,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     await app.close();
+    await idempotency.close();
     // Every span has ended once the engine has drained: export what is still buffered.
     await telemetry?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'could not export the last spans'));
     await dashboard?.close();

@@ -161,6 +161,8 @@ export class MessageProcessor {
         return this.deferUnrun(message, 'idempotency', claim.untilMs, 'duplicate-in-progress');
       case 'payload-mismatch':
         return settler.deadLetter(message, 'non-retryable', 'IDEMPOTENCY_KEY_REUSED', claim.error);
+      case 'no-key':
+        return settler.deadLetter(message, 'non-retryable', 'IDEMPOTENCY_KEY_MISSING', claim.error);
       case 'store-unavailable':
         options.logger.warn({ ...fields, err: claim.error }, 'idempotency store unreachable: the message waits in the queue, unrun');
         return settler.holdBack(message, STORE_DOWN_HOLD_SECONDS);

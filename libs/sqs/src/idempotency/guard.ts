@@ -10,6 +10,7 @@ export type Claim =
   | { kind: 'completed' }
   | { kind: 'in-progress'; untilMs: number }
   | { kind: 'payload-mismatch'; error: string }
+  | { kind: 'no-key'; error: string }
   | { kind: 'store-unavailable'; error: unknown };
 
 /** What the store hashes into the record's key. */
@@ -64,7 +65,12 @@ export class IdempotencyGuard {
   }
 
   async claim(message: Omit<WorkerMessage, 'signal'>): Promise<Claim> {
-    const key = this.keyOf(message);
+    let key: string | undefined;
+    try {
+      key = this.keyOf(message);
+    } catch (error) {
+      return { kind: 'no-key', error: error instanceof Error ? error.message : String(error) };
+    }
     if (key === undefined || key === '') return { kind: 'unguarded' };
     const data: RecordData = { key };
     const payloadHash = this.validatePayload ? createHash('sha256').update(message.rawBody).digest('base64') : undefined;

@@ -15,8 +15,9 @@ export interface IdempotencyOptions {
   store: BasePersistenceLayer;
   /**
    * The key a duplicate shares, from the message (its body as validated by `schema`).
-   * Return undefined to run a message unguarded. @default the message's `idempotencyKey`
-   * (stable across retries, copies, deferrals and replays)
+   * Return undefined to run a message unguarded; throw to dead-letter it `non-retryable`
+   * (`IDEMPOTENCY_KEY_MISSING`) with your error's message. @default the message's
+   * `idempotencyKey` (stable across retries, copies, deferrals and replays)
    */
   key?: (message: Omit<WorkerMessage, 'signal'>) => string | undefined;
   /** A key seen again with a different body is dead-lettered `non-retryable`, not run. @default false */

@@ -1,0 +1,38 @@
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { freePort } from '@requeue/local-aws';
+import type { Server } from 'node:http';
+import dynalite from 'dynalite';
+
+export interface LocalDynamoDb {
+  endpoint: string;
+  client: DynamoDBClient;
+  /** Creates an idempotency table as the stack does: partition key `id`, TTL on `expiration`. */
+  createIdempotencyTable(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+let tables = 0;
+
+/** dynalite, a DynamoDB implementation from npm, in memory on 127.0.0.1; its tables are active as soon as they are created. */
+export async function startDynamoDb(): Promise<LocalDynamoDb> {
+  const port = await freePort();
+  const server: Server = dynalite({ createTableMs: 0 });
+  await new Promise<void>((resolve, reject) => server.listen(port, '127.0.0.1', () => resolve()).once('error', reject));
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+  return {
+    endpoint,
+    client,
+    async createIdempotencyTable() {
+      const TableName = `idempotency-${tables++}`;
+      await client.send(
+        new CreateTableCommand({ TableName, AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], BillingMode: 'PAY_PER_REQUEST' }),
+      );
+      return TableName;
+    },
+    async stop() {
+      client.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
