@@ -3,10 +3,12 @@ import type { Construct } from 'constructs';
 import type * as ecs from 'aws-cdk-lib/aws-ecs';
 import {
   DEFAULT_METRICS_NAMESPACE,
+  IdempotencyTable,
   QueueMonitoring,
   QueueWorkerService,
   RetryingQueue,
   type QueueMonitoringProps,
+  type IdempotencyTableProps,
   type QueueWorkerServiceProps,
   type RetryingQueueProps,
 } from '@requeue/cdk';
@@ -27,6 +29,13 @@ export interface RequeueStackProps extends StackProps {
    * @default - QueueWorkerService's defaults
    */
   readonly worker?: RequeueWorkerProps | false;
+  /**
+   * Idempotent handlers: a DynamoDB table for the records (on-demand, TTL, point-in-time
+   * recovery, encrypted), the worker's grants on it, and `WORKER_IDEMPOTENCY_KEY` from
+   * `key` (`message`, or a path into the body such as `body.orderId`). Needs the worker.
+   * @default - off
+   */
+  readonly idempotency?: IdempotencyTableProps & { readonly key?: string };
   /** Alarms and dashboard. @default - QueueMonitoring's defaults, named `requeue-<stack name>` */
   readonly monitoring?: Omit<QueueMonitoringProps, 'topic' | 'queue' | 'deadLetterQueue' | 'service' | 'metricsNamespace'>;
 }
@@ -39,12 +48,15 @@ export interface RequeueStackProps extends StackProps {
 export class RequeueStack extends Stack {
   readonly retryingQueue: RetryingQueue;
   readonly worker: QueueWorkerService | undefined;
+  readonly idempotencyTable: IdempotencyTable | undefined;
   readonly monitoring: QueueMonitoring;
 
   constructor(scope: Construct, id: string, props: RequeueStackProps = {}) {
     super(scope, id, { description: 'requeue: SNS topic, SQS queue with retries and DLQ, Fargate worker, alarms and dashboard', ...props });
     this.retryingQueue = new RetryingQueue(this, 'Jobs', props.queue);
     const { queue, deadLetterQueue, topic } = this.retryingQueue;
+    const { key: idempotencyKey, ...tableProps } = props.idempotency ?? {};
+    this.idempotencyTable = props.idempotency && props.worker !== false ? new IdempotencyTable(this, 'Idempotency', tableProps) : undefined;
     this.worker =
       props.worker === false
         ? undefined
@@ -54,6 +66,7 @@ export class RequeueStack extends Stack {
             image: props.worker?.image ?? workerImageFromRepository(),
             queue,
             deadLetterQueue,
+            ...(this.idempotencyTable ? { idempotencyTable: this.idempotencyTable, ...(idempotencyKey === undefined ? {} : { idempotencyKey }) } : {}),
           });
     this.monitoring = new QueueMonitoring(this, 'Monitoring', {
       dashboardName: `requeue-${this.stackName}`,
@@ -69,6 +82,7 @@ export class RequeueStack extends Stack {
     new CfnOutput(this, 'QueueUrl', { value: queue.queueUrl, description: 'The queue the worker consumes' });
     new CfnOutput(this, 'DLQUrl', { value: deadLetterQueue.queueUrl, description: 'Dead letters: inspect, replay or discard with `requeue dlq`' });
     new CfnOutput(this, 'DashboardUrl', { value: this.monitoring.dashboardUrl, description: 'The CloudWatch dashboard' });
+    if (this.idempotencyTable) new CfnOutput(this, 'IdempotencyTableName', { value: this.idempotencyTable.tableName, description: 'The worker\'s idempotency records' });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.alarmTopic.topicArn, description: 'Subscribe to receive alarms' });
   }
 }

@@ -8,6 +8,11 @@ describe('cdk-nag AwsSolutions', () => {
     expect(() => app.synth()).not.toThrow();
   });
 
+  it('stays clean with the idempotency table on', () => {
+    const { app } = createRequeueApp({ idempotency: { key: 'body.id' } });
+    expect(() => app.synth()).not.toThrow();
+  });
+
   it('fails synth on a finding nobody acknowledged, naming the rule and the resource', () => {
     const { app, stack } = createRequeueApp();
     // A queue without a DLQ and without TLS enforcement.

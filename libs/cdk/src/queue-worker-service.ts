@@ -8,6 +8,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { RetryPolicyJson } from '@requeue/retry';
 import { Construct } from 'constructs';
+import { InfraConfigError } from './errors.js';
+import type { IdempotencyTable } from './idempotency-table.js';
 import { backlogPerTask } from './service-metrics.js';
 import { addWorkerContainer } from './worker-container.js';
 import { resolveWorkerNetwork, validateWorkerNetwork, type WorkerNetwork } from './worker-network.js';
@@ -67,6 +69,18 @@ export interface QueueWorkerServiceProps {
    * worker app serves it and a Nest app serves it with `SqsHealthIndicator`
    */
   readonly healthCheck?: ecs.HealthCheck;
+  /**
+   * Makes the handler idempotent on this table (`WORKER_IDEMPOTENCY=dynamodb:<table>`), with
+   * exactly the grants the worker needs on it.
+   * @default - off
+   */
+  readonly idempotencyTable?: IdempotencyTable;
+  /**
+   * Which key a duplicate shares (`WORKER_IDEMPOTENCY_KEY`): `message`, or a path into the
+   * body such as `body.orderId`. Only with `idempotencyTable`.
+   * @default 'message'
+   */
+  readonly idempotencyKey?: string;
   /**
    * The retry policy (`RETRY_POLICY`), merged over the shipped preset. Validated at synth.
    * @default - the shipped preset
@@ -150,6 +164,7 @@ export class QueueWorkerService extends Construct {
     // Props are checked before the construct joins the tree: a bad one leaves nothing behind.
     const settings = resolveSettings(props);
     validateWorkerNetwork(props);
+    validateIdempotencyKey(props);
     super(scope, id);
     const network = resolveWorkerNetwork(this, props);
     this.cluster = network.cluster;
@@ -185,6 +200,7 @@ export class QueueWorkerService extends Construct {
     props.queue.grantConsumeMessages(role);
     props.queue.grantSendMessages(role);
     props.deadLetterQueue.grantSendMessages(role);
+    props.idempotencyTable?.grantRecords(role);
     for (const action of ['kms:GenerateDataKey*', 'kms:ReEncrypt*']) {
       Validations.of(role).acknowledge({
         id: `AwsSolutions-IAM5[Action::${action}]`,
@@ -247,5 +263,14 @@ function acknowledgeTaskFindings(taskDefinition: ecs.FargateTaskDefinition): voi
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'ecr:GetAuthorizationToken, granted by ECS to pull the image, has no resource-level permissions: AWS requires Resource "*" for it.',
     });
+  }
+}
+
+/** `idempotencyKey` as the worker reads `WORKER_IDEMPOTENCY_KEY`, and only beside a table. */
+function validateIdempotencyKey({ idempotencyKey, idempotencyTable }: QueueWorkerServiceProps): void {
+  if (idempotencyKey === undefined) return;
+  if (!idempotencyTable) throw new InfraConfigError('idempotencyKey', 'is set without idempotencyTable: give the table the records go to');
+  if (idempotencyKey !== 'message' && !/^body(\.[^.]+)+$/.test(idempotencyKey)) {
+    throw new InfraConfigError('idempotencyKey', `must be message or a path into the body such as body.orderId, got ${JSON.stringify(idempotencyKey)}`);
   }
 }

@@ -2,6 +2,7 @@ import { Duration, Token, Tokenization } from 'aws-cdk-lib';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { IdempotencyTable } from './idempotency-table.js';
 import { workerNodeOptions } from './worker-node-options.js';
 import type { Settings } from './worker-settings.js';
 
@@ -15,6 +16,8 @@ export interface WorkerContainerInput {
   readonly environment?: Record<string, string>;
   readonly secrets?: Record<string, ecs.Secret>;
   readonly healthCheck?: ecs.HealthCheck;
+  readonly idempotencyTable?: IdempotencyTable;
+  readonly idempotencyKey?: string;
   readonly logGroup: logs.ILogGroup;
   readonly settings: Settings;
 }
@@ -36,6 +39,9 @@ export function addWorkerContainer(taskDefinition: ecs.FargateTaskDefinition, in
       WORKER_MAX_IN_FLIGHT: Tokenization.stringifyNumber(settings.maxInFlight),
       WORKER_DRAIN_TIMEOUT_MS: String(settings.drainTimeout.toMilliseconds()),
       WORKER_HEALTH_PORT: String(HEALTH_PORT),
+      ...(input.idempotencyTable
+        ? { WORKER_IDEMPOTENCY: `dynamodb:${input.idempotencyTable.tableName}`, WORKER_IDEMPOTENCY_KEY: input.idempotencyKey ?? 'message' }
+        : {}),
     },
     secrets: input.secrets,
     stopTimeout: settings.stopTimeout,

@@ -1,0 +1,57 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import { Construct } from 'constructs';
+
+export interface IdempotencyTableProps {
+  /**
+   * Encrypts the table with this customer-managed key; grants cover it.
+   * @default - an AWS-owned key
+   */
+  readonly encryptionKey?: kms.IKey;
+  /**
+   * What `cdk destroy` does with the table. Its records expire within hours (the
+   * completed-record TTL), so losing it only lets duplicates from that window run again.
+   * @default RemovalPolicy.DESTROY
+   */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/**
+ * The store of the worker's idempotency records (`WORKER_IDEMPOTENCY=dynamodb:<table>`),
+ * shaped as the Powertools DynamoDB persistence layer writes them: partition key `id`,
+ * TTL on `expiration`. On-demand, point-in-time recovery, encrypted.
+ */
+export class IdempotencyTable extends Construct {
+  readonly table: dynamodb.Table;
+
+  constructor(scope: Construct, id: string, props: IdempotencyTableProps = {}) {
+    super(scope, id);
+    this.table = new dynamodb.Table(this, 'Table', {
+      partitionKey: { name: 'id', type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      timeToLiveAttribute: 'expiration',
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      ...(props.encryptionKey
+        ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: props.encryptionKey }
+        : { encryption: dynamodb.TableEncryption.AWS_MANAGED }),
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.DESTROY,
+    });
+  }
+
+  get tableName(): string {
+    return this.table.tableName;
+  }
+
+  /**
+   * What the worker does with records, and nothing more: read one, write one
+   * conditionally, complete it, delete it after a failure. The key's use, when the table
+   * has a customer-managed key.
+   */
+  grantRecords(grantee: iam.IGrantable): iam.Grant {
+    const grant = this.table.grant(grantee, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem');
+    this.table.encryptionKey?.grantEncryptDecrypt(grantee);
+    return grant;
+  }
+}
