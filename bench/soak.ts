@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { markdownTable, numberFlag, progress, replaceDocsSection, wantsJson } from './report.js';
 import { runOutageScenario, runRestartScenario, type ScenarioReport } from '@requeue/test/faults/scenarios';
+import { startRedis } from '@requeue/test/support/redis';
 
 const RELIABILITY_DOC = fileURLToPath(new URL('../../docs/reliability.md', import.meta.url));
 
@@ -20,6 +21,16 @@ async function main(argv: string[]): Promise<void> {
   const crash = await runRestartScenario({ ...run, restarts: kills, signal: 'SIGKILL', seed: 20_000 });
   reports.push(crash);
   if (crash.accounting.duplicates > kills * 20) failures.push(`crash loop: ${crash.accounting.duplicates} duplicates exceed kills × maxInFlight`);
+
+  // The same crash loop with every handler guarded by a Redis store (Debian's redis-server):
+  // its duplicates beside the unguarded run's are what idempotency buys.
+  progress(`crash loop with idempotency on (Redis): ${messages} messages, ${kills} SIGKILLs`);
+  const redis = await startRedis();
+  try {
+    reports.push(await runRestartScenario({ ...run, restarts: kills, signal: 'SIGKILL', seed: 20_000, idempotency: redis.url }));
+  } finally {
+    await redis.stop();
+  }
 
   const terms = Math.max(10, Math.round(kills / 2));
   progress(`graceful restarts: ${messages} messages, ${terms} SIGTERMs`);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { startRedis } from '../support/redis.js';
 import { runRestartScenario } from './scenarios.js';
 
 const MAX_IN_FLIGHT = 20;
@@ -26,4 +27,19 @@ describe('fault tolerance: worker restarts with exact accounting', () => {
     expect(report.accounting.duplicates).toBe(0);
     expect(report.accounting.deadLetterDuplicates).toBe(0);
   }, 240_000);
+
+  it('crash loop with idempotency on (a real Redis): 3,000 messages, 15 SIGKILLs; nothing lost or misplaced', async () => {
+    const redis = await startRedis();
+    try {
+      const report = await runRestartScenario({ ...RUN, restarts: 15, signal: 'SIGKILL', seed: 7, idempotency: redis.url });
+      console.info(`crash loop, idempotency on: ${JSON.stringify(report.accounting)} in ${report.durationSeconds} s`);
+      expect(report.accounting.lost).toEqual([]);
+      expect(report.accounting.misplaced).toEqual([]);
+      expect(report.accounting.succeeded + report.accounting.deadLettered['non-retryable']!).toBe(3000);
+      // Only a kill between a handler's effect and its completed record can repeat it.
+      expect(report.accounting.duplicates).toBeLessThanOrEqual(15);
+    } finally {
+      await redis.stop();
+    }
+  }, 300_000);
 });

@@ -52,8 +52,11 @@ export function mixedWorkload(count: number, random: Random, prefix: string, max
   return { messages, expected };
 }
 
-function workerEnv(emulator: Emulator, queues: QueuePair, ledger: string, maxInFlight: number): Record<string, string> {
+function workerEnv(emulator: Emulator, queues: QueuePair, ledger: string, maxInFlight: number, idempotency: string | undefined): Record<string, string> {
   return {
+    // Keyed by the message: a crash's redelivery is the same message again. The handler
+    // timeout bounds how long a kill's in-progress record holds its redelivery back.
+    ...(idempotency ? { WORKER_IDEMPOTENCY: idempotency, WORKER_HANDLER_TIMEOUT_MS: '5000' } : {}),
     WORKER_QUEUE_URL: queues.queueUrl,
     WORKER_DLQ_URL: queues.dlqUrl,
     AWS_ENDPOINT_URL: emulator.endpoint,
@@ -99,6 +102,8 @@ export interface RestartScenarioOptions {
   maxDurationMs: number;
   seed: number;
   timeoutMs: number;
+  /** `WORKER_IDEMPOTENCY` for the worker, e.g. a Redis URL. @default off */
+  idempotency?: string;
   onProgress?: (line: string) => void;
 }
 
@@ -118,7 +123,7 @@ export async function runRestartScenario(options: RestartScenarioOptions): Promi
     const ledger = join(mkdtempSync(join(tmpdir(), 'requeue-faults-')), 'ledger.jsonl');
     const workload = mixedWorkload(options.messages, random, options.signal === 'SIGKILL' ? 'kill' : 'term', options.maxDurationMs);
     await sendAll(emulator.sqs, queues.queueUrl, workload.messages);
-    const env = workerEnv(emulator, queues, ledger, options.maxInFlight);
+    const env = workerEnv(emulator, queues, ledger, options.maxInFlight, options.idempotency);
     const badExits: string[] = [];
     for (let restart = 0; restart <= options.restarts; restart++) {
       worker = await startWorkerProcess(env);
@@ -137,7 +142,7 @@ export async function runRestartScenario(options: RestartScenarioOptions): Promi
     if (badExits.length > 0) notes.push(`unclean exits after ${options.signal}: ${badExits.join('; ')}`);
     const deadLetters = await emulator.drain(queues.dlqUrl);
     return {
-      scenario: options.signal === 'SIGKILL' ? 'crash loop (SIGKILL)' : 'graceful restarts (SIGTERM)',
+      scenario: `${options.signal === 'SIGKILL' ? 'crash loop (SIGKILL)' : 'graceful restarts (SIGTERM)'}${options.idempotency ? ', idempotency on (Redis)' : ''}`,
       messages: options.messages,
       faults: `${options.restarts} × ${options.signal}`,
       accounting: account(workload.expected, ledger, deadLetters),
@@ -185,7 +190,7 @@ export async function runOutageScenario(options: OutageScenarioOptions): Promise
     const ledger = join(mkdtempSync(join(tmpdir(), 'requeue-faults-')), 'ledger.jsonl');
     const workload = mixedWorkload(options.messages, random, 'outage', options.maxDurationMs);
     await sendAll(emulator.sqs, queues.queueUrl, workload.messages);
-    worker = await startWorkerProcess({ ...workerEnv(emulator, queues, ledger, options.maxInFlight), LOG_LEVEL: 'warn' });
+    worker = await startWorkerProcess({ ...workerEnv(emulator, queues, ledger, options.maxInFlight, undefined), LOG_LEVEL: 'warn' });
     await waitUntilReady(worker, 30_000);
     await sleep(1500);
 
