@@ -49,7 +49,13 @@ export const HERD_POLICIES = {
 } as const;
 
 /** The rows at a region's round trip; absent from documents saved before it was measured. */
-export type Document = { config: Config; happy: Row[]; tracing?: Row[]; latency: Row[]; idle?: IdleRun; retry: Row[]; memory: MemoryRun; herd: HerdSummary[]; targets: Target[]; durationSeconds: number };
+/** requeue with and without idempotency on Redis, and the Redis commands per message. */
+export interface IdempotencyRun {
+  rows: Row[];
+  storeCallsPerMessage: number;
+}
+
+export type Document = { config: Config; happy: Row[]; tracing?: Row[]; idempotency?: IdempotencyRun; latency: Row[]; idle?: IdleRun; retry: Row[]; memory: MemoryRun; herd: HerdSummary[]; targets: Target[]; durationSeconds: number };
 
 export interface Target {
   measure: string;

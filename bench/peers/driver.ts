@@ -36,7 +36,7 @@ export async function startBenchEmulator(): Promise<BenchEmulator> {
   };
 }
 
-const REQUEUE_SYSTEMS = ['requeue', 'requeue-no-backpressure', 'requeue-no-schema', 'requeue-tracing-sdk', 'requeue-tracing-off'] as const;
+const REQUEUE_SYSTEMS = ['requeue', 'requeue-no-backpressure', 'requeue-no-schema', 'requeue-tracing-sdk', 'requeue-tracing-off', 'requeue-idempotency'] as const;
 type RequeueSystem = (typeof REQUEUE_SYSTEMS)[number];
 export type SystemName = RequeueSystem | 'raw-sdk-loop' | 'sqs-consumer' | 'sqs-consumer-batch' | 'seed-reference';
 const isRequeue = (system: SystemName): system is RequeueSystem => (REQUEUE_SYSTEMS as readonly string[]).includes(system);
@@ -56,6 +56,7 @@ export const SYSTEM_LABELS: Record<SystemName, string> = {
   'requeue-no-schema': 'requeue, body unchecked (no schema)',
   'requeue-tracing-sdk': 'requeue, OpenTelemetry SDK (batch processor, in-memory exporter)',
   'requeue-tracing-off': 'requeue, tracing off (WORKER_TRACING=off)',
+  'requeue-idempotency': 'requeue, idempotency on (Redis)',
   'raw-sdk-loop': 'raw SDK loop',
   'sqs-consumer': 'sqs-consumer 15 (handleMessage, batchSize 10)',
   'sqs-consumer-batch': 'sqs-consumer 15 (handleMessageBatch)',

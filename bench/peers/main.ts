@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { progress, replaceDocsSection, wantsJson } from '../report.js';
 import { HERD_POLICIES, type Config, type Document, type Row } from './document.js';
-import { callsPerMessageByAction, measure, startBenchEmulator, summarizeRuns, SYSTEM_LABELS, type Backlog, type BenchEmulator, type Measurement, type SystemName, type SystemUnderTest } from './driver.js';
+import { startBenchEmulator, type Backlog, type BenchEmulator, type SystemName, type SystemUnderTest } from './driver.js';
 import { writeHerdChart } from './herd-chart.js';
 import { HERD, runHerd, summarizeHerd, type HerdSummary } from './herd.js';
 import { measureIdle } from './idle.js';
@@ -10,6 +10,8 @@ import { runMemory } from './memory.js';
 import { renderDocs } from './render-docs.js';
 import { LATENCY_MS } from './latency.js';
 import { targets } from './targets.js';
+import { idempotencyRun, tracingRows } from './feature-rows.js';
+import { at, HAPPY_HANDLERS, inRounds } from './rounds.js';
 
 const DOCS = fileURLToPath(new URL('../../../docs/benchmarks.md', import.meta.url));
 const CHART = fileURLToPath(new URL('../../../docs/herd-e2e.svg', import.meta.url));
@@ -29,8 +31,6 @@ const retryPathSystems = (config: Config): SystemUnderTest[] => [
   { system: 'seed-reference', concurrency: 1, backlog: { count: config.retrySeedBacklog, warmupCount: config.retrySeedBacklog / 10 } },
 ];
 
-/** These systems, each at this concurrency. */
-const at = (concurrency: number, ...systems: SystemName[]): SystemUnderTest[] => systems.map((system) => ({ system, concurrency }));
 
 /**
  * The latency rows: requeue, the raw loop and sqs-consumer (both handler styles, one
@@ -55,41 +55,6 @@ function configFrom(argv: string[]): Config {
   return quick
     ? { quick, runs: 1, backlog: 1000, warmupSeconds: 0, capSeconds: 1, retryBacklog: 500, retryWarmupCount: 50, retrySeedBacklog: 100, retryCapSeconds: 20, memoryBacklog: 5000, memoryPasses: 2, idleSeconds: 5, herdMessages: 50, herdCapSeconds: 30 }
     : { quick, runs: 3, backlog: 20_000, warmupSeconds: 0.5, capSeconds: 1.4, retryBacklog: 10_000, retryWarmupCount: 1000, retrySeedBacklog: 1000, retryCapSeconds: 30, memoryBacklog: 100_000, memoryPasses: 3, idleSeconds: 60, herdMessages: HERD.messages, herdCapSeconds: 72 };
-}
-
-/**
- * Every system `runs` times, in rounds (A B C, A B C, ...) rather than one system's runs
- * back to back: a slow spell of the machine then lands on every system alike instead of
- * on one system's whole row, which steadies the ratios between them.
- */
-async function inRounds(
-  emulator: BenchEmulator,
-  scenario: string,
-  suts: readonly SystemUnderTest[],
-  backlog: Backlog,
-  config: Config,
-  timing: { capSeconds: number; warmupSeconds: number } = { capSeconds: config.capSeconds, warmupSeconds: config.warmupSeconds },
-): Promise<Row[]> {
-  const results: Measurement[][] = suts.map(() => []);
-  for (let run = 0; run < config.runs; run++) {
-    for (const [i, sut] of suts.entries()) results[i]!.push(await measure(emulator, sut, { ...backlog, ...sut.backlog }, timing.capSeconds, timing));
-  }
-  return suts.map((sut, i) => {
-    const runs = results[i]!;
-    const row: Row = {
-      scenario,
-      system: sut.system,
-      concurrency: sut.concurrency,
-      backlog: sut.backlog?.count ?? backlog.count,
-      messagesPerSecond: summarizeRuns(runs.map((r) => r.messagesPerSecond)),
-      callsPerMessage: summarizeRuns(runs.map((r) => r.callsPerMessage)).median,
-      callsPerMessageByAction: callsPerMessageByAction(runs),
-      cpuMsPerThousand: summarizeRuns(runs.map((r) => r.cpuMsPerThousand)).median,
-      peakRssMb: Math.max(...runs.map((r) => r.peakRssMb)),
-    };
-    progress(`  ${scenario}: ${SYSTEM_LABELS[sut.system]} @${sut.concurrency}: ${row.messagesPerSecond.median.toFixed(0)} msg/s, ${row.callsPerMessage.toFixed(3)} calls/msg`);
-    return row;
-  });
 }
 
 const HAPPY_SYSTEMS: SystemUnderTest[] = [
@@ -151,46 +116,24 @@ async function latencyOnly(config: Config): Promise<void> {
   }
 }
 
-/**
- * The tracing rows: requeue as shipped (no SDK), with the OpenTelemetry SDK, and with
- * tracing off, on the happy path @50. Timed after a longer warm-up than the other rows
- * (2 s, then 3 s), so the window measures a running worker and not V8 compiling the
- * SDK's code in its first seconds, which a worker pays once.
- */
-async function tracingRows(emulator: BenchEmulator, config: Config): Promise<Row[]> {
-  const rows: Row[] = [];
-  const suts = at(50, 'requeue', 'requeue-tracing-sdk', 'requeue-tracing-off');
-  const timing = config.quick ? { warmupSeconds: 0, capSeconds: 1 } : { warmupSeconds: 2, capSeconds: 3 };
-  for (const [handler, simulate] of HAPPY_HANDLERS) {
-    progress(`tracing, ${handler} handler, ${(config.backlog * 1.5).toLocaleString('en-US')} messages, ${config.quick ? 1 : 5} run(s) each`);
-    // Five rounds where the others take three: the no-SDK target asks for 2 %, less than one run's spread.
-    rows.push(...(await inRounds(emulator, `tracing ${handler}`, suts, { count: config.backlog * 1.5, simulate }, { ...config, runs: config.quick ? 1 : 5 }, timing)));
-  }
-  return rows;
-}
-
-/** `npm run bench -- --tracing`: only the tracing rows and their targets. */
-async function tracingOnly(config: Config): Promise<void> {
+/** `npm run bench -- --features`: only the tracing and idempotency rows, and their targets. */
+async function featuresOnly(config: Config): Promise<void> {
   const emulator = await startBenchEmulator();
   try {
     const tracing = await tracingRows(emulator, config);
-    const measured = targets({ happy: [], tracing, latency: [], retry: [], memory: undefined, herd: [] }, config.herdMessages).filter((target) => target.measure.startsWith('tracing'));
-    process.stdout.write(`${JSON.stringify({ tracing, targets: measured }, null, 2)}\n`);
+    const idempotency = await idempotencyRun(emulator, config);
+    const measured = targets({ happy: [], tracing, idempotency, latency: [], retry: [], memory: undefined, herd: [] }, config.herdMessages);
+    process.stdout.write(`${JSON.stringify({ tracing, idempotency, targets: measured }, null, 2)}\n`);
   } finally {
     await emulator.stop();
   }
 }
 
-const HAPPY_HANDLERS = [
-  ['no-op', undefined],
-  ['5 ms I/O', { outcome: 'ok', durationMs: 5 }],
-] as const;
-
 async function main(argv: string[]): Promise<void> {
   const savedIndex = argv.indexOf('--render-docs');
   if (savedIndex !== -1) return renderSaved(argv[savedIndex + 1] ?? '');
   if (argv.includes('--latency')) return latencyOnly(configFrom(argv));
-  if (argv.includes('--tracing')) return tracingOnly(configFrom(argv));
+  if (argv.includes('--features')) return featuresOnly(configFrom(argv));
   const config = configFrom(argv);
   const started = Date.now();
   const emulator = await startBenchEmulator();
@@ -202,6 +145,7 @@ async function main(argv: string[]): Promise<void> {
     }
 
     const tracing = await tracingRows(emulator, config);
+    const idempotency = await idempotencyRun(emulator, config);
 
     const latency: Row[] = [];
     for (const { scenario, simulate, suts } of latencyScenarios()) {
@@ -231,7 +175,7 @@ async function main(argv: string[]): Promise<void> {
     for (const run of herd) progress(`  ${run.policy}: ${run.downstreamRequests.median} requests, ${run.drained ? 'drained' : 'stopped'} at ${run.drainSeconds.median.toFixed(0)} s, peak ${run.peakAfterRecovery.median}/s, ${run.deadLettered} dead-lettered`);
 
     progress(`  idle: ${idle.callsPerMinute.toFixed(1)} SQS calls a minute`);
-    const document = { config, happy, tracing, latency, idle, retry, memory, herd, targets: targets({ happy, tracing, latency, retry, memory, herd }, config.herdMessages), durationSeconds: (Date.now() - started) / 1000 };
+    const document = { config, happy, tracing, idempotency, latency, idle, retry, memory, herd, targets: targets({ happy, tracing, idempotency, latency, retry, memory, herd }, config.herdMessages), durationSeconds: (Date.now() - started) / 1000 };
     if (argv.includes('--update-docs')) {
       await writeHerdChart(herd, CHART);
       replaceDocsSection(DOCS, 'peers', renderDocs(document));

@@ -13,7 +13,7 @@ const rateIn = (rows: readonly Row[]) => (scenario: string, system: SystemName, 
   rows.find((r) => r.scenario === scenario && r.system === system && r.concurrency === concurrency)?.messagesPerSecond.median ?? NaN;
 
 /** Every target the bench checks, with what this run measured. */
-export function targets(measured: Pick<Document, 'happy' | 'latency' | 'retry' | 'herd'> & { tracing?: Row[]; memory: MemoryRun | undefined }, messages: number): Target[] {
+export function targets(measured: Pick<Document, 'happy' | 'latency' | 'retry' | 'herd' | 'idempotency'> & { tracing?: Row[]; memory: MemoryRun | undefined }, messages: number): Target[] {
   const { happy, latency, retry, memory, herd, tracing = [] } = measured;
   const out: Target[] = [];
   // Three significant digits: two decimals would print 0.497 as a failing "0.50".

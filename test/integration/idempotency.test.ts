@@ -5,6 +5,8 @@ import { RetryableError } from '@requeue/retry';
 import type { MessageHandler, SqsWorkerOptions } from '@requeue/sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, type QueuePair } from '../support/emulator.js';
+import { NestFactory } from '@nestjs/core';
+import { chargeIdempotency, chargeModule, charges } from '../support/idempotent-nest-fixture.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 import { emulatorSuite } from '../support/suite.js';
 
@@ -131,6 +133,19 @@ describe('idempotent handlers with a real Redis store (redis-server, fauxqs)', (
       expect(engine.health().ready).toBe(true);
     } finally {
       await restarted.stop();
+    }
+  });
+
+  it("guards a Nest handler through @SqsHandler('charge', { idempotency })", async () => {
+    const queues = await suite.emulator.createQueues();
+    chargeIdempotency.store = await redisStore();
+    const app = await NestFactory.createApplicationContext(chargeModule(suite.emulator.sqs, queues), { logger: false });
+    try {
+      await publish(queues.queueUrl, Array.from({ length: 5 }, () => ({ chargeId: 'ch-1', amountCents: 900 })));
+      await eventually(() => drained(queues), 20_000, 'the queue to drain');
+      expect(charges).toEqual(['ch-1']);
+    } finally {
+      await app.close();
     }
   });
 });

@@ -8,11 +8,12 @@ describe('WORKER_IDEMPOTENCY and WORKER_IDEMPOTENCY_KEY', () => {
   });
 
   it('reads a Redis URL and a DynamoDB table, keyed by the message unless told', () => {
-    expect(idempotencySetting({ WORKER_IDEMPOTENCY: 'redis://cache:6379' })).toEqual({ store: 'redis', url: 'redis://cache:6379', key: { from: 'message' } });
-    expect(idempotencySetting({ WORKER_IDEMPOTENCY: 'dynamodb:requeue-idempotency', WORKER_IDEMPOTENCY_KEY: 'body.order.id' })).toEqual({
+    expect(idempotencySetting({ WORKER_IDEMPOTENCY: 'redis://cache:6379' })).toEqual({ store: 'redis', url: 'redis://cache:6379', key: { from: 'message' }, validatePayload: false });
+    expect(idempotencySetting({ WORKER_IDEMPOTENCY: 'dynamodb:requeue-idempotency', WORKER_IDEMPOTENCY_KEY: 'body.order.id', WORKER_IDEMPOTENCY_VALIDATE_PAYLOAD: 'on' })).toEqual({
       store: 'dynamodb',
       tableName: 'requeue-idempotency',
       key: { from: 'body', path: ['order', 'id'] },
+      validatePayload: true,
     });
   });
 
@@ -21,6 +22,7 @@ describe('WORKER_IDEMPOTENCY and WORKER_IDEMPOTENCY_KEY', () => {
     [{ WORKER_IDEMPOTENCY: 'dynamodb:a' }, 'WORKER_IDEMPOTENCY: names a DynamoDB table that cannot exist'],
     [{ WORKER_IDEMPOTENCY: 'redis://x:1', WORKER_IDEMPOTENCY_KEY: 'id' }, 'WORKER_IDEMPOTENCY_KEY: must be message or a path into the body'],
     [{ WORKER_IDEMPOTENCY: 'redis://x:1', WORKER_IDEMPOTENCY_KEY: 'body..id' }, 'WORKER_IDEMPOTENCY_KEY: must be message or a path into the body'],
+    [{ WORKER_IDEMPOTENCY: 'redis://x:1', WORKER_IDEMPOTENCY_VALIDATE_PAYLOAD: 'yes' }, 'WORKER_IDEMPOTENCY_VALIDATE_PAYLOAD: must be on or off'],
   ])('refuses %j, naming the variable', (env, message) => {
     expect(() => idempotencySetting(env)).toThrow(WorkerConfigError);
     expect(() => idempotencySetting(env)).toThrow(message);

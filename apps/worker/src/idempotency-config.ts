@@ -3,8 +3,14 @@ import { WorkerConfigError } from './config.js';
 /** Where the idempotency records live (WORKER_IDEMPOTENCY), and which key a duplicate shares (WORKER_IDEMPOTENCY_KEY). */
 export type IdempotencySetting =
   | { store: 'off' }
-  | { store: 'redis'; url: string; key: IdempotencyKeySource }
-  | { store: 'dynamodb'; tableName: string; key: IdempotencyKeySource };
+  | ({ store: 'redis'; url: string } & Guarding)
+  | ({ store: 'dynamodb'; tableName: string } & Guarding);
+
+/** Which key duplicates share, and whether a reused key must come with the same body (WORKER_IDEMPOTENCY_VALIDATE_PAYLOAD). */
+interface Guarding {
+  key: IdempotencyKeySource;
+  validatePayload: boolean;
+}
 
 /** The message's own idempotency key, or a path into the JSON body such as `["id"]` for `body.id`. */
 export type IdempotencyKeySource = { from: 'message' } | { from: 'body'; path: string[] };
@@ -15,11 +21,11 @@ const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
 export function idempotencySetting(env: Readonly<Record<string, string | undefined>>): IdempotencySetting {
   const raw = env.WORKER_IDEMPOTENCY?.trim() || 'off';
   if (raw === 'off') return { store: 'off' };
-  const key = keySource(env.WORKER_IDEMPOTENCY_KEY?.trim() || 'message');
+  const guarding: Guarding = { key: keySource(env.WORKER_IDEMPOTENCY_KEY?.trim() || 'message'), validatePayload: validatePayload(env.WORKER_IDEMPOTENCY_VALIDATE_PAYLOAD) };
   if (raw.startsWith('dynamodb:')) {
     const tableName = raw.slice('dynamodb:'.length);
     if (!TABLE_NAME.test(tableName)) throw new WorkerConfigError('WORKER_IDEMPOTENCY', `names a DynamoDB table that cannot exist: ${JSON.stringify(tableName)} (3-255 of letters, digits, _ - .)`);
-    return { store: 'dynamodb', tableName, key };
+    return { store: 'dynamodb', tableName, ...guarding };
   }
   let url: URL;
   try {
@@ -28,7 +34,13 @@ export function idempotencySetting(env: Readonly<Record<string, string | undefin
     throw new WorkerConfigError('WORKER_IDEMPOTENCY', `must be off, redis://host:port or dynamodb:<table>, got ${JSON.stringify(raw)}`, { cause });
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new WorkerConfigError('WORKER_IDEMPOTENCY', `must be off, redis://host:port or dynamodb:<table>, got ${JSON.stringify(raw)}`);
-  return { store: 'redis', url: raw, key };
+  return { store: 'redis', url: raw, ...guarding };
+}
+
+function validatePayload(raw: string | undefined): boolean {
+  const setting = raw?.trim().toLowerCase() || 'off';
+  if (setting !== 'on' && setting !== 'off') throw new WorkerConfigError('WORKER_IDEMPOTENCY_VALIDATE_PAYLOAD', `must be on or off, got ${JSON.stringify(raw)}`);
+  return setting === 'on';
 }
 
 function keySource(raw: string): IdempotencyKeySource {

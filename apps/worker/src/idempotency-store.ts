@@ -22,11 +22,12 @@ const OFF: IdempotencyStores = { forConsumer: () => undefined, close: async () =
 export function idempotencyStores(setting: IdempotencySetting, region: string, logger: Logger): IdempotencyStores {
   if (setting.store === 'off') return OFF;
   const key = (message: { body: unknown; idempotencyKey: string }) => keyAt(setting.key, message);
+  const { validatePayload } = setting;
   if (setting.store === 'dynamodb') {
     // The SDK reads AWS_ENDPOINT_URL_DYNAMODB (or AWS_ENDPOINT_URL) itself; two tries, so an outage shows within a second.
     const client = new DynamoDBClient({ region, maxAttempts: 2 });
     return {
-      forConsumer: () => ({ store: new DynamoDBPersistenceLayer({ tableName: setting.tableName, awsSdkV3Client: client }), key }),
+      forConsumer: () => ({ store: new DynamoDBPersistenceLayer({ tableName: setting.tableName, awsSdkV3Client: client }), key, validatePayload }),
       close: async () => client.destroy(),
     };
   }
@@ -42,7 +43,7 @@ export function idempotencyStores(setting: IdempotencySetting, region: string, l
   });
   client.connect().catch(() => undefined);
   return {
-    forConsumer: () => ({ store: new CachePersistenceLayer({ client }), key }),
+    forConsumer: () => ({ store: new CachePersistenceLayer({ client }), key, validatePayload }),
     close: async () => {
       await client.close().catch(() => client.destroy());
     },

@@ -1,4 +1,5 @@
-import { SqsWorker, type BodySchema, type MessageHandler, type WorkerHealth, type WorkerLogger, type ScheduledRetry } from '@requeue/sqs';
+import { SqsWorker, type WorkerHealth, type WorkerLogger, type ScheduledRetry } from '@requeue/sqs';
+import type { ResolvedHandler } from './handler-resolver.js';
 import type { ResolvedConsumer } from './consumer-list.js';
 
 const MAX_START_RETRY_MS = 60_000;
@@ -22,13 +23,13 @@ export class Consumer {
 
   constructor(
     options: ResolvedConsumer,
-    handler: MessageHandler,
-    schema: BodySchema | undefined,
+    { handler, schema, idempotency }: ResolvedHandler,
     private readonly startRetryMs: number,
   ) {
     const { name: _name, handlerName: _handlerName, ...engine } = options;
     this.name = options.name;
-    this.worker = new SqsWorker({ ...engine, handler, ...(schema ? { schema } : {}) });
+    // The handler's own idempotency, from @SqsHandler, over the consumer's.
+    this.worker = new SqsWorker({ ...engine, handler, ...(schema ? { schema } : {}), ...(idempotency ? { idempotency } : {}) });
     this.logger = options.logger;
   }
 

@@ -1,7 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { ContextIdFactory, type DiscoveryService, type MetadataScanner, type ModuleRef } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import type { BodySchema, MessageHandler, WorkerMessage } from '@requeue/sqs';
+import type { BodySchema, IdempotencyOptions, MessageHandler, WorkerMessage } from '@requeue/sqs';
 import { SqsHandlerMetadataKey, type SqsHandlerMetadata } from './sqs-handler.decorator.js';
 
 /** No `@SqsHandler` of the configured name exists, or several do. */
@@ -18,10 +18,11 @@ export class SqsHandlerNotFoundError extends Error {
 
 type HandlerMethod = (message: WorkerMessage) => Promise<void>;
 
-/** A resolved `@SqsHandler`: the call, and the schema its bodies are validated with. */
+/** A resolved `@SqsHandler`: the call, the schema its bodies are validated with, and its idempotency guard. */
 export interface ResolvedHandler {
   handler: MessageHandler;
   schema: BodySchema | undefined;
+  idempotency: IdempotencyOptions | undefined;
 }
 
 /**
@@ -43,7 +44,7 @@ export function resolveSqsHandler(handlerName: string, discovery: DiscoveryServi
   }
   const [match, ...others] = matches;
   if (!match || others.length > 0) throw new SqsHandlerNotFoundError(handlerName, matches.map((m) => `${String(m.wrapper.name)}.${m.method}`));
-  return { handler: callerOf(match.wrapper, match.method, moduleRef), schema: match.metadata.schema };
+  return { handler: callerOf(match.wrapper, match.method, moduleRef), schema: match.metadata.schema, idempotency: match.metadata.idempotency };
 }
 
 function callerOf(wrapper: InstanceWrapper, method: string, moduleRef: ModuleRef): MessageHandler {

@@ -1,10 +1,11 @@
 import { DiscoveryService } from '@nestjs/core';
-import type { BodySchema, InferBody, WorkerMessage } from '@requeue/sqs';
+import type { BodySchema, IdempotencyOptions, InferBody, WorkerMessage } from '@requeue/sqs';
 
 /** What `@SqsHandler` records on a method. */
 export interface SqsHandlerMetadata {
   name: string;
   schema: BodySchema | undefined;
+  idempotency: IdempotencyOptions | undefined;
 }
 
 /** The discovery key the handler metadata is stored under. */
@@ -23,14 +24,18 @@ type HandlerDecorator<Body> = <M extends HandlerMethod<Body>>(target: object, ke
  * checks that its parameter is `WorkerMessage<the schema's output>`. A body that fails is
  * dead-lettered `non-retryable` with errorType `VALIDATION` and the validator's issues.
  *
+ * With `{ idempotency }` each key's method runs once (docs/worker.md): a duplicate ends as a
+ * success without a call. It takes precedence over the consumer's `idempotency` option,
+ * which suits a store built from configuration (`forRootAsync`) better.
+ *
  * The method is looked up on the instance for every message and called as a method, not
  * snapshotted with `.bind()`, so interceptors, tracing wrappers and request-scoped
  * providers keep working.
  */
 /** Without a schema the body is unchecked JSON: the method may type it as it trusts it (`never` admits any body type). */
-export function SqsHandler(name?: string): HandlerDecorator<never>;
-export function SqsHandler<S extends BodySchema>(name: string, options: { schema: S }): HandlerDecorator<InferBody<S>>;
-export function SqsHandler(name = 'default', options: { schema?: BodySchema } = {}): HandlerDecorator<never> {
-  const mark = SqsHandlerMetadataKey({ name, schema: options.schema });
+export function SqsHandler<S extends BodySchema>(name: string, options: { schema: S; idempotency?: IdempotencyOptions }): HandlerDecorator<InferBody<S>>;
+export function SqsHandler(name?: string, options?: { idempotency?: IdempotencyOptions }): HandlerDecorator<never>;
+export function SqsHandler(name = 'default', options: { schema?: BodySchema; idempotency?: IdempotencyOptions } = {}): HandlerDecorator<never> {
+  const mark = SqsHandlerMetadataKey({ name, schema: options.schema, idempotency: options.idempotency });
   return (target, key, descriptor) => mark(target, key, descriptor);
 }

@@ -21,8 +21,8 @@ export class SqsWorkerService implements OnApplicationBootstrap, BeforeApplicati
   async onApplicationBootstrap(): Promise<void> {
     // Every handler is resolved before any consumer starts: a missing one fails the boot.
     this.consumers = consumerList(this.options).map((consumer) => {
-      const { handler, schema } = resolveSqsHandler(consumer.handlerName, this.discovery, this.scanner, this.moduleRef);
-      return new Consumer(consumer, this.reportingErrors(consumer.name, handler), schema, this.options.startRetryMs ?? 5000);
+      const resolved = resolveSqsHandler(consumer.handlerName, this.discovery, this.scanner, this.moduleRef);
+      return new Consumer(consumer, { ...resolved, handler: this.reportingErrors(consumer.name, resolved.handler) }, this.options.startRetryMs ?? 5000);
     });
     if (this.options.autoStart ?? true) await this.start();
   }

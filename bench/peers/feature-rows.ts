@@ -1,0 +1,55 @@
+import { createClient } from '@redis/client';
+import { startRedis } from '@requeue/test/support/redis';
+import { progress } from '../report.js';
+import type { Config, IdempotencyRun, Row } from './document.js';
+import type { BenchEmulator } from './driver.js';
+import { at, HAPPY_HANDLERS, inRounds } from './rounds.js';
+
+/**
+ * The tracing rows: requeue as shipped (no SDK), with the OpenTelemetry SDK, and with
+ * tracing off, on the happy path @50. Timed after a longer warm-up than the other rows
+ * (2 s, then 3 s), so the window measures a running worker and not V8 compiling the
+ * SDK's code in its first seconds, which a worker pays once.
+ */
+export async function tracingRows(emulator: BenchEmulator, config: Config): Promise<Row[]> {
+  const rows: Row[] = [];
+  const suts = at(50, 'requeue', 'requeue-tracing-sdk', 'requeue-tracing-off');
+  const timing = config.quick ? { warmupSeconds: 0, capSeconds: 1 } : { warmupSeconds: 2, capSeconds: 3 };
+  for (const [handler, simulate] of HAPPY_HANDLERS) {
+    progress(`tracing, ${handler} handler, ${(config.backlog * 1.5).toLocaleString('en-US')} messages, ${config.quick ? 1 : 5} run(s) each`);
+    // Five rounds where the others take three: the no-SDK target asks for 2 %, less than one run's spread.
+    rows.push(...(await inRounds(emulator, `tracing ${handler}`, suts, { count: config.backlog * 1.5, simulate }, { ...config, runs: config.quick ? 1 : 5 }, timing)));
+  }
+  return rows;
+}
+
+/**
+ * The idempotency rows: requeue with its handler guarded by a real Redis (Debian's
+ * redis-server, started here) beside requeue without, on the 5 ms happy path @50, and
+ * the Redis commands it took per message, from Redis's own command counters.
+ */
+export async function idempotencyRun(emulator: BenchEmulator, config: Config): Promise<IdempotencyRun> {
+  const redis = await startRedis();
+  const client = createClient({ url: redis.url });
+  try {
+    await client.connect();
+    const [, simulate] = HAPPY_HANDLERS[1];
+    const runs = config.quick ? 1 : 5;
+    progress(`idempotency (Redis), 5 ms I/O handler, ${config.backlog.toLocaleString('en-US')} messages, ${runs} run(s) each`);
+    const suts = [...at(50, 'requeue'), { system: 'requeue-idempotency' as const, concurrency: 50, env: { WORKER_IDEMPOTENCY: redis.url } }];
+    const rows = await inRounds(emulator, 'idempotency 5 ms I/O', suts, { count: config.backlog, simulate }, { ...config, runs });
+    const commands = await commandCount(client);
+    return { rows, storeCallsPerMessage: commands / (runs * config.backlog) };
+  } finally {
+    await client.close().catch(() => undefined);
+    await redis.stop();
+  }
+}
+
+/** Every command Redis ran but the bench's own INFO: `cmdstat_<name>:calls=N,...` lines. */
+async function commandCount(client: { info(section: string): Promise<string> }): Promise<number> {
+  const stats = await client.info('commandstats');
+  let calls = 0;
+  for (const match of stats.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)) if (match[1] !== 'info' && match[1] !== 'hello' && match[1] !== 'client') calls += Number(match[2]);
+  return calls;
+}
