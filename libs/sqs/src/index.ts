@@ -5,7 +5,7 @@ export { HandlerTimeoutError } from './handler-runner.js';
 export { type WorkerLogger } from './logger.js';
 export { EmfMetrics, noMetrics, type EmfMetricsOptions, type WorkerMetrics } from './metrics.js';
 export { type MessageHandler, type SqsWorkerOptions } from './options.js';
-export { type IdempotencyOptions } from './idempotency/options.js';
+export { type IdempotencyOptions, type IdempotencyRecordData, type IdempotencyStore, type IdempotencyStoreRecord } from './idempotency/options.js';
 export { SqsWorker, WorkerStoppingError, type WorkerHealth } from './worker.js';
 export { type ScheduledRetry } from './scheduled-retries.js';
 export { type WorkerMessage } from './worker-message.js';

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import type { WorkerMessage } from '../worker-message.js';
-import type { IdempotencyOptions } from './options.js';
+import type { IdempotencyOptions, IdempotencyRecordData, IdempotencyStore, IdempotencyStoreRecord } from './options.js';
 
 /** What the store says about a message's key before its handler may run. */
 export type Claim =
@@ -13,8 +12,7 @@ export type Claim =
   | { kind: 'no-key'; error: string }
   | { kind: 'store-unavailable'; error: unknown };
 
-/** What the store hashes into the record's key. */
-type RecordData = { key: string } & Record<string, string>;
+type RecordData = IdempotencyRecordData;
 
 /** How long receiving pauses after the store fails, before a message tries it again. */
 const STORE_RETRY_MS = 5000;
@@ -32,7 +30,7 @@ export class IdempotencyGuard {
   private failedAt: number | undefined;
 
   private constructor(
-    private readonly store: BasePersistenceLayer,
+    private readonly store: IdempotencyStore,
     private readonly keyOf: (message: Omit<WorkerMessage, 'signal'>) => string | undefined,
     private readonly handlerTimeoutMs: number,
     private readonly now: () => number,
@@ -101,7 +99,7 @@ export class IdempotencyGuard {
     // Gone between the write and the read: the other run failed and cleared it. Look again soon.
     if (name === 'IdempotencyItemNotFoundError') return { kind: 'in-progress', untilMs: this.now() + 1000 };
     if (name !== 'IdempotencyItemAlreadyExistsError') return { kind: 'store-unavailable', error };
-    const existing = (error as { existingRecord?: Parameters<BasePersistenceLayer['processExistingRecord']>[0] }).existingRecord;
+    const existing = (error as { existingRecord?: IdempotencyStoreRecord }).existingRecord;
     try {
       const record = existing ?? (await this.store.getRecord(data));
       if (record.getStatus() === 'COMPLETED') return sameBody(record.responseData, payloadHash) ? { kind: 'completed' } : { kind: 'payload-mismatch', error: REUSED };

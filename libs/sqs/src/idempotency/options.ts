@@ -1,5 +1,29 @@
-import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import type { WorkerMessage } from '../worker-message.js';
+
+/** What the store hashes into a record's key. */
+export type IdempotencyRecordData = { key: string };
+
+/** A record as the store returns it. */
+export interface IdempotencyStoreRecord {
+  getStatus(): string;
+  /** Epoch ms until which an in-progress record holds its key. */
+  inProgressExpiryTimestamp?: number;
+  responseData?: unknown;
+}
+
+/**
+ * The persistence-layer calls requeue makes: what the Powertools persistence layers
+ * (`CachePersistenceLayer`, `DynamoDBPersistenceLayer` from
+ * `@aws-lambda-powertools/idempotency`) provide. Declared here so that these types do not
+ * need that optional peer installed.
+ */
+export interface IdempotencyStore {
+  configure(options: { config: object; keyPrefix?: string }): void;
+  saveInProgress(data: IdempotencyRecordData, remainingTimeInMillis?: number): Promise<void>;
+  saveSuccess(data: IdempotencyRecordData, result: { payloadHash: string } | null): Promise<void>;
+  deleteRecord(data: IdempotencyRecordData): Promise<void>;
+  getRecord(data: IdempotencyRecordData): Promise<IdempotencyStoreRecord>;
+}
 
 /**
  * Effects once on at-least-once delivery: a record per key in a store, so a duplicate
@@ -12,7 +36,7 @@ export interface IdempotencyOptions {
    * `new CachePersistenceLayer({ client })` for Redis or Valkey, or
    * `new DynamoDBPersistenceLayer({ tableName })`. Give each consumer its own instance.
    */
-  store: BasePersistenceLayer;
+  store: IdempotencyStore;
   /**
    * The key a duplicate shares, from the message (its body as validated by `schema`).
    * Return undefined to run a message unguarded; throw to dead-letter it `non-retryable`
