@@ -39,6 +39,8 @@ export interface Row {
   /** The system's own CPU time per 1,000 messages: its cost, apart from the emulator's. */
   cpuMsPerThousand: number;
   peakRssMb: number;
+  /** Messages handled over all the row's runs, warm-up included. */
+  processed?: number;
 }
 
 /** The herd's three runs: our defaults, the same with backpressure off, and the seed's worker. */

@@ -34,12 +34,14 @@ export async function idempotencyRun(emulator: BenchEmulator, config: Config): P
   try {
     await client.connect();
     const [, simulate] = HAPPY_HANDLERS[1];
-    const runs = config.quick ? 1 : 5;
+    const runs = config.quick ? 1 : 3;
     progress(`idempotency (Redis), 5 ms I/O handler, ${config.backlog.toLocaleString('en-US')} messages, ${runs} run(s) each`);
     const suts = [...at(50, 'requeue'), { system: 'requeue-idempotency' as const, concurrency: 50, env: { WORKER_IDEMPOTENCY: redis.url } }];
     const rows = await inRounds(emulator, 'idempotency 5 ms I/O', suts, { count: config.backlog, simulate }, { ...config, runs });
     const commands = await commandCount(client);
-    return { rows, storeCallsPerMessage: commands / (runs * config.backlog) };
+    // Only the guarded worker talks to Redis; a run may stop at its time cap before the backlog is done.
+    const handled = rows.find((row) => row.system === 'requeue-idempotency')?.processed ?? Number.NaN;
+    return { rows, storeCallsPerMessage: commands / handled };
   } finally {
     await client.close().catch(() => undefined);
     await redis.stop();

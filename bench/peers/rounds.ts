@@ -40,6 +40,7 @@ export async function inRounds(
       callsPerMessageByAction: callsPerMessageByAction(runs),
       cpuMsPerThousand: summarizeRuns(runs.map((r) => r.cpuMsPerThousand)).median,
       peakRssMb: Math.max(...runs.map((r) => r.peakRssMb)),
+      processed: runs.reduce((sum, r) => sum + r.processed, 0),
     };
     progress(`  ${scenario}: ${SYSTEM_LABELS[sut.system]} @${sut.concurrency}: ${row.messagesPerSecond.median.toFixed(0)} msg/s, ${row.callsPerMessage.toFixed(3)} calls/msg`);
     return row;

@@ -4,6 +4,7 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 
+/** How the idempotency table is encrypted and what happens to it on `cdk destroy`. */
 export interface IdempotencyTableProps {
   /**
    * Encrypts the table with this customer-managed key; grants cover it.
@@ -24,6 +25,7 @@ export interface IdempotencyTableProps {
  * TTL on `expiration`. On-demand, point-in-time recovery, encrypted.
  */
 export class IdempotencyTable extends Construct {
+  /** The table itself, for alarms or further grants of your own. */
   readonly table: dynamodb.Table;
 
   constructor(scope: Construct, id: string, props: IdempotencyTableProps = {}) {
@@ -40,6 +42,7 @@ export class IdempotencyTable extends Construct {
     });
   }
 
+  /** What `WORKER_IDEMPOTENCY=dynamodb:<table>` names. */
   get tableName(): string {
     return this.table.tableName;
   }

@@ -5,6 +5,7 @@ export type IdempotencyRecordData = { key: string };
 
 /** A record as the store returns it. */
 export interface IdempotencyStoreRecord {
+  /** `INPROGRESS`, `COMPLETED` or `EXPIRED`. */
   getStatus(): string;
   /** Epoch ms until which an in-progress record holds its key. */
   inProgressExpiryTimestamp?: number;
@@ -18,10 +19,15 @@ export interface IdempotencyStoreRecord {
  * need that optional peer installed.
  */
 export interface IdempotencyStore {
+  /** Called once at start: the key path, the records' lifetime, and the consumer's queue as the key prefix. */
   configure(options: { config: object; keyPrefix?: string }): void;
+  /** Writes an in-progress record unless one holds the key; throws `IdempotencyItemAlreadyExistsError` (with the record) if one does. */
   saveInProgress(data: IdempotencyRecordData, remainingTimeInMillis?: number): Promise<void>;
+  /** Marks the record completed, keeping `result` with it. */
   saveSuccess(data: IdempotencyRecordData, result: { payloadHash: string } | null): Promise<void>;
+  /** Removes the record, so the key may run again. */
   deleteRecord(data: IdempotencyRecordData): Promise<void>;
+  /** Reads the record; throws `IdempotencyItemNotFoundError` when there is none. */
   getRecord(data: IdempotencyRecordData): Promise<IdempotencyStoreRecord>;
 }
 
