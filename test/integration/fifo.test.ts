@@ -8,7 +8,7 @@ import { eventually, type QueuePair } from '../support/emulator.js';
 import { readSimulationLedger as readLedger } from '@requeue/local-aws';
 import { simulation } from '../support/publish.js';
 import { emulatorSuite } from '../support/suite.js';
-import { startWorkerProcess, waitUntilReady, type WorkerProcess } from '../support/worker-process.js';
+import { waitUntilReady, type WorkerProcess } from '../support/worker-process.js';
 
 const suite = emulatorSuite();
 const GROUPS = ['g0', 'g1', 'g2', 'g3', 'g4'];
@@ -43,17 +43,11 @@ async function publish(queues: QueuePair, messages: Workload): Promise<void> {
 }
 
 async function fifoWorker(queues: QueuePair, ledger: string): Promise<WorkerProcess> {
-  const worker = await startWorkerProcess({
-    WORKER_QUEUE_URL: queues.queueUrl,
-    WORKER_DLQ_URL: queues.dlqUrl,
-    AWS_ENDPOINT_URL: suite.emulator.endpoint,
-    WORKER_HANDLER: 'simulation',
-    WORKER_WAIT_TIME_SECONDS: '1',
+  const worker = await suite.workerProcess(queues, {
     WORKER_MAX_IN_FLIGHT: '20',
     SIMULATION_LEDGER: ledger,
     RETRY_POLICY: JSON.stringify({ jitter: 'none', types: { TEMPORARY: { backoff: { type: 'fixed', delayMs: 1000 } } } }),
   });
-  suite.track(worker);
   await waitUntilReady(worker);
   return worker;
 }

@@ -23,20 +23,7 @@ afterAll(async () => {
 
 const ledgerPath = () => join(mkdtempSync(join(tmpdir(), 'requeue-ledger-')), 'ledger.jsonl');
 
-async function worker(queues: QueuePair, ledger: string, env: Record<string, string>) {
-  return suite.track(
-    await startWorkerProcess({
-      WORKER_QUEUE_URL: queues.queueUrl,
-      WORKER_DLQ_URL: queues.dlqUrl,
-      AWS_ENDPOINT_URL: suite.emulator.endpoint,
-      WORKER_HANDLER: 'simulation',
-      WORKER_WAIT_TIME_SECONDS: '1',
-      SIMULATION_LEDGER: ledger,
-      WORKER_IDEMPOTENCY_KEY: 'body.id',
-      ...env,
-    }),
-  );
-}
+const worker = (queues: QueuePair, ledger: string, env: Record<string, string>) => suite.workerProcess(queues, { SIMULATION_LEDGER: ledger, WORKER_IDEMPOTENCY_KEY: 'body.id', ...env });
 
 async function drained(queues: QueuePair) {
   const depth = await suite.emulator.depth(queues.queueUrl);

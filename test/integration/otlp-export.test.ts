@@ -43,21 +43,14 @@ describe('the worker app exports spans over OTLP when the OTEL_* variables ask',
     const queues = await suite.emulator.createQueues();
     const collector = await startCollector();
     collectors.push(collector.server);
-    const worker = suite.track(
-      await startWorkerProcess({
-        WORKER_QUEUE_URL: queues.queueUrl,
-        WORKER_DLQ_URL: queues.dlqUrl,
-        AWS_ENDPOINT_URL: suite.emulator.endpoint,
-        WORKER_HANDLER: 'simulation',
-        WORKER_WAIT_TIME_SECONDS: '1',
-        OTEL_TRACES_EXPORTER: 'otlp',
-        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
-        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: protocol,
-        OTEL_SERVICE_NAME: 'payments-worker',
-        // Nothing is exported on the schedule within the test: only the flush at shutdown can send it.
-        OTEL_BSP_SCHEDULE_DELAY: '600000',
-      }),
-    );
+    const worker = await suite.workerProcess(queues, {
+      OTEL_TRACES_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: protocol,
+      OTEL_SERVICE_NAME: 'payments-worker',
+      // Nothing is exported on the schedule within the test: only the flush at shutdown can send it.
+      OTEL_BSP_SCHEDULE_DELAY: '600000',
+    });
     await waitUntilReady(worker);
     await suite.emulator.sqs.send(new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: JSON.stringify(simulation('traced-1', { outcome: 'success' })) }));
     await eventually(async () => {

@@ -18,15 +18,7 @@ function ledgerPath(): string {
 }
 
 async function worker(queues: QueuePair, env: Record<string, string> = {}): Promise<WorkerProcess> {
-  const started = await startWorkerProcess({
-    WORKER_QUEUE_URL: queues.queueUrl,
-    WORKER_DLQ_URL: queues.dlqUrl,
-    AWS_ENDPOINT_URL: suite.emulator.endpoint,
-    WORKER_HANDLER: 'simulation',
-    WORKER_WAIT_TIME_SECONDS: '1',
-    ...env,
-  });
-  suite.track(started);
+  const started = await suite.workerProcess(queues, env);
   await waitUntilReady(started);
   return started;
 }

@@ -3,7 +3,7 @@ import type { MessageHandler, SqsWorker, SqsWorkerOptions } from '@requeue/sqs';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startEmulator, type Emulator, type QueuePair } from './emulator.js';
 import { startEngine } from './engine-worker.js';
-import type { WorkerProcess } from './worker-process.js';
+import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
 
 /**
  * One emulator for a test file, started before its tests and stopped after them; the
@@ -33,6 +33,22 @@ export function emulatorSuite() {
     track(worker: WorkerProcess): WorkerProcess {
       workers.push(worker);
       return worker;
+    },
+    /**
+     * The worker app as its own process on these queues and the emulator, with the
+     * simulation handler and 1 s long polls unless `env` says otherwise; killed at the end
+     * of the current test.
+     */
+    async workerProcess(queues: QueuePair, env: Record<string, string> = {}): Promise<WorkerProcess> {
+      const worker = await startWorkerProcess({
+        WORKER_QUEUE_URL: queues.queueUrl,
+        WORKER_DLQ_URL: queues.dlqUrl,
+        AWS_ENDPOINT_URL: suite.emulator.endpoint,
+        WORKER_HANDLER: 'simulation',
+        WORKER_WAIT_TIME_SECONDS: '1',
+        ...env,
+      });
+      return suite.track(worker);
     },
     /** The engine in this process on these queues (see `startEngine`), stopped at the end of the current test. */
     async engine(queues: QueuePair, handler: MessageHandler, policy: RetryPolicyInput = {}, extra: Partial<SqsWorkerOptions> = {}): Promise<SqsWorker> {

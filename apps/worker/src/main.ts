@@ -101,6 +101,19 @@ async function main(): Promise<void> {
     : undefined;
   if (dashboard) process.stderr.write(`requeue worker: dashboard on ${dashboard.url}\n`);
 
+  stopOnSignals(logger, async () => {
+    await app.close();
+    await idempotency.close();
+    // Every span has ended once the engine has drained: export what is still buffered.
+    await telemetry?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'could not export the last spans'));
+    await dashboard?.close();
+    await local?.stop();
+    sqs.destroy();
+  });
+}
+
+/** SIGTERM or SIGINT: drain, close everything, exit 0; a second signal exits at once with 1. */
+function stopOnSignals(logger: ReturnType<typeof createWorkerLogger>, close: () => Promise<void>): void {
   let stopping = false;
   const shutDown = async (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -109,13 +122,7 @@ async function main(): Promise<void> {
     }
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    await app.close();
-    await idempotency.close();
-    // Every span has ended once the engine has drained: export what is still buffered.
-    await telemetry?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'could not export the last spans'));
-    await dashboard?.close();
-    await local?.stop();
-    sqs.destroy();
+    await close();
     process.exit(0);
   };
   process.on('SIGTERM', (signal) => void shutDown(signal));

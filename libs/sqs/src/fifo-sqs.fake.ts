@@ -6,6 +6,7 @@ import {
   type Message,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { LongPolls } from './long-polls.fake.js';
 
 interface Stored {
   id: string;
@@ -27,9 +28,8 @@ export class FifoSqsFake {
   readonly deadLetters: Array<{ body: string; groupId: string | undefined; deduplicationId: string | undefined; attributes: Record<string, string> }> = [];
   readonly receives: string[][] = [];
   private readonly queue: Stored[] = [];
-  private waiting: Array<() => void> = [];
+  private readonly polls = new LongPolls();
   private handles = 0;
-  private closed = false;
 
   constructor(
     readonly queueUrl: string,
@@ -44,7 +44,7 @@ export class FifoSqsFake {
   /** Messages `ids` of one group, in order. */
   add(groupId: string, ids: readonly string[]): void {
     for (const id of ids) this.queue.push({ id, groupId, body: JSON.stringify({ id }), receiveCount: 0, visibleAt: 0, receiptHandle: undefined });
-    this.wake();
+    this.polls.wake();
   }
 
   get remaining(): number {
@@ -53,13 +53,9 @@ export class FifoSqsFake {
 
   /** Ends the long polls under way and makes later receives return at once. */
   close(): void {
-    this.closed = true;
-    this.wake();
+    this.polls.close();
   }
 
-  private wake(): void {
-    for (const wake of this.waiting.splice(0)) wake();
-  }
 
   private async send(command: unknown): Promise<unknown> {
     if (command instanceof ReceiveMessageCommand) {
@@ -72,7 +68,7 @@ export class FifoSqsFake {
         const index = this.queue.findIndex((m) => m.receiptHandle === entry.ReceiptHandle);
         if (index >= 0) this.queue.splice(index, 1);
       }
-      this.wake();
+      this.polls.wake();
       return { Successful: entries.map((e) => ({ Id: e.Id })), Failed: [] };
     }
     if (command instanceof ChangeMessageVisibilityBatchCommand) {
@@ -81,7 +77,7 @@ export class FifoSqsFake {
         const stored = this.queue.find((m) => m.receiptHandle === entry.ReceiptHandle);
         if (stored) stored.visibleAt = this.now() + (entry.VisibilityTimeout ?? 0) * 1000;
       }
-      this.wake();
+      this.polls.wake();
       return { Successful: entries.map((e) => ({ Id: e.Id })), Failed: [] };
     }
     if (command instanceof SendMessageBatchCommand) {
@@ -100,12 +96,9 @@ export class FifoSqsFake {
     const until = Date.now() + Math.max(20, waitMs);
     for (;;) {
       const batch = this.available(max);
-      if (batch.length > 0 || this.closed || Date.now() >= until) return batch;
+      if (batch.length > 0 || this.polls.closed || Date.now() >= until) return batch;
       // A hidden message may become visible on the clock alone: look again shortly.
-      await new Promise<void>((wake) => {
-        this.waiting.push(wake);
-        setTimeout(wake, 20);
-      });
+      await this.polls.wait(20);
     }
   }
 

@@ -1,5 +1,5 @@
 import type { Message } from '@aws-sdk/client-sqs';
-import { classifyFailure, ErrorType, type RetryableFailure } from '@requeue/retry';
+import { classifyFailure, ErrorType, type Classification, type RetryableFailure } from '@requeue/retry';
 import { callOutcomeOf, dependencyKeyOf } from './backpressure/call-outcome.js';
 import { validateBody } from './body-schema.js';
 import type { Dependencies } from './backpressure/dependencies.js';
@@ -117,6 +117,12 @@ export class MessageProcessor {
     if (gate && failure.retryable && blockedUntil !== undefined) {
       return this.deferFailed(message, failure, gate.key, blockedUntil, call.kind === 'rate-limited' ? 'rate-limited' : 'breaker-open');
     }
+    return this.retryOrDeadLetter(message, failure);
+  }
+
+  /** The message's own failure: its next attempt after the policy's delay, or the DLQ. */
+  private retryOrDeadLetter(message: DecodedMessage, failure: Classification): Promise<Settled> {
+    const { options, settler } = this.context;
     const decision = options.retryPolicy.decideClassified(message.state, failure, options.now(), options.random, message.override);
     if (decision.action === 'dead-letter') return settler.deadLetter(message, decision.reason, decision.errorType, decision.error);
     const fields = {

@@ -1,4 +1,5 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageBatchCommand, type Message, type MessageAttributeValue, type SQSClient } from '@aws-sdk/client-sqs';
+import { LongPolls } from '../long-polls.fake.js';
 
 interface Stored {
   id: string;
@@ -16,9 +17,8 @@ interface Stored {
 export class TraceSqsFake {
   readonly sent: Stored[] = [];
   private readonly queue: Stored[] = [];
-  private waiting: Array<() => void> = [];
+  private readonly polls = new LongPolls();
   private ids = 0;
-  private closed = false;
 
   constructor(readonly queueUrl: string) {}
 
@@ -28,21 +28,17 @@ export class TraceSqsFake {
 
   add(body: string, attributes: Record<string, MessageAttributeValue>, traceHeader?: string): void {
     this.queue.push({ id: `m${this.ids++}`, body, attributes, traceHeader });
-    this.wake();
+    this.polls.wake();
   }
 
   close(): void {
-    this.closed = true;
-    this.wake();
+    this.polls.close();
   }
 
-  private wake(): void {
-    for (const wake of this.waiting.splice(0)) wake();
-  }
 
   private async send(command: unknown): Promise<unknown> {
     if (command instanceof ReceiveMessageCommand) {
-      if (this.queue.length === 0 && !this.closed) await new Promise<void>((wake) => this.waiting.push(wake));
+      if (this.queue.length === 0 && !this.polls.closed) await this.polls.wait();
       return { Messages: this.queue.splice(0, command.input.MaxNumberOfMessages ?? 1).map(toMessage) };
     }
     if (command instanceof SendMessageBatchCommand) {
@@ -52,7 +48,7 @@ export class TraceSqsFake {
         this.sent.push(stored);
         if (command.input.QueueUrl === this.queueUrl) this.queue.push(stored);
       }
-      this.wake();
+      this.polls.wake();
       return { Successful: entries.map((e) => ({ Id: e.Id })), Failed: [] };
     }
     if (command instanceof DeleteMessageBatchCommand) return { Successful: (command.input.Entries ?? []).map((e) => ({ Id: e.Id })), Failed: [] };
