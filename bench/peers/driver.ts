@@ -48,6 +48,8 @@ export interface SystemUnderTest {
   env?: Record<string, string>;
   /** This system's own backlog, over the scenario's: for a system too slow to drain the shared one. */
   backlog?: Partial<Backlog>;
+  /** Processes sharing the queue, as an autoscaled service runs them; CPU and memory are read from the first. @default 1 */
+  instances?: number;
 }
 
 export const SYSTEM_LABELS: Record<SystemName, string> = {
@@ -66,6 +68,12 @@ export const SYSTEM_LABELS: Record<SystemName, string> = {
 interface Started {
   child: ChildProcess;
   ready: Promise<void>;
+}
+
+/** `sut.instances` processes on one queue: the first one's pid is the one measured; all are killed at the end. */
+async function startFleet(sut: SystemUnderTest, endpoint: string, queueUrl: string, dlqUrl: string): Promise<{ first: Started; children: ChildProcess[]; ready: Promise<void> }> {
+  const fleet = await Promise.all(Array.from({ length: sut.instances ?? 1 }, () => startSystem(sut, endpoint, queueUrl, dlqUrl)));
+  return { first: fleet[0]!, children: fleet.map((started) => started.child), ready: Promise.all(fleet.map((started) => started.ready)).then(() => undefined) };
 }
 
 /** Starts a system as its own process, pointed at the queue through the counting proxy. */
@@ -176,10 +184,11 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
     const depth = await emulator.control<{ ready: number; delayed: number; inflight: number }>('depth', { queue: name });
     return depth.ready + depth.delayed + depth.inflight;
   };
-  const started = await startSystem(sut, emulator.endpoint, queue.queueUrl, dlq.queueUrl);
+  const fleet = await startFleet(sut, emulator.endpoint, queue.queueUrl, dlq.queueUrl);
+  const started = fleet.first;
   const rss: Array<[number, number]> = [];
   try {
-    await started.ready;
+    await fleet.ready;
     options.onStart?.();
     const spawnedAt = Date.now();
     const cpuAtStart = cpuSeconds(started.child.pid!) ?? 0;
@@ -223,14 +232,17 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
     }
     return await summarizeMeasurement({ emulator, name, pid: started.child.pid!, spawnedAt, capSeconds, cpuAtStart, window, firstDoneAt, loaded, left, rss, passEndedAt });
   } finally {
-    if (started.child.exitCode === null) {
-      const exited = new Promise((resolve) => started.child.once('exit', resolve));
-      started.child.kill('SIGKILL');
-      await exited;
-    }
+    await Promise.all(fleet.children.map(killed));
     await emulator.control('delete', { queue: name });
     await emulator.control('delete', { queue: `${name}-dlq` });
   }
 }
 
 export { callsPerMessageByAction, summarizeRuns, type Measurement } from './measurement.js';
+
+function killed(child: ChildProcess): Promise<unknown> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  return exited;
+}

@@ -12,9 +12,11 @@ import { LATENCY_MS } from './latency.js';
 import { targets } from './targets.js';
 import { idempotencyRun, tracingRows } from './feature-rows.js';
 import { at, HAPPY_HANDLERS, inRounds } from './rounds.js';
+import { FLEET_SIZES, fleetTable, runFleet, type FleetRun } from './fleet.js';
 
 const DOCS = fileURLToPath(new URL('../../../docs/benchmarks.md', import.meta.url));
 const CHART = fileURLToPath(new URL('../../../docs/herd-e2e.svg', import.meta.url));
+const FLEET_CHART = fileURLToPath(new URL('../../../docs/herd-fleet.svg', import.meta.url));
 
 const RETRY_ONCE: Backlog['simulate'] = { outcome: 'transient', failTimes: 1 };
 /** requeue's retry path at the bench's 0-1 s delay: fixed 1 s with full jitter. */
@@ -129,11 +131,32 @@ async function featuresOnly(config: Config): Promise<void> {
   }
 }
 
+/** Rewrites the fleet section of docs/benchmarks.md and its chart from one fleet run. */
+async function documentFleet(fleet: readonly FleetRun[], config: Config, command: string): Promise<void> {
+  await writeHerdChart(fleet.map((run) => run.summary), FLEET_CHART);
+  const intro = `Measured with \`${command}\`: the end-to-end herd (${config.herdMessages.toLocaleString('en-US')} webhooks, the dependency down ${HERD.outageMs / 1000} s, then ${HERD.capacityPerSecond} requests/s with 429 + Retry-After: 1 beyond) drained by each fleet in turn, every worker its own process at concurrency 10, with the defaults (backpressure on, each worker on its own).`;
+  replaceDocsSection(DOCS, 'fleet', `${intro}\n\n${fleetTable(fleet, config.herdMessages)}\n\n![Downstream requests per second, one line per fleet size](herd-fleet.svg)`);
+}
+
+/** `npm run bench -- --fleet`: only the fleet runs; with --update-docs, their section and chart. */
+async function fleetOnly(config: Config, argv: string[]): Promise<void> {
+  const emulator = await startBenchEmulator();
+  try {
+    progress(`fleet: the herd drained by ${FLEET_SIZES.join(', ')} worker processes, one size after the other`);
+    const fleet = await runFleet(emulator, config);
+    if (argv.includes('--update-docs')) await documentFleet(fleet, config, `npm run bench -- --fleet${config.quick ? ' --quick' : ''}`);
+    process.stdout.write(`${JSON.stringify(fleet.map((run) => ({ workers: run.workers, ...run.summary, timeline: undefined })), null, 2)}\n`);
+  } finally {
+    await emulator.stop();
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   const savedIndex = argv.indexOf('--render-docs');
   if (savedIndex !== -1) return renderSaved(argv[savedIndex + 1] ?? '');
   if (argv.includes('--latency')) return latencyOnly(configFrom(argv));
   if (argv.includes('--features')) return featuresOnly(configFrom(argv));
+  if (argv.includes('--fleet')) return fleetOnly(configFrom(argv), argv);
   const config = configFrom(argv);
   const started = Date.now();
   const emulator = await startBenchEmulator();
@@ -175,10 +198,13 @@ async function main(argv: string[]): Promise<void> {
     for (const run of herd) progress(`  ${run.policy}: ${run.downstreamRequests.median} requests, ${run.drained ? 'drained' : 'stopped'} at ${run.drainSeconds.median.toFixed(0)} s, peak ${run.peakAfterRecovery.median}/s, ${run.deadLettered} dead-lettered`);
 
     progress(`  idle: ${idle.callsPerMinute.toFixed(1)} SQS calls a minute`);
+    progress(`fleet: the herd drained by ${FLEET_SIZES.join(', ')} worker processes, one size after the other`);
+    const fleet = await runFleet(emulator, config);
     const document = { config, happy, tracing, idempotency, latency, idle, retry, memory, herd, targets: targets({ happy, tracing, idempotency, latency, retry, memory, herd }, config.herdMessages), durationSeconds: (Date.now() - started) / 1000 };
     if (argv.includes('--update-docs')) {
       await writeHerdChart(herd, CHART);
       replaceDocsSection(DOCS, 'peers', renderDocs(document));
+      await documentFleet(fleet, config, `npm run bench${config.quick ? ' -- --quick' : ''}`);
     }
     if (wantsJson(argv)) process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
     else process.stdout.write(`${renderDocs(document)}\n`);
