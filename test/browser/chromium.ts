@@ -1,5 +1,4 @@
-import { execSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { ensureDebianPackage } from '../support/debian-package.js';
 
 /** Debian's chromium: `npx playwright install` cannot download browsers on these machines. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -16,14 +15,7 @@ export const CHROMIUM_FLAGS = [
   '--disable-sync',
 ];
 
-/** Installs Debian's chromium with apt when it is missing (the test setup's job, not the user's). */
+/** Installs Debian's chromium with apt when it is missing. */
 export function ensureChromium(): void {
-  if (existsSync(CHROMIUM)) return;
-  const sudo = process.getuid?.() === 0 ? '' : 'sudo ';
-  try {
-    execSync(`${sudo}apt-get update -qq && ${sudo}env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium`, { stdio: 'inherit', timeout: 280_000 });
-  } catch (cause) {
-    throw new Error(`could not install chromium with apt (needed by the browser test): ${(cause as Error).message}`, { cause });
-  }
-  if (!existsSync(CHROMIUM)) throw new Error(`apt installed chromium, but ${CHROMIUM} is missing`);
+  ensureDebianPackage('chromium', CHROMIUM, 'the browser test');
 }

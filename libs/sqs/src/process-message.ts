@@ -81,7 +81,7 @@ export class MessageProcessor {
     const admission = gate ? await gate.admit(message.state.attempt === 1) : undefined;
     if (gate && admission && admission.kind !== 'run') {
       if (admission.kind === 'stopped') return settler.release(message);
-      return this.deferUnrun(message, gate.key, admission.untilMs, admission.cause);
+      return this.deferUnrun(message, admission.untilMs, admission.cause, `dependency ${gate.key} is ${admission.cause}`);
     }
     const claim = this.context.idempotency ? await this.context.idempotency.claim(input) : undefined;
     if (claim && claim.kind !== 'run' && claim.kind !== 'unguarded') {
@@ -164,7 +164,7 @@ export class MessageProcessor {
         options.logger.info(fields, 'duplicate of a completed idempotency key: acknowledged without running the handler');
         return settler.ack(message);
       case 'in-progress':
-        return this.deferUnrun(message, 'idempotency', claim.untilMs, 'duplicate-in-progress');
+        return this.deferUnrun(message, claim.untilMs, 'duplicate-in-progress', 'another delivery of its idempotency key is running');
       case 'payload-mismatch':
         return settler.deadLetter(message, 'non-retryable', 'IDEMPOTENCY_KEY_REUSED', claim.error);
       case 'no-key':
@@ -193,10 +193,9 @@ export class MessageProcessor {
   }
 
   /** A message that never ran (its dependency open or paused, or its key running elsewhere): back to SQS, attempt unchanged. */
-  private deferUnrun(message: DecodedMessage, key: string, untilMs: number, cause: DeferCause): Promise<Settled> {
+  private deferUnrun(message: DecodedMessage, untilMs: number, cause: DeferCause, why: string): Promise<Settled> {
     const { options, settler } = this.context;
     const { state } = message;
-    const why = cause === 'duplicate-in-progress' ? 'another delivery of its idempotency key is running' : `dependency ${key} is ${cause}`;
     const reason = { retryable: true as const, errorType: state.lastErrorType ?? ErrorType.TEMPORARY, message: state.lastError ?? `deferred: ${why}` };
     const now = options.now();
     return settler.defer(message, options.retryPolicy.defer(state, reason, untilMs - now, now, message.override), cause);

@@ -1,6 +1,7 @@
 import type { DeadLetterDecision, DeadLetterReason, HopDecision, RetryDecision } from '@requeue/retry';
 import type { DeferCause } from './backpressure/dependency.js';
 import type { SqsBatchClient } from './batch-client.js';
+import type { EntryOutcome } from './batcher.js';
 import { deadLetterAttributes, retryCopyAttributes } from './copies.js';
 import type { DecodedMessage } from './decode.js';
 import { batchFailure } from './errors.js';
@@ -105,14 +106,12 @@ export class MessageSettler {
    * them ran, so the receive they used is remembered as no attempt.
    */
   async release(message: Pick<DecodedMessage, 'messageId' | 'receiptHandle' | 'trace'>): Promise<Settled> {
-    const { options, batch, heartbeat, unusedReceives } = this.context;
-    const extending = heartbeat.untrack(message.receiptHandle);
-    if (extending) await extending;
-    const released = await batch.changeVisibility(options.queueUrl, message.receiptHandle, 0);
-    if (released.ok) {
-      unusedReceives.add(message.messageId);
-      message.trace?.settled({ kind: 'released' });
-    } else options.logger.warn({ messageId: message.messageId, err: batchFailure('ChangeMessageVisibilityBatch', options.queueUrl, message, released) }, 'could not release the message; it reappears after its visibility timeout');
+    const released = await this.hideUnrun(message, 0);
+    if (released.ok) message.trace?.settled({ kind: 'released' });
+    else {
+      const { options } = this.context;
+      options.logger.warn({ messageId: message.messageId, err: batchFailure('ChangeMessageVisibilityBatch', options.queueUrl, message, released) }, 'could not release the message; it reappears after its visibility timeout');
+    }
     return 'stays';
   }
 
@@ -121,12 +120,18 @@ export class MessageSettler {
    * remembers the receive): used while the idempotency store cannot be reached.
    */
   async holdBack(message: DecodedMessage, seconds: number): Promise<Settled> {
+    await this.hideUnrun(message, seconds);
+    return 'stays';
+  }
+
+  /** A message that did not run, visible again after `seconds`; its receive is remembered as no attempt. */
+  private async hideUnrun(message: Pick<DecodedMessage, 'messageId' | 'receiptHandle'>, seconds: number): Promise<EntryOutcome> {
     const { options, batch, heartbeat, unusedReceives } = this.context;
     const extending = heartbeat.untrack(message.receiptHandle);
     if (extending) await extending;
     const hidden = await batch.changeVisibility(options.queueUrl, message.receiptHandle, seconds);
     if (hidden.ok) unusedReceives.add(message.messageId);
-    return 'stays';
+    return hidden;
   }
 
   /**

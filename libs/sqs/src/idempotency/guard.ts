@@ -4,15 +4,13 @@ import type { IdempotencyOptions, IdempotencyRecordData, IdempotencyStore, Idemp
 
 /** What the store says about a message's key before its handler may run. */
 export type Claim =
-  | { kind: 'run'; data: RecordData; payloadHash: string | undefined }
+  | { kind: 'run'; data: IdempotencyRecordData; payloadHash: string | undefined }
   | { kind: 'unguarded' }
   | { kind: 'completed' }
   | { kind: 'in-progress'; untilMs: number }
   | { kind: 'payload-mismatch'; error: string }
   | { kind: 'no-key'; error: string }
   | { kind: 'store-unavailable'; error: unknown };
-
-type RecordData = IdempotencyRecordData;
 
 /** How long receiving pauses after the store fails, before a message tries it again. */
 const STORE_RETRY_MS = 5000;
@@ -70,7 +68,7 @@ export class IdempotencyGuard {
       return { kind: 'no-key', error: error instanceof Error ? error.message : String(error) };
     }
     if (key === undefined || key === '') return { kind: 'unguarded' };
-    const data: RecordData = { key };
+    const data: IdempotencyRecordData = { key };
     const payloadHash = this.validatePayload ? createHash('sha256').update(message.rawBody).digest('base64') : undefined;
     try {
       // The in-progress record outlives the handler's timeout by a little, never by less.
@@ -94,7 +92,7 @@ export class IdempotencyGuard {
   }
 
   /** Why the in-progress record could not be written: a duplicate, a reused key, or the store. */
-  private async existing(error: unknown, data: RecordData, payloadHash: string | undefined): Promise<Claim> {
+  private async existing(error: unknown, data: IdempotencyRecordData, payloadHash: string | undefined): Promise<Claim> {
     const name = error instanceof Error ? error.name : '';
     // Gone between the write and the read: the other run failed and cleared it. Look again soon.
     if (name === 'IdempotencyItemNotFoundError') return { kind: 'in-progress', untilMs: this.now() + 1000 };
