@@ -148,6 +148,12 @@ export interface MeasureOptions {
    */
   clockFromStart?: boolean;
   /**
+   * Load the backlog once every process is ready, just before `onStart`, instead of
+   * before they start: otherwise a fleet's first processes work through it, against a
+   * dependency whose outage has not started its clock, while the last ones boot.
+   */
+  loadWhenReady?: boolean;
+  /**
    * Seconds after the first 1% of the backlog is done before the throughput clock starts: a
    * process that just started runs unoptimised code, which a long-running worker does
    * not. Every system gets the same warm-up; a backlog drained within it is timed whole.
@@ -179,7 +185,8 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
   const { queue, dlq } = await createQueues(emulator, name, backlog.latencyMs);
   const load = (count: number) => emulator.control('load', { queue: name, count, simulate: backlog.simulate });
   const warmupCount = backlog.warmupCount ?? 0;
-  await load(warmupCount > 0 ? warmupCount : backlog.count);
+  const loadFirstPass = () => load(warmupCount > 0 ? warmupCount : backlog.count);
+  if (!options.loadWhenReady) await loadFirstPass();
   const remaining = async () => {
     const depth = await emulator.control<{ ready: number; delayed: number; inflight: number }>('depth', { queue: name });
     return depth.ready + depth.delayed + depth.inflight;
@@ -189,6 +196,7 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
   const rss: Array<[number, number]> = [];
   try {
     await fleet.ready;
+    if (options.loadWhenReady) await loadFirstPass();
     options.onStart?.();
     const spawnedAt = Date.now();
     const cpuAtStart = cpuSeconds(started.child.pid!) ?? 0;

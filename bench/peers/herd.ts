@@ -38,7 +38,7 @@ export const HERD = { messages: 2000, outageMs: 10_000, capacityPerSecond: 100 }
 export async function runHerd(emulator: BenchEmulator, policy: string, sut: (url: string) => SystemUnderTest, capSeconds: number, messages = HERD.messages): Promise<HerdRun> {
   const downstream = await startDownstream({ outageMs: HERD.outageMs, capacityPerSecond: HERD.capacityPerSecond });
   try {
-    const measurement = await measure(emulator, sut(downstream.url), { count: messages }, capSeconds, { onStart: () => downstream.open(), clockFromStart: true });
+    const measurement = await measure(emulator, sut(downstream.url), { count: messages }, capSeconds, { onStart: () => downstream.open(), clockFromStart: true, loadWhenReady: true });
     const timeline = downstream.timeline();
     const recovery = Math.ceil(HERD.outageMs / 1000);
     return {
