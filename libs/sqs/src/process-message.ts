@@ -110,10 +110,10 @@ export class MessageProcessor {
     if (!failure) return settler.release(message);
     trace?.failed(failure.errorType, failure.message);
     if (message.state.attempt === 1) options.metrics.firstFailure(failure.errorType);
-    // Systemic, and the dependency's state confirms it (paused, or its breaker now open):
-    // defer without using an attempt. An isolated 503 with the breaker closed is the
-    // message's failure, so a message that alone keeps failing cannot retry forever.
-    const blockedUntil = call.kind === 'neutral' ? undefined : gate?.blockedUntil();
+    // Systemic, and the dependency's state confirms it (paused, paced, or its breaker now
+    // open): defer without using an attempt. An isolated 503 with the breaker closed is
+    // the message's failure, so a message that alone keeps failing cannot retry forever.
+    const blockedUntil = gate?.confirmedUntil(call);
     if (gate && failure.retryable && blockedUntil !== undefined) {
       return this.deferFailed(message, failure, gate.key, blockedUntil, call.kind === 'rate-limited' ? 'rate-limited' : 'breaker-open');
     }

@@ -32,23 +32,24 @@ export class Dependencies {
   }
 
   /**
-   * While every known dependency is blocked (breaker open, or paused), anything received
+   * While every known dependency is blocked (breaker open, paused, or its paced queue
+   * full), anything received
    * would only be handed back: polling waits until the first of them unblocks. With no
    * key set by the handler there is one dependency, the queue's own.
    */
   receiveBlockedUntil(): number | undefined {
     let earliest: number | undefined;
     for (const gate of this.gates.values()) {
-      const until = gate.blockedUntil();
+      const until = gate.busyUntil();
       if (until === undefined) return undefined;
       earliest = earliest === undefined ? until : Math.min(earliest, until);
     }
     return earliest;
   }
 
-  /** Whether any dependency is paused or its circuit open: then nothing is fetched ahead of the handlers. */
+  /** Whether any dependency is paused, its circuit open, or its paced queue full: then nothing is fetched ahead of the handlers. */
   anyBlocked(): boolean {
-    for (const gate of this.gates.values()) if (gate.blockedUntil() !== undefined) return true;
+    for (const gate of this.gates.values()) if (gate.busyUntil() !== undefined) return true;
     return false;
   }
 

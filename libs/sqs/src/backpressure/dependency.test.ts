@@ -96,8 +96,14 @@ describe('Dependency gate', () => {
       pauses.push(dependency.blockedUntil()! - Date.now());
     }
     expect(pauses).toEqual([1000, 2000, 4000]);
+    // A success, then a 429 that still finds the dependency admitting (no pause), then one
+    // that finds nothing got through: the doubling started over.
     vi.setSystemTime(dependency.blockedUntil()!);
     dependency.finish(ticketOf(await dependency.admit()), { kind: 'success' });
+    vi.advanceTimersByTime(60_000);
+    dependency.finish(ticketOf(await dependency.admit()), { kind: 'rate-limited', retryAfterMs: undefined });
+    expect(dependency.blockedUntil()).toBeUndefined();
+    vi.advanceTimersByTime(60_000);
     dependency.finish(ticketOf(await dependency.admit()), { kind: 'rate-limited', retryAfterMs: undefined });
     expect(dependency.blockedUntil()! - Date.now()).toBe(1000);
   });
@@ -158,6 +164,100 @@ describe('Dependency gate', () => {
     const waiting = dependency.admit();
     dependency.stop();
     expect(await waiting).toEqual({ kind: 'stopped' });
+  });
+});
+
+/** The next call's ticket, the clock moved on until the gate lets it run. */
+async function admitted(dependency: Dependency): Promise<DependencyTicket> {
+  const admission = dependency.admit();
+  while ((await peek(admission)) === 'pending') await vi.advanceTimersByTimeAsync(1);
+  return ticketOf(await admission);
+}
+
+/** 100 calls admitted over 100 ms, then a 429 with Retry-After: 1 s: paced 11.55 ms apart, and paused until START + 1100. */
+async function learnPace(dependency: Dependency): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    dependency.finish(ticketOf(await dependency.admit()), { kind: 'success' });
+    vi.advanceTimersByTime(1);
+  }
+  dependency.finish(ticketOf(await dependency.admit()), { kind: 'rate-limited', retryAfterMs: 1000 });
+  vi.setSystemTime(dependency.blockedUntil()!);
+}
+
+describe('Dependency gate, once paced (as one worker of a fleet)', () => {
+  it('re-measures the pace on a 429 that follows admitted calls, without pausing every call', async () => {
+    const dependency = gate({ breaker: false, holdMs: 2000 }, 50);
+    await learnPace(dependency);
+    dependency.finish(ticketOf(await dependency.admit()), { kind: 'success' });
+    vi.advanceTimersByTime(50);
+    const rejected = { kind: 'rate-limited', retryAfterMs: 1000 } as const;
+    dependency.finish(ticketOf(await dependency.admit()), rejected);
+    expect(dependency.blockedUntil()).toBeUndefined();
+    // The dependency still admits: the 429 is its own, so the message waits without an attempt.
+    expect(dependency.confirmedUntil(rejected)).toBe(Date.now());
+    expect(dependency.confirmedUntil({ kind: 'unavailable' })).toBeUndefined();
+  });
+
+  it('pauses every call on a 429 when nothing got through since the last one', async () => {
+    const dependency = gate({ breaker: false, holdMs: 2000 }, 50);
+    await learnPace(dependency);
+    dependency.finish(ticketOf(await dependency.admit()), { kind: 'rate-limited', retryAfterMs: 1000 });
+    expect(dependency.blockedUntil()).toBe(Date.now() + 1000);
+  });
+
+  it('counts a burst of 429s once: a call that started before the last 429 neither pauses nor re-measures', async () => {
+    const dependency = gate({ breaker: false, holdMs: 2000 }, 50);
+    await learnPace(dependency);
+    const [a, b, c] = [await admitted(dependency), await admitted(dependency), await admitted(dependency)];
+    vi.advanceTimersByTime(1);
+    dependency.finish(a, { kind: 'success' });
+    dependency.finish(b, { kind: 'rate-limited', retryAfterMs: 1000 });
+    // c got nothing through since b's 429, but it was already under way: same burst.
+    dependency.finish(c, { kind: 'rate-limited', retryAfterMs: 1000 });
+    expect(dependency.blockedUntil()).toBeUndefined();
+  });
+
+  it('hands a message back to SQS when it would wait at the pace longer than holdMs, and stops receiving meanwhile', async () => {
+    const dependency = gate({ breaker: false, holdMs: 100 }, 50);
+    await learnPace(dependency);
+    ticketOf(await dependency.admit());
+    // 11.55 ms apart: 8 wait within 100 ms; the 9th would wait 104 ms.
+    const queued = Array.from({ length: 8 }, () => dependency.admit());
+    expect(await peek(queued[7]!)).toBe('pending');
+    expect(dependency.busyUntil()).toBeCloseTo(Date.now() + 4.0, 0);
+    expect(await dependency.admit()).toEqual({ kind: 'defer', untilMs: expect.closeTo(Date.now() + 4.0, 0), cause: 'rate-limited' });
+    expect(dependency.blockedUntil()).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(100);
+    for (const admission of queued) expect((await admission).kind).toBe('run');
+    expect(dependency.busyUntil()).toBeUndefined();
+  });
+
+  it('speeds the pace up by 1% per second of successes however few they are', async () => {
+    const dependency = gate({ breaker: false, holdMs: 60_000 }, 50);
+    await learnPace(dependency);
+    for (let i = 0; i < 10; i++) {
+      vi.advanceTimersByTime(1000);
+      dependency.finish(await admitted(dependency), { kind: 'success' });
+    }
+    // 11 s since the pace was learnt: 0.99^11 of 11.55 ms, 10.34 ms apart.
+    await admitted(dependency);
+    const next = dependency.admit();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(await peek(next)).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    expect((await next).kind).toBe('run');
+  });
+
+  it('paces at one call per pause when its first 429 came before any call got through', async () => {
+    const dependency = gate({ breaker: false, holdMs: 5000 }, 50);
+    dependency.finish(ticketOf(await dependency.admit()), { kind: 'rate-limited', retryAfterMs: 1000 });
+    vi.setSystemTime(dependency.blockedUntil()!);
+    ticketOf(await dependency.admit());
+    const second = dependency.admit();
+    await vi.advanceTimersByTimeAsync(1049);
+    expect(await peek(second)).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    expect((await second).kind).toBe('run');
   });
 });
 

@@ -59,6 +59,7 @@ export class Dependency {
   private running = 0;
   private pausedUntil = 0;
   private consecutivePauses = 0;
+  private lastRateLimitAt = -Infinity;
   private waiters: Waiter[] = [];
   private readonly pace: DispatchPace | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -92,6 +93,8 @@ export class Dependency {
       if (verdict.kind !== 'wait') return Promise.resolve(verdict);
       this.wakeAt(verdict.retryAt);
     }
+    const overflow = this.pacedOverflowUntil(this.waiters.length + 1);
+    if (overflow !== undefined) return Promise.resolve({ kind: 'defer', untilMs: overflow, cause: 'rate-limited' });
     return new Promise((resolve) => this.waiters.push({ resolve, sampled }));
   }
 
@@ -109,18 +112,50 @@ export class Dependency {
       // 30% mix of them would otherwise halve the limit every round trip, down to 1.
       this.limit?.onOverload(ticket.startedAt);
     }
-    if (outcome.kind === 'rate-limited') {
-      this.consecutivePauses++;
-      const backoffMs = Math.min(this.options.maxPauseMs, this.options.rateLimitPauseMs * 2 ** Math.min(this.consecutivePauses - 1, 30));
-      // Capped, Retry-After too: the key comes from a message, and a publisher who points it
-      // at a host answering `Retry-After: 999999999` must not stop the worker for years.
-      // The message itself still waits its Retry-After, within its deadline.
-      const pauseMs = Math.min(this.options.maxPauseMs, outcome.retryAfterMs ?? backoffMs);
-      // Rejections that land while already paused come from the same burst: one measures.
-      if (this.pausedUntil <= now) this.pace?.onRateLimited(now, pauseMs);
-      this.pausedUntil = Math.max(this.pausedUntil, now + pauseMs);
-    }
+    if (outcome.kind === 'rate-limited') this.onRateLimited(ticket.startedAt, outcome.retryAfterMs, now);
     this.pump();
+  }
+
+  /**
+   * A 429 while the dependency still admits some calls re-measures the pace and pauses
+   * nothing: a pause would leave its allowance unused for the whole Retry-After, and every
+   * worker of a fleet, rejected in the same burst, would resume together into a full
+   * bucket. A 429 when nothing got through since the last one (or before any pace is
+   * learnt) pauses every call. Calls that started before the last 429 belong to its burst.
+   */
+  private onRateLimited(startedAt: number, retryAfterMs: number | undefined, now: number): void {
+    if (startedAt < this.lastRateLimitAt) return;
+    this.lastRateLimitAt = now;
+    // Capped, Retry-After too: the key comes from a message, and a publisher who points it
+    // at a host answering `Retry-After: 999999999` must not stop the worker for years.
+    // The message itself still waits its Retry-After, within its deadline.
+    const backoffMs = Math.min(this.options.maxPauseMs, this.options.rateLimitPauseMs * 2 ** Math.min(this.consecutivePauses, 30));
+    const pauseMs = Math.min(this.options.maxPauseMs, retryAfterMs ?? backoffMs);
+    const stillAdmitting = this.pace?.onRateLimited(now, pauseMs) ?? false;
+    if (stillAdmitting) return;
+    this.consecutivePauses++;
+    this.pausedUntil = Math.max(this.pausedUntil, now + pauseMs);
+  }
+
+  /**
+   * A paced dependency drains its queue at its pace: a message that would wait there
+   * longer than `holdMs` goes back to SQS instead, visible again when its wait would be
+   * down to `holdMs`, so that a faster worker of the fleet (or this one, then) runs it
+   * rather than this one holding it.
+   */
+  private pacedOverflowUntil(position: number): number | undefined {
+    if (!this.pace?.active) return undefined;
+    const now = this.now();
+    const runsAt = this.pace.dispatchAtPosition(now, position);
+    return runsAt - now > this.options.holdMs ? runsAt - this.options.holdMs : undefined;
+  }
+
+  /**
+   * Until when receiving more for this dependency is pointless: it is blocked, or paced
+   * with as many queued as it dispatches within `holdMs`.
+   */
+  busyUntil(): number | undefined {
+    return this.blockedUntil() ?? this.pacedOverflowUntil(this.waiters.length + 1);
   }
 
   /** Until when nothing may be dispatched, or undefined when something may. */
@@ -128,6 +163,19 @@ export class Dependency {
     const now = this.now();
     const until = Math.max(this.pausedUntil, this.breaker?.state === 'open' ? this.breaker.probeAt : 0);
     return until > now ? until : undefined;
+  }
+
+  /**
+   * Until when a failed call's message waits without using an attempt, when the
+   * dependency's state confirms the failure is the dependency's: paused, its breaker
+   * open, or a 429 while it is paced (it admits less than asked; the message waits its
+   * own Retry-After). Undefined when the failure is the message's own.
+   */
+  confirmedUntil(call: CallOutcome): number | undefined {
+    if (call.kind === 'neutral' || call.kind === 'success') return undefined;
+    const blocked = this.blockedUntil();
+    if (blocked !== undefined) return blocked;
+    return call.kind === 'rate-limited' && this.pace?.active ? this.now() : undefined;
   }
 
   get idle(): boolean {

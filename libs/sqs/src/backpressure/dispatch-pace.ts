@@ -3,11 +3,14 @@
  * dependency takes a whole second's allowance in a few milliseconds, at any concurrency,
  * and rejects the rest. So dispatches are spaced by the rate it actually admitted between
  * its last two rate limits, 5% slower (a token bucket's reserve inflates that rate), and
- * the spacing shrinks by 0.01% per success, about 1% a second at 100 calls/s, so a
- * dependency that raises its limit is found again.
+ * the spacing shrinks by 1% per second of successes, so a dependency that raises its
+ * limit is found again. Per second rather than per success: in a fleet each worker's
+ * share is a fraction of the rate, and a per-success rule would have each find the
+ * spare capacity that many times slower; per second, the fleet's total grows 1% a second
+ * whatever its size.
  */
 const SLOWER_THAN_ADMITTED = 1.05;
-const SPEED_UP_PER_SUCCESS = 0.9999;
+const SPEED_UP_PER_SECOND = 0.99;
 
 export class DispatchPace {
   private spacingMs = 0;
@@ -15,27 +18,52 @@ export class DispatchPace {
   private lastRateLimitAt: number | undefined;
   private firstSuccessAt: number | undefined;
   private successesSince = 0;
+  private spedUpAt = 0;
 
   onSuccess(now: number): void {
     this.firstSuccessAt ??= now;
     this.successesSince++;
-    this.spacingMs *= SPEED_UP_PER_SUCCESS;
+    if (now > this.spedUpAt) this.spacingMs *= SPEED_UP_PER_SECOND ** ((now - this.spedUpAt) / 1000);
+    this.spedUpAt = now;
   }
 
-  onRateLimited(now: number, retryAfterMs: number): void {
-    if (this.successesSince > 0) {
+  /**
+   * Learns the pace from the cycle that ends here. True when the dependency was already
+   * paced and admitted calls during the cycle: it admits less than asked, not nothing.
+   */
+  onRateLimited(now: number, retryAfterMs: number): boolean {
+    const wasPaced = this.active;
+    const admitted = this.successesSince > 0;
+    if (admitted) {
       // A cycle runs from one rate limit to the next, its pause included. The first has
       // no start: its successes, plus the pause the dependency asked for, stand for one.
       const cycleMs = this.lastRateLimitAt !== undefined ? now - this.lastRateLimitAt : now - (this.firstSuccessAt ?? now) + retryAfterMs;
       this.spacingMs = (SLOWER_THAN_ADMITTED * cycleMs) / this.successesSince;
+    } else if (!wasPaced) {
+      // Rejected before anything got through: others (a fleet's other workers) are using
+      // the whole allowance. Starting unpaced after the pause would take the next burst
+      // again; one call per pause, sped up from there, takes a share without a burst.
+      this.spacingMs = SLOWER_THAN_ADMITTED * retryAfterMs;
     }
     this.lastRateLimitAt = now;
+    this.spedUpAt = now;
     this.successesSince = 0;
+    return wasPaced && admitted;
+  }
+
+  /** Whether dispatches are spaced: the dependency has rate-limited and the pace is learnt. */
+  get active(): boolean {
+    return this.spacingMs >= 1;
   }
 
   /** When the next dispatch may go, if not now. */
   nextAt(now: number): number | undefined {
-    return this.spacingMs >= 1 && now < this.nextDispatchAt ? this.nextDispatchAt : undefined;
+    return this.active && now < this.nextDispatchAt ? this.nextDispatchAt : undefined;
+  }
+
+  /** When the call at `position` in the queue (1 = next) would go, at this pace. */
+  dispatchAtPosition(now: number, position: number): number {
+    return Math.max(now, this.nextDispatchAt) + (position - 1) * this.spacingMs;
   }
 
   dispatched(now: number): void {
