@@ -39,11 +39,6 @@ export class DispatchPace {
       // no start: its successes, plus the pause the dependency asked for, stand for one.
       const cycleMs = this.lastRateLimitAt !== undefined ? now - this.lastRateLimitAt : now - (this.firstSuccessAt ?? now) + retryAfterMs;
       this.spacingMs = (SLOWER_THAN_ADMITTED * cycleMs) / this.successesSince;
-    } else if (!wasPaced) {
-      // Rejected before anything got through: others (a fleet's other workers) are using
-      // the whole allowance. Starting unpaced after the pause would take the next burst
-      // again; one call per pause, sped up from there, takes a share without a burst.
-      this.spacingMs = SLOWER_THAN_ADMITTED * retryAfterMs;
     }
     this.lastRateLimitAt = now;
     this.spedUpAt = now;
