@@ -211,6 +211,18 @@ describe('Dependency gate, once paced (as one worker of a fleet)', () => {
     expect(dependency.blockedUntil()).toBeUndefined();
   });
 
+  it('does not count a success that started before the last 429 as the dependency still admitting', async () => {
+    const dependency = gate({ breaker: false, holdMs: 2000 }, 50);
+    await learnPace(dependency);
+    const [straggler, rejected] = [await admitted(dependency), await admitted(dependency)];
+    vi.advanceTimersByTime(1);
+    dependency.finish(rejected, { kind: 'rate-limited', retryAfterMs: 1000 });
+    dependency.finish(straggler, { kind: 'success' });
+    vi.setSystemTime(dependency.blockedUntil()!);
+    dependency.finish(await admitted(dependency), { kind: 'rate-limited', retryAfterMs: 1000 });
+    expect(dependency.blockedUntil()).toBe(Date.now() + 1000);
+  });
+
   it('hands a message back to SQS when it would wait at the pace longer than holdMs, and stops receiving meanwhile', async () => {
     const dependency = gate({ breaker: false, holdMs: 100 }, 50);
     await learnPace(dependency);

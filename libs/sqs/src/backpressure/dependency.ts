@@ -106,7 +106,7 @@ export class Dependency {
     if (outcome.kind === 'success') {
       this.consecutivePauses = 0;
       this.limit?.onSuccess();
-      this.pace?.onSuccess(now);
+      this.pace?.onSuccess(now, ticket.startedAt);
     } else if (outcome.kind === 'rate-limited' || (outcome.kind === 'unavailable' && this.breaker?.state !== 'closed')) {
       // A 503 the breaker does not confirm (it stays closed) is one message's bad luck: a
       // 30% mix of them would otherwise halve the limit every round trip, down to 1.
@@ -121,10 +121,10 @@ export class Dependency {
    * nothing: a pause would leave its allowance unused for the whole Retry-After, and every
    * worker of a fleet, rejected in the same burst, would resume together into a full
    * bucket. A 429 when nothing got through since the last one (or before any pace is
-   * learnt) pauses every call. Calls that started before the last 429 belong to its burst.
+   * learnt) pauses every call. Calls that started by the last 429 belong to its burst.
    */
   private onRateLimited(startedAt: number, retryAfterMs: number | undefined, now: number): void {
-    if (startedAt < this.lastRateLimitAt) return;
+    if (startedAt <= this.lastRateLimitAt) return;
     this.lastRateLimitAt = now;
     // Capped, Retry-After too: the key comes from a message, and a publisher who points it
     // at a host answering `Retry-After: 999999999` must not stop the worker for years.

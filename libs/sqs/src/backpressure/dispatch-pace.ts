@@ -20,9 +20,14 @@ export class DispatchPace {
   private successesSince = 0;
   private spedUpAt = 0;
 
-  onSuccess(now: number): void {
+  /**
+   * A call that started before the last rate limit ran in the cycle before it: counted in
+   * this one, a burst's stragglers landing a few milliseconds after its 429 would measure
+   * a rate of hundreds a second.
+   */
+  onSuccess(now: number, startedAt: number): void {
     this.firstSuccessAt ??= now;
-    this.successesSince++;
+    if (this.lastRateLimitAt === undefined || startedAt > this.lastRateLimitAt) this.successesSince++;
     if (now > this.spedUpAt) this.spacingMs *= SPEED_UP_PER_SECOND ** ((now - this.spedUpAt) / 1000);
     this.spedUpAt = now;
   }
