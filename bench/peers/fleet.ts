@@ -21,7 +21,8 @@ export interface FleetRun {
 /**
  * The end-to-end herd drained by 1, 4 and 10 worker processes at once, each its own
  * process with concurrency 10, all on one queue and one dependency: each learns the
- * outage and the rate on its own. One size after the other, so they never share the CPU.
+ * outage and the rate on its own. Then the single worker at concurrency 50. One size
+ * after the other, so they never share the CPU.
  */
 export async function runFleet(emulator: BenchEmulator, config: Config): Promise<FleetRun[]> {
   const runs: FleetRun[] = [];

@@ -113,9 +113,9 @@ export class MessageProcessor {
     // Systemic, and the dependency's state confirms it (paused, paced, or its breaker now
     // open): defer without using an attempt. An isolated 503 with the breaker closed is
     // the message's failure, so a message that alone keeps failing cannot retry forever.
-    const blockedUntil = gate?.confirmedUntil(call);
-    if (gate && failure.retryable && blockedUntil !== undefined) {
-      return this.deferFailed(message, failure, gate.key, blockedUntil, call.kind === 'rate-limited' ? 'rate-limited' : 'breaker-open');
+    const confirmedUntil = gate?.confirmedUntil(call);
+    if (gate && failure.retryable && confirmedUntil !== undefined) {
+      return this.deferFailed(message, failure, gate.key, confirmedUntil, call.kind === 'rate-limited' ? 'rate-limited' : 'breaker-open');
     }
     return this.retryOrDeadLetter(message, failure);
   }

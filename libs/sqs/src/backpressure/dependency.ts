@@ -59,7 +59,8 @@ export class Dependency {
   private running = 0;
   private pausedUntil = 0;
   private consecutivePauses = 0;
-  private lastRateLimitAt = -Infinity;
+  /** When the last counted 429 landed: the end of one pace cycle and the start of the next. */
+  private lastRateLimitAt: number | undefined;
   private waiters: Waiter[] = [];
   private readonly pace: DispatchPace | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -88,13 +89,11 @@ export class Dependency {
    */
   admit(sampled = true): Promise<Admission> {
     this.lastUsedAt = this.now();
-    if (this.waiters.length === 0) {
-      const verdict = this.evaluate(sampled);
-      if (verdict.kind !== 'wait') return Promise.resolve(verdict);
-      this.wakeAt(verdict.retryAt);
-    }
+    const verdict = this.waiters.length === 0 ? this.evaluate(sampled) : undefined;
+    if (verdict && verdict.kind !== 'wait') return Promise.resolve(verdict);
     const overflow = this.pacedOverflowUntil(this.waiters.length + 1);
     if (overflow !== undefined) return Promise.resolve({ kind: 'defer', untilMs: overflow, cause: 'rate-limited' });
+    if (verdict) this.wakeAt(verdict.retryAt);
     return new Promise((resolve) => this.waiters.push({ resolve, sampled }));
   }
 
@@ -106,7 +105,7 @@ export class Dependency {
     if (outcome.kind === 'success') {
       this.consecutivePauses = 0;
       this.limit?.onSuccess();
-      this.pace?.onSuccess(now, ticket.startedAt);
+      this.pace?.onSuccess(now, this.startedThisCycle(ticket.startedAt));
     } else if (outcome.kind === 'rate-limited' || (outcome.kind === 'unavailable' && this.breaker?.state !== 'closed')) {
       // A 503 the breaker does not confirm (it stays closed) is one message's bad luck: a
       // 30% mix of them would otherwise halve the limit every round trip, down to 1.
@@ -124,17 +123,23 @@ export class Dependency {
    * learnt) pauses every call. Calls that started by the last 429 belong to its burst.
    */
   private onRateLimited(startedAt: number, retryAfterMs: number | undefined, now: number): void {
-    if (startedAt <= this.lastRateLimitAt) return;
+    if (!this.startedThisCycle(startedAt)) return;
+    const cycleStartedAt = this.lastRateLimitAt;
     this.lastRateLimitAt = now;
     // Capped, Retry-After too: the key comes from a message, and a publisher who points it
     // at a host answering `Retry-After: 999999999` must not stop the worker for years.
     // The message itself still waits its Retry-After, within its deadline.
     const backoffMs = Math.min(this.options.maxPauseMs, this.options.rateLimitPauseMs * 2 ** Math.min(this.consecutivePauses, 30));
     const pauseMs = Math.min(this.options.maxPauseMs, retryAfterMs ?? backoffMs);
-    const stillAdmitting = this.pace?.onRateLimited(now, pauseMs) ?? false;
+    const stillAdmitting = this.pace?.onRateLimited(now, pauseMs, cycleStartedAt) ?? false;
     if (stillAdmitting) return;
     this.consecutivePauses++;
     this.pausedUntil = Math.max(this.pausedUntil, now + pauseMs);
+  }
+
+  /** Whether a call started after the last 429: one that started by then belongs to its burst. */
+  private startedThisCycle(startedAt: number): boolean {
+    return this.lastRateLimitAt === undefined || startedAt > this.lastRateLimitAt;
   }
 
   /**

@@ -15,37 +15,36 @@ const SPEED_UP_PER_SECOND = 0.99;
 export class DispatchPace {
   private spacingMs = 0;
   private nextDispatchAt = 0;
-  private lastRateLimitAt: number | undefined;
   private firstSuccessAt: number | undefined;
   private successesSince = 0;
   private spedUpAt = 0;
 
   /**
-   * A call that started before the last rate limit ran in the cycle before it: counted in
-   * this one, a burst's stragglers landing a few milliseconds after its 429 would measure
-   * a rate of hundreds a second.
+   * `inThisCycle`: the call started after the last rate limit. One that started before ran
+   * in the cycle before: counted in this one, a burst's stragglers landing a few
+   * milliseconds after its 429 would measure a rate of hundreds a second.
    */
-  onSuccess(now: number, startedAt: number): void {
+  onSuccess(now: number, inThisCycle: boolean): void {
     this.firstSuccessAt ??= now;
-    if (this.lastRateLimitAt === undefined || startedAt > this.lastRateLimitAt) this.successesSince++;
+    if (inThisCycle) this.successesSince++;
     if (now > this.spedUpAt) this.spacingMs *= SPEED_UP_PER_SECOND ** ((now - this.spedUpAt) / 1000);
     this.spedUpAt = now;
   }
 
   /**
-   * Learns the pace from the cycle that ends here. True when the dependency was already
-   * paced and admitted calls during the cycle: it admits less than asked, not nothing.
+   * Learns the pace from the cycle that ends here, begun at the rate limit before (none for
+   * the first). True when the dependency was already paced and admitted calls during the
+   * cycle: it admits less than asked, not nothing.
    */
-  onRateLimited(now: number, retryAfterMs: number): boolean {
+  onRateLimited(now: number, retryAfterMs: number, cycleStartedAt: number | undefined): boolean {
     const wasPaced = this.active;
     const admitted = this.successesSince > 0;
     if (admitted) {
       // A cycle runs from one rate limit to the next, its pause included. The first has
       // no start: its successes, plus the pause the dependency asked for, stand for one.
-      const cycleMs = this.lastRateLimitAt !== undefined ? now - this.lastRateLimitAt : now - (this.firstSuccessAt ?? now) + retryAfterMs;
+      const cycleMs = cycleStartedAt !== undefined ? now - cycleStartedAt : now - (this.firstSuccessAt ?? now) + retryAfterMs;
       this.spacingMs = (SLOWER_THAN_ADMITTED * cycleMs) / this.successesSince;
     }
-    this.lastRateLimitAt = now;
     this.spedUpAt = now;
     this.successesSince = 0;
     return wasPaced && admitted;
