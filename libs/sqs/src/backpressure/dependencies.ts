@@ -33,9 +33,8 @@ export class Dependencies {
 
   /**
    * While every known dependency is blocked (breaker open, paused, or its paced queue
-   * full), anything received
-   * would only be handed back: polling waits until the first of them unblocks. With no
-   * key set by the handler there is one dependency, the queue's own.
+   * full), anything received would only be handed back: polling waits until the first of
+   * them unblocks. With no key set by the handler there is one dependency, the queue's own.
    */
   receiveBlockedUntil(): number | undefined {
     let earliest: number | undefined;
