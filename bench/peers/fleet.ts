@@ -1,3 +1,5 @@
+import { createClient } from '@redis/client';
+import { startRedis } from '@requeue/test/support/redis';
 import { markdownTable } from '../report.js';
 import type { Config } from './document.js';
 import type { BenchEmulator } from './driver.js';
@@ -15,30 +17,47 @@ const IDEAL_DRAIN_SECONDS = HERD.outageMs / 1000 + HERD.messages / HERD.capacity
 export interface FleetRun {
   workers: number;
   concurrency: number;
+  /** `redis`: the workers share backpressure through WORKER_FLEET_STATE; `none`: each on its own. */
+  store: 'none' | 'redis';
+  /** Redis commands per message handled, for the runs with the store. */
+  storeCallsPerMessage: number | undefined;
   summary: HerdSummary;
 }
 
 /**
  * The end-to-end herd drained by 1, 4 and 10 worker processes at once, each its own
- * process with concurrency 10, all on one queue and one dependency: each learns the
- * outage and the rate on its own. Then the single worker at concurrency 50. One size
- * after the other, so they never share the CPU.
+ * process with concurrency 10, all on one queue and one dependency: first each on its
+ * own, then sharing backpressure through a real Redis (Debian's redis-server, started
+ * here). Then the single worker at concurrency 50. One run after the other, so they
+ * never share the CPU.
  */
 export async function runFleet(emulator: BenchEmulator, config: Config): Promise<FleetRun[]> {
-  const runs: FleetRun[] = [];
-  const sizes = [...FLEET_SIZES.map((workers) => ({ workers, concurrency: FLEET_CONCURRENCY })), { workers: 1, concurrency: SINGLE_WORKER_CONCURRENCY }];
-  for (const { workers, concurrency } of sizes) {
-    const label = `${workers} × ${concurrency}`;
-    const run = await runHerd(
-      emulator,
-      label,
-      (url) => ({ system: 'requeue', concurrency, instances: workers, env: { WORKER_HANDLER: 'webhook', WEBHOOK_URL: url, WEBHOOK_ALLOW_HOSTS: '127.0.0.1' } }),
-      config.herdCapSeconds,
-      config.herdMessages,
-    );
-    runs.push({ workers, concurrency, summary: summarizeHerd([run]) });
+  const redis = await startRedis();
+  const client = createClient({ url: redis.url });
+  try {
+    await client.connect();
+    const runs: FleetRun[] = [];
+    const fleets = FLEET_SIZES.flatMap((workers) => (['none', 'redis'] as const).map((store) => ({ workers, concurrency: FLEET_CONCURRENCY, store })));
+    for (const { workers, concurrency, store } of [...fleets, { workers: 1, concurrency: SINGLE_WORKER_CONCURRENCY, store: 'none' as const }]) {
+      const env = { WORKER_HANDLER: 'webhook', WEBHOOK_ALLOW_HOSTS: '127.0.0.1', ...(store === 'redis' ? { WORKER_FLEET_STATE: redis.url } : {}) };
+      await client.configResetStat();
+      const run = await runHerd(emulator, `${workers} × ${concurrency}${store === 'redis' ? ', shared' : ''}`, (url) => ({ system: 'requeue', concurrency, instances: workers, env: { ...env, WEBHOOK_URL: url } }), config.herdCapSeconds, config.herdMessages);
+      const storeCallsPerMessage = store === 'redis' ? (await storeCommands(client)) / config.herdMessages : undefined;
+      runs.push({ workers, concurrency, store, storeCallsPerMessage, summary: summarizeHerd([run]) });
+    }
+    return runs;
+  } finally {
+    await client.close().catch(() => undefined);
+    await redis.stop();
   }
-  return runs;
+}
+
+/** The workers' Redis commands since the last reset: all but the bench's own. */
+async function storeCommands(client: { info(section: string): Promise<string> }): Promise<number> {
+  const stats = await client.info('commandstats');
+  let calls = 0;
+  for (const match of stats.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)) if (!['info', 'hello', 'client', 'config'].includes(match[1]!)) calls += Number(match[2]);
+  return calls;
 }
 
 /** The fleet table, with the fleet targets of docs/retry-policy.md beside each figure. */
@@ -47,6 +66,7 @@ export function fleetTable(runs: readonly FleetRun[], messages: number): string 
   const mark = (value: number, limit: number) => `${value.toFixed(2)}${value <= limit ? '' : ' (over ' + limit + ')'}`;
   return markdownTable(runs, [
     { header: 'workers × concurrency', value: (r) => `${r.workers} × ${r.concurrency}` },
+    { header: 'shared state', value: (r) => (r.store === 'redis' ? `Redis, ${r.storeCallsPerMessage!.toFixed(2)} commands/msg` : 'none') },
     { header: 'downstream calls per message (≤ 1.2)', value: (r) => mark(r.summary.downstreamRequests.median / messages, 1.2) },
     { header: `drain vs ideal (${ideal.toFixed(0)} s; ≤ 1.3×)`, value: (r) => `${r.summary.drained ? '' : '> '}${mark(r.summary.drainSeconds.median / ideal, 1.3)}` },
     { header: `peak after recovery vs capacity (${HERD.capacityPerSecond}/s; ≤ 1.3×)`, value: (r) => mark(r.summary.peakAfterRecovery.median / HERD.capacityPerSecond, 1.3) },

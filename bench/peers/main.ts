@@ -145,7 +145,7 @@ async function fleetOnly(config: Config, argv: string[]): Promise<void> {
     progress(`fleet: the herd drained by ${FLEET_SIZES.join(', ')} worker processes, one size after the other`);
     const fleet = await runFleet(emulator, config);
     if (argv.includes('--update-docs')) await documentFleet(fleet, config, `npm run bench -- --fleet${config.quick ? ' --quick' : ''}`);
-    process.stdout.write(`${JSON.stringify(fleet.map((run) => ({ workers: run.workers, concurrency: run.concurrency, ...run.summary, timeline: run.summary.timeline.map((s) => `${s.second}:${s.accepted}/${s.rejected}`).join(' ') })), null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(fleet.map((run) => ({ workers: run.workers, concurrency: run.concurrency, store: run.store, storeCallsPerMessage: run.storeCallsPerMessage, ...run.summary, timeline: run.summary.timeline.map((s) => `${s.second}:${s.accepted}/${s.rejected}`).join(' ') })), null, 2)}\n`);
   } finally {
     await emulator.stop();
   }

@@ -3,11 +3,13 @@ import type { Construct } from 'constructs';
 import type * as ecs from 'aws-cdk-lib/aws-ecs';
 import {
   DEFAULT_METRICS_NAMESPACE,
+  FleetStateTable,
   IdempotencyTable,
   QueueMonitoring,
   QueueWorkerService,
   RetryingQueue,
   type QueueMonitoringProps,
+  type FleetStateTableProps,
   type IdempotencyTableProps,
   type QueueWorkerServiceProps,
   type RetryingQueueProps,
@@ -36,6 +38,13 @@ export interface RequeueStackProps extends StackProps {
    * @default - off
    */
   readonly idempotency?: IdempotencyTableProps & { readonly key?: string };
+  /**
+   * Backpressure shared by the worker's tasks: a DynamoDB table for their reports
+   * (on-demand, TTL, encrypted) and UpdateItem on it. Costs a write a second per task, only
+   * while a dependency pushes back. Needs the worker.
+   * @default - off: each task paces on its own
+   */
+  readonly fleetState?: FleetStateTableProps | boolean;
   /** Alarms and dashboard. @default - QueueMonitoring's defaults, named `requeue-<stack name>` */
   readonly monitoring?: Omit<QueueMonitoringProps, 'topic' | 'queue' | 'deadLetterQueue' | 'service' | 'metricsNamespace'>;
 }
@@ -49,6 +58,7 @@ export class RequeueStack extends Stack {
   readonly retryingQueue: RetryingQueue;
   readonly worker: QueueWorkerService | undefined;
   readonly idempotencyTable: IdempotencyTable | undefined;
+  readonly fleetStateTable: FleetStateTable | undefined;
   readonly monitoring: QueueMonitoring;
 
   constructor(scope: Construct, id: string, props: RequeueStackProps = {}) {
@@ -57,6 +67,8 @@ export class RequeueStack extends Stack {
     const { queue, deadLetterQueue, topic } = this.retryingQueue;
     const { key: idempotencyKey, ...tableProps } = props.idempotency ?? {};
     this.idempotencyTable = props.idempotency && props.worker !== false ? new IdempotencyTable(this, 'Idempotency', tableProps) : undefined;
+    const fleetState = props.fleetState === true ? {} : props.fleetState || undefined;
+    this.fleetStateTable = fleetState && props.worker !== false ? new FleetStateTable(this, 'FleetState', fleetState) : undefined;
     this.worker =
       props.worker === false
         ? undefined
@@ -67,6 +79,7 @@ export class RequeueStack extends Stack {
             queue,
             deadLetterQueue,
             ...(this.idempotencyTable ? { idempotencyTable: this.idempotencyTable, ...(idempotencyKey === undefined ? {} : { idempotencyKey }) } : {}),
+            ...(this.fleetStateTable ? { fleetStateTable: this.fleetStateTable } : {}),
           });
     this.monitoring = new QueueMonitoring(this, 'Monitoring', {
       dashboardName: `requeue-${this.stackName}`,
@@ -83,6 +96,7 @@ export class RequeueStack extends Stack {
     new CfnOutput(this, 'DLQUrl', { value: deadLetterQueue.queueUrl, description: 'Dead letters: inspect, replay or discard with `requeue dlq`' });
     new CfnOutput(this, 'DashboardUrl', { value: this.monitoring.dashboardUrl, description: 'The CloudWatch dashboard' });
     if (this.idempotencyTable) new CfnOutput(this, 'IdempotencyTableName', { value: this.idempotencyTable.tableName, description: 'The worker\'s idempotency records' });
+    if (this.fleetStateTable) new CfnOutput(this, 'FleetStateTableName', { value: this.fleetStateTable.tableName, description: 'Backpressure shared by the worker\'s tasks' });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.alarmTopic.topicArn, description: 'Subscribe to receive alarms' });
   }
 }

@@ -8,8 +8,8 @@ describe('cdk-nag AwsSolutions', () => {
     expect(() => app.synth()).not.toThrow();
   });
 
-  it('stays clean with the idempotency table on', () => {
-    const { app } = createRequeueApp({ idempotency: { key: 'body.id' } });
+  it('stays clean with the idempotency and fleet state tables on', () => {
+    const { app } = createRequeueApp({ idempotency: { key: 'body.id' }, fleetState: true });
     expect(() => app.synth()).not.toThrow();
   });
 

@@ -1,8 +1,9 @@
+import { hostname } from 'node:os';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsWorkerModule } from '@requeue/nest';
-import type { WorkerMetrics } from '@requeue/sqs';
+import type { FleetStateStore, WorkerMetrics } from '@requeue/sqs';
 import { LoggerModule } from 'nestjs-pino';
 import type { Logger } from 'pino';
 import type { WorkerConfig } from './config.js';
@@ -21,11 +22,16 @@ export interface AppDependencies {
   metricsFor: (queueUrl: string) => WorkerMetrics;
   /** Each consumer's idempotency guard, when WORKER_IDEMPOTENCY names a store. */
   idempotency: IdempotencyStores;
+  /** Where the fleet shares backpressure, when WORKER_FLEET_STATE names a store. */
+  fleet: FleetStateStore | undefined;
 }
+
+/** This process within the fleet: the task's host name is unique in ECS, the pid on one machine. */
+const FLEET_MEMBER_ID = `${hostname()}-${process.pid}`;
 
 @Module({})
 export class AppModule {
-  static register({ config, queues, sqs, logger, metricsFor, idempotency }: AppDependencies): DynamicModule {
+  static register({ config, queues, sqs, logger, metricsFor, idempotency, fleet }: AppDependencies): DynamicModule {
     const shared = {
       waitTimeSeconds: config.waitTimeSeconds,
       receiveBatchSize: config.receiveBatchSize,
@@ -46,6 +52,8 @@ export class AppModule {
       retryPolicy: consumer.retryPolicy,
       metrics: metricsFor(consumer.queueUrl),
       ...optional('idempotency', idempotency.forConsumer()),
+      // Each consumer its own member of the fleet: two of them may call the same host.
+      ...(fleet && config.backpressure ? { backpressure: { ...config.backpressure, fleet: { store: fleet, workerId: `${FLEET_MEMBER_ID}/${consumer.name}` } } } : {}),
       // Webhooks to different hosts fail apart: each host gets its own breaker and limit.
       ...(consumer.handler === 'webhook' ? { dependencyKey: webhookDependencyKey(config.webhookUrl) } : {}),
     }));

@@ -20,6 +20,16 @@ describe('loadWorkerConfig', () => {
     expect(fromFile.retryPolicy.config.types.RATE_LIMIT!.maxDelayMs).toBe(120_000);
   });
 
+  it('shares backpressure through the store WORKER_FLEET_STATE names, and refuses one it cannot use', () => {
+    expect(loadWorkerConfig({}).fleetState).toBeUndefined();
+    expect(loadWorkerConfig({ WORKER_FLEET_STATE: 'off' }).fleetState).toBeUndefined();
+    expect(loadWorkerConfig({ WORKER_FLEET_STATE: 'redis://cache:6379' }).fleetState).toEqual({ store: 'redis', url: 'redis://cache:6379' });
+    expect(loadWorkerConfig({ WORKER_FLEET_STATE: 'dynamodb:requeue-fleet' }).fleetState).toEqual({ store: 'dynamodb', tableName: 'requeue-fleet' });
+    expect(() => loadWorkerConfig({ WORKER_FLEET_STATE: 'memcached://cache' })).toThrow(/WORKER_FLEET_STATE: must be off, redis:\/\/host:port or dynamodb:<table>/);
+    expect(() => loadWorkerConfig({ WORKER_FLEET_STATE: 'dynamodb:x' })).toThrow(/WORKER_FLEET_STATE: names a DynamoDB table that cannot exist/);
+    expect(() => loadWorkerConfig({ WORKER_FLEET_STATE: 'redis://cache:6379', WORKER_BACKPRESSURE: 'off' })).toThrow(/WORKER_FLEET_STATE: .*WORKER_BACKPRESSURE is off/);
+  });
+
   it('names the policy path at fault', () => {
     expect(() => loadWorkerConfig({ RETRY_POLICY: '{"types":{"RATE_LIMIT":{"maxDelayMs":-5}}}' })).toThrow(/RETRY_POLICY: .*types\.RATE_LIMIT\.maxDelayMs/);
   });

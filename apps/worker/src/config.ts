@@ -4,6 +4,7 @@ import { ConfigError, createRetryPolicy, parseRetryPolicyJson, RetryPolicyConfig
 import { DEFAULT_BREAKER, type BackpressureOptions } from '@requeue/sqs';
 import { loadConsumers, type ConsumerConfig, type ConsumerDefaults } from './consumers-config.js';
 import { idempotencySetting, type IdempotencySetting } from './idempotency-config.js';
+import { storeLocation, type StoreLocation } from './store-location.js';
 import { readJsonSetting } from './json-setting.js';
 import { DEFAULT_LOG_REDACT } from './logger.js';
 
@@ -44,6 +45,8 @@ export interface WorkerConfig {
   tracing: boolean;
   /** WORKER_IDEMPOTENCY and WORKER_IDEMPOTENCY_KEY: every consumer's handler guarded by this store, or off. */
   idempotency: IdempotencySetting;
+  /** Where the fleet's workers share what they learnt about each dependency (WORKER_FLEET_STATE); undefined: each on its own. */
+  fleetState: StoreLocation | undefined;
   /** Circuit breaker, adaptive concurrency and rate-limit pauses per dependency; `false` when WORKER_BACKPRESSURE=off. */
   backpressure: BackpressureOptions | false;
   simulationLedger: string | undefined;
@@ -147,6 +150,14 @@ function backpressure(env: Env): BackpressureOptions | false {
   };
 }
 
+/** WORKER_FLEET_STATE: `off`, `redis://host:port` or `dynamodb:<table>`; it shares backpressure, so it needs it on. */
+function fleetState(env: Env): StoreLocation | undefined {
+  const raw = env.WORKER_FLEET_STATE?.trim() || 'off';
+  if (raw === 'off') return undefined;
+  if (!onOff(env, 'WORKER_BACKPRESSURE', 'on')) throw new WorkerConfigError('WORKER_FLEET_STATE', 'shares backpressure across the fleet, but WORKER_BACKPRESSURE is off: turn it on or set WORKER_FLEET_STATE=off');
+  return storeLocation('WORKER_FLEET_STATE', raw);
+}
+
 function url(env: Env, name: string): string | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
@@ -246,6 +257,7 @@ export function loadWorkerConfig(env: Env): WorkerConfig {
     prefetch: env.WORKER_PREFETCH === undefined || env.WORKER_PREFETCH === '' ? undefined : integer(env, 'WORKER_PREFETCH', 0, 0, 10_000),
     tracing: onOff(env, 'WORKER_TRACING', 'on'),
     idempotency: idempotencySetting(env),
+    fleetState: fleetState(env),
     // SQS limits: long polls wait 0–20 s, a receive returns 1–10 messages, a message
     // stays invisible for at most 12 h.
     waitTimeSeconds: integer(env, 'WORKER_WAIT_TIME_SECONDS', 20, 0, 20, ' (the SQS long-poll maximum is 20)'),

@@ -1,10 +1,10 @@
 import { WorkerConfigError } from './config.js';
+import { storeLocation, type StoreLocation } from './store-location.js';
 
 /** Where the idempotency records live (WORKER_IDEMPOTENCY), and which key a duplicate shares (WORKER_IDEMPOTENCY_KEY). */
 export type IdempotencySetting =
   | { store: 'off' }
-  | ({ store: 'redis'; url: string } & Guarding)
-  | ({ store: 'dynamodb'; tableName: string } & Guarding);
+  | (StoreLocation & Guarding);
 
 /** Which key duplicates share, and whether a reused key must come with the same body (WORKER_IDEMPOTENCY_VALIDATE_PAYLOAD). */
 interface Guarding {
@@ -15,26 +15,13 @@ interface Guarding {
 /** The message's own idempotency key, or a path into the JSON body such as `["id"]` for `body.id`. */
 export type IdempotencyKeySource = { from: 'message' } | { from: 'body'; path: string[] };
 
-const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
 
 /** Reads WORKER_IDEMPOTENCY (`off`, `redis://host:port`, `rediss://…`, `dynamodb:<table>`) and WORKER_IDEMPOTENCY_KEY. */
 export function idempotencySetting(env: Readonly<Record<string, string | undefined>>): IdempotencySetting {
   const raw = env.WORKER_IDEMPOTENCY?.trim() || 'off';
   if (raw === 'off') return { store: 'off' };
   const guarding: Guarding = { key: keySource(env.WORKER_IDEMPOTENCY_KEY?.trim() || 'message'), validatePayload: validatePayload(env.WORKER_IDEMPOTENCY_VALIDATE_PAYLOAD) };
-  if (raw.startsWith('dynamodb:')) {
-    const tableName = raw.slice('dynamodb:'.length);
-    if (!TABLE_NAME.test(tableName)) throw new WorkerConfigError('WORKER_IDEMPOTENCY', `names a DynamoDB table that cannot exist: ${JSON.stringify(tableName)} (3-255 of letters, digits, _ - .)`);
-    return { store: 'dynamodb', tableName, ...guarding };
-  }
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch (cause) {
-    throw new WorkerConfigError('WORKER_IDEMPOTENCY', `must be off, redis://host:port or dynamodb:<table>, got ${JSON.stringify(raw)}`, { cause });
-  }
-  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new WorkerConfigError('WORKER_IDEMPOTENCY', `must be off, redis://host:port or dynamodb:<table>, got ${JSON.stringify(raw)}`);
-  return { store: 'redis', url: raw, ...guarding };
+  return { ...storeLocation('WORKER_IDEMPOTENCY', raw), ...guarding };
 }
 
 function validatePayload(raw: string | undefined): boolean {

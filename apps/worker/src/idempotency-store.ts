@@ -1,10 +1,10 @@
 import { CachePersistenceLayer } from '@aws-lambda-powertools/idempotency/cache';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createClient } from '@redis/client';
 import type { IdempotencyOptions } from '@requeue/sqs';
 import type { Logger } from 'pino';
 import { keyAt, type IdempotencySetting } from './idempotency-config.js';
+import { closeRedis, connectRedis } from './redis-connection.js';
 
 /** The idempotency layer each consumer gets (each its own, as Powertools layers are configured once), and the connection behind them. */
 export interface IdempotencyStores {
@@ -14,11 +14,7 @@ export interface IdempotencyStores {
 
 const OFF: IdempotencyStores = { forConsumer: () => undefined, close: async () => undefined };
 
-/**
- * Connects to the configured store without waiting for it: a store that is down at start
- * makes the worker not ready (its calls fail at once, nothing is queued behind a dead
- * connection), and it is used as soon as it answers.
- */
+/** The configured store; one that is down makes the worker not ready until it answers. */
 export function idempotencyStores(setting: IdempotencySetting, region: string, logger: Logger): IdempotencyStores {
   if (setting.store === 'off') return OFF;
   const key = (message: { body: unknown; idempotencyKey: string }) => keyAt(setting.key, message);
@@ -31,21 +27,9 @@ export function idempotencyStores(setting: IdempotencySetting, region: string, l
       close: async () => client.destroy(),
     };
   }
-  const client = createClient({ url: setting.url, disableOfflineQueue: true, socket: { reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 5000) } });
-  let reported = false;
-  client.on('error', (error: unknown) => {
-    if (!reported) logger.warn({ err: error }, 'idempotency store (Redis) unreachable; retrying');
-    reported = true;
-  });
-  client.on('ready', () => {
-    if (reported) logger.info('idempotency store (Redis) reachable again');
-    reported = false;
-  });
-  client.connect().catch(() => undefined);
+  const client = connectRedis(setting.url, logger, 'idempotency store');
   return {
     forConsumer: () => ({ store: new CachePersistenceLayer({ client }), key, validatePayload }),
-    close: async () => {
-      await client.close().catch(() => client.destroy());
-    },
+    close: () => closeRedis(client),
   };
 }

@@ -11,6 +11,7 @@ import { allMetrics, DashboardMetrics } from './dashboard/dashboard-metrics.js';
 import { startDashboard } from './dashboard/server.js';
 import { EmbeddedAwsError, startEmbeddedAws, type EmbeddedAws } from './embedded-aws.js';
 import { idempotencyStores } from './idempotency-store.js';
+import { fleetStore } from './fleet-store.js';
 import { startTelemetry, type Telemetry } from './telemetry.js';
 
 function fail(message: string): never {
@@ -81,7 +82,8 @@ async function main(): Promise<void> {
   const activity = config.dashboard.enabled ? new DashboardMetrics() : undefined;
   const metricsFor = consumerMetrics(config, queues.queueUrl, activity);
   const idempotency = idempotencyStores(config.idempotency, config.region, logger);
-  const app = await NestFactory.create(AppModule.register({ config, queues, sqs, logger, metricsFor, idempotency }), { bufferLogs: true });
+  const fleet = config.fleetState ? fleetStore(config.fleetState, config.region, logger) : undefined;
+  const app = await NestFactory.create(AppModule.register({ config, queues, sqs, logger, metricsFor, idempotency, fleet: fleet?.store }), { bufferLogs: true });
   app.useLogger(app.get(NestPinoLogger));
   await app.listen(config.healthPort, config.healthHost);
   const dashboard = activity
@@ -104,6 +106,7 @@ async function main(): Promise<void> {
   stopOnSignals(logger, async () => {
     await app.close();
     await idempotency.close();
+    await fleet?.close();
     // Every span has ended once the engine has drained: export what is still buffered.
     await telemetry?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'could not export the last spans'));
     await dashboard?.close();

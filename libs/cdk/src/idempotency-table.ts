@@ -20,6 +20,24 @@ export interface IdempotencyTableProps {
 }
 
 /**
+ * A table keyed on `id` with a TTL on `expiration`: what the Powertools DynamoDB
+ * persistence layer writes, and the fleet's reports fit too. On-demand, point-in-time
+ * recovery, encrypted.
+ */
+export function keyValueTable(scope: Construct, props: IdempotencyTableProps): dynamodb.Table {
+  return new dynamodb.Table(scope, 'Table', {
+    partitionKey: { name: 'id', type: dynamodb.AttributeType.STRING },
+    billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+    timeToLiveAttribute: 'expiration',
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    ...(props.encryptionKey
+      ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: props.encryptionKey }
+      : { encryption: dynamodb.TableEncryption.AWS_MANAGED }),
+    removalPolicy: props.removalPolicy ?? RemovalPolicy.DESTROY,
+  });
+}
+
+/**
  * The store of the worker's idempotency records (`WORKER_IDEMPOTENCY=dynamodb:<table>`),
  * shaped as the Powertools DynamoDB persistence layer writes them: partition key `id`,
  * TTL on `expiration`. On-demand, point-in-time recovery, encrypted.
@@ -30,16 +48,7 @@ export class IdempotencyTable extends Construct {
 
   constructor(scope: Construct, id: string, props: IdempotencyTableProps = {}) {
     super(scope, id);
-    this.table = new dynamodb.Table(this, 'Table', {
-      partitionKey: { name: 'id', type: dynamodb.AttributeType.STRING },
-      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-      timeToLiveAttribute: 'expiration',
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      ...(props.encryptionKey
-        ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: props.encryptionKey }
-        : { encryption: dynamodb.TableEncryption.AWS_MANAGED }),
-      removalPolicy: props.removalPolicy ?? RemovalPolicy.DESTROY,
-    });
+    this.table = keyValueTable(this, props);
   }
 
   /** What `WORKER_IDEMPOTENCY=dynamodb:<table>` names. */

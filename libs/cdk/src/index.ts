@@ -1,4 +1,5 @@
 export { InfraConfigError } from './errors.js';
+export { FleetStateTable, type FleetStateTableProps } from './fleet-state-table.js';
 export { IdempotencyTable, type IdempotencyTableProps } from './idempotency-table.js';
 export { QueueMonitoring, type QueueMonitoringProps } from './queue-monitoring.js';
 export type { AlarmThresholdProps } from './alarm-thresholds.js';

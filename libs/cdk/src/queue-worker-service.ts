@@ -9,6 +9,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { RetryPolicyJson } from '@requeue/retry';
 import { Construct } from 'constructs';
 import { InfraConfigError } from './errors.js';
+import type { FleetStateTable } from './fleet-state-table.js';
 import type { IdempotencyTable } from './idempotency-table.js';
 import { backlogPerTask } from './service-metrics.js';
 import { addWorkerContainer } from './worker-container.js';
@@ -81,6 +82,13 @@ export interface QueueWorkerServiceProps {
    * @default 'message'
    */
   readonly idempotencyKey?: string;
+  /**
+   * Lets the service's tasks share backpressure through this table
+   * (`WORKER_FLEET_STATE=dynamodb:<table>`), with UpdateItem on it and nothing more: as
+   * the service scales out, its tasks keep together to the rate a dependency admits.
+   * @default - each task on its own
+   */
+  readonly fleetStateTable?: FleetStateTable;
   /**
    * The retry policy (`RETRY_POLICY`), merged over the shipped preset. Validated at synth.
    * @default - the shipped preset
@@ -201,6 +209,7 @@ export class QueueWorkerService extends Construct {
     props.queue.grantSendMessages(role);
     props.deadLetterQueue.grantSendMessages(role);
     props.idempotencyTable?.grantRecords(role);
+    props.fleetStateTable?.grantReports(role);
     for (const action of ['kms:GenerateDataKey*', 'kms:ReEncrypt*']) {
       Validations.of(role).acknowledge({
         id: `AwsSolutions-IAM5[Action::${action}]`,

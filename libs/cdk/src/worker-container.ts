@@ -2,6 +2,7 @@ import { Duration, Token, Tokenization } from 'aws-cdk-lib';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { FleetStateTable } from './fleet-state-table.js';
 import type { IdempotencyTable } from './idempotency-table.js';
 import { workerNodeOptions } from './worker-node-options.js';
 import type { Settings } from './worker-settings.js';
@@ -18,6 +19,7 @@ export interface WorkerContainerInput {
   readonly healthCheck?: ecs.HealthCheck;
   readonly idempotencyTable?: IdempotencyTable;
   readonly idempotencyKey?: string;
+  readonly fleetStateTable?: FleetStateTable;
   readonly logGroup: logs.ILogGroup;
   readonly settings: Settings;
 }
@@ -42,6 +44,7 @@ export function addWorkerContainer(taskDefinition: ecs.FargateTaskDefinition, in
       ...(input.idempotencyTable
         ? { WORKER_IDEMPOTENCY: `dynamodb:${input.idempotencyTable.tableName}`, WORKER_IDEMPOTENCY_KEY: input.idempotencyKey ?? 'message' }
         : {}),
+      ...(input.fleetStateTable ? { WORKER_FLEET_STATE: `dynamodb:${input.fleetStateTable.tableName}` } : {}),
     },
     secrets: input.secrets,
     stopTimeout: settings.stopTimeout,

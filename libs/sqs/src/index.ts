@@ -31,4 +31,7 @@ export {
   type CircuitBreakerOptions,
   type DeferCause,
   type DependencySnapshot,
+  type FleetMemberState,
+  type FleetOptions,
+  type FleetStateStore,
 } from './backpressure/index.js';

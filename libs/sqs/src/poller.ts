@@ -35,8 +35,11 @@ export interface PollerOptions {
   blockedUntil: () => number | undefined;
 }
 
-/** A blocked poller still wakes this often, so liveness never sees a long cool-down as a hang. */
-const MAX_BLOCKED_SLEEP_MS = 5000;
+/**
+ * A blocked poller still wakes this often: liveness never sees a long cool-down as a hang,
+ * and a block lifted early (a fleet's peer saw the dependency recover) is noticed within a second.
+ */
+const MAX_BLOCKED_SLEEP_MS = 1000;
 
 /**
  * Long-polls the queue with several receive loops, each of which reserves free slots

@@ -77,11 +77,16 @@ export class SqsWorker<Body = unknown> {
     this.queueName = this.options.queueUrl.split('/').pop() ?? this.options.queueUrl;
     const { backpressure, maxInFlight, now, random, logger } = this.options;
     this.dependencies = backpressure
-      ? new Dependencies(backpressure, maxInFlight, now, random, (key, state) =>
-          state === 'open'
-            ? logger.warn({ dependency: key }, 'dependency failing: circuit open; deferring its messages without using attempts')
-            : logger.info({ dependency: key, state }, state === 'closed' ? 'dependency recovered: circuit closed' : 'dependency cool-down over: probing'),
-        )
+      ? new Dependencies(backpressure, maxInFlight, now, random, {
+          onBreakerTransition: (key, state) =>
+            state === 'open'
+              ? logger.warn({ dependency: key }, 'dependency failing: circuit open; deferring its messages without using attempts')
+              : logger.info({ dependency: key, state }, state === 'closed' ? 'dependency recovered: circuit closed' : 'dependency cool-down over: probing'),
+          onFleetStoreHealth: (health) =>
+            health.kind === 'unreachable'
+              ? logger.warn({ err: health.error }, 'fleet store unreachable: each dependency paced by this worker alone until it answers')
+              : logger.info({}, 'fleet store reachable again: pacing with the fleet'),
+        })
       : undefined;
   }
 

@@ -50,6 +50,9 @@ export class CircuitBreaker {
   private generation = 0;
   /** When an open breaker lets its first probe through. */
   probeAt = 0;
+  /** When it last opened, and when it last closed after being open; 0 before either. */
+  openedAt = 0;
+  recoveredAt = 0;
 
   constructor(
     private readonly options: CircuitBreakerOptions,
@@ -77,6 +80,11 @@ export class CircuitBreaker {
       return { kind: 'run', ticket: { probe: true, generation: this.generation } };
     }
     return { kind: 'run', ticket: { probe: false, generation: this.generation } };
+  }
+
+  /** Another worker saw the dependency recover: an open breaker probes now instead of at the end of its cool-down. */
+  probeNow(): void {
+    if (this.current === 'open') this.probeAt = Math.min(this.probeAt, this.now());
   }
 
   record(ticket: BreakerTicket, result: CallResult): void {
@@ -124,12 +132,14 @@ export class CircuitBreaker {
     this.openings++;
     const ceiling = Math.min(this.options.maxCooldownMs, this.options.cooldownMs * 2 ** Math.min(this.openings - 1, 30));
     // Equal jitter: at least half the cool-down, so the dependency always gets a rest.
-    this.probeAt = this.now() + ceiling / 2 + (this.random() * ceiling) / 2;
+    this.openedAt = this.now();
+    this.probeAt = this.openedAt + ceiling / 2 + (this.random() * ceiling) / 2;
     this.transition('open');
   }
 
   private close(): void {
     this.openings = 0;
+    this.recoveredAt = this.now();
     this.transition('closed');
   }
 

@@ -1,7 +1,15 @@
 import type { Random } from '@requeue/retry';
 import type { BreakerState } from './circuit-breaker.js';
 import { Dependency, type DependencySnapshot } from './dependency.js';
+import { FleetSync, type FleetStoreHealth } from './fleet-sync.js';
 import type { ResolvedBackpressure } from './options.js';
+
+/** What the worker hears about its dependencies, to log. */
+export interface DependencyEvents {
+  onBreakerTransition?: (key: string, state: BreakerState) => void;
+  /** The fleet's store stopped or started answering. */
+  onFleetStoreHealth?: (health: FleetStoreHealth) => void;
+}
 
 /** Idle gates older than this are forgotten, so per-host keys cannot grow without bound. */
 const IDLE_EVICTION_MS = 10 * 60 * 1000;
@@ -10,23 +18,27 @@ const IDLE_EVICTION_MS = 10 * 60 * 1000;
 export class Dependencies {
   private readonly gates = new Map<string, Dependency>();
   private lastSweepAt: number;
+  private readonly fleet: FleetSync | undefined;
 
   constructor(
     private readonly options: ResolvedBackpressure,
     private readonly maxInFlight: number,
     private readonly now: () => number,
     private readonly random: Random,
-    private readonly onBreakerTransition: (key: string, state: BreakerState) => void = () => undefined,
+    private readonly events: DependencyEvents = {},
   ) {
     this.lastSweepAt = now();
+    this.fleet = options.fleet ? new FleetSync(options.fleet, () => this.gates.values(), now, events.onFleetStoreHealth ?? (() => undefined)) : undefined;
   }
 
   get(key: string): Dependency {
     this.sweep();
     let gate = this.gates.get(key);
     if (!gate) {
-      gate = new Dependency(key, this.options, this.maxInFlight, this.now, this.random, this.onBreakerTransition);
+      const created = new Dependency(key, this.options, this.maxInFlight, this.now, this.random, this.events.onBreakerTransition, () => void this.fleet?.sync(created));
+      gate = created;
       this.gates.set(key, gate);
+      this.fleet?.ensureStarted();
     }
     return gate;
   }
@@ -57,6 +69,7 @@ export class Dependencies {
   }
 
   stop(): void {
+    this.fleet?.stop();
     for (const gate of this.gates.values()) gate.stop();
   }
 

@@ -18,6 +18,10 @@ export class DispatchPace {
   private firstSuccessAt: number | undefined;
   private successesSince = 0;
   private spedUpAt = 0;
+  /** When the pace was last measured from this worker's own calls; 0 before. */
+  measuredAt = 0;
+  /** Since when dispatches have been spaced; 0 while they are not. */
+  pacedSince = 0;
 
   /**
    * `inThisCycle`: the call started after the last rate limit. One that started before ran
@@ -43,11 +47,28 @@ export class DispatchPace {
       // A cycle runs from one rate limit to the next, its pause included. The first has
       // no start: its successes, plus the pause the dependency asked for, stand for one.
       const cycleMs = cycleStartedAt !== undefined ? now - cycleStartedAt : now - (this.firstSuccessAt ?? now) + retryAfterMs;
-      this.spacingMs = (SLOWER_THAN_ADMITTED * cycleMs) / this.successesSince;
+      this.setSpacing((SLOWER_THAN_ADMITTED * cycleMs) / this.successesSince, now);
+      this.measuredAt = now;
     }
     this.spedUpAt = now;
     this.successesSince = 0;
     return wasPaced && admitted;
+  }
+
+  /** The calls per second this pace allows; 0 when it is not active. */
+  get ratePerSecond(): number {
+    return this.active ? 1000 / this.spacingMs : 0;
+  }
+
+  /** Takes a pace learnt elsewhere: this worker's share of what the fleet is admitted. */
+  adopt(ratePerSecond: number, now: number): void {
+    this.setSpacing(1000 / ratePerSecond, now);
+    this.spedUpAt = now;
+  }
+
+  private setSpacing(spacingMs: number, now: number): void {
+    if (!this.active) this.pacedSince = now;
+    this.spacingMs = spacingMs;
   }
 
   /** Whether dispatches are spaced: the dependency has rate-limited and the pace is learnt. */

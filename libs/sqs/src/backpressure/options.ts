@@ -1,5 +1,32 @@
+import { randomUUID } from 'node:crypto';
 import { SqsWorkerConfigError } from '../errors.js';
 import type { CircuitBreakerOptions } from './circuit-breaker.js';
+import type { FleetStateStore } from './fleet-state.js';
+
+/**
+ * Workers of one fleet sharing what each learnt about a dependency, so that together they
+ * keep to the rate it admits and a late worker does not burst into it. Only while a
+ * dependency pushes back (paced, paused, breaker not closed): none of it in the happy path.
+ */
+export interface FleetOptions {
+  /** Where the workers' reports live (see docs/retry-policy.md for Redis and DynamoDB). */
+  store: FleetStateStore;
+  /** This worker's id, unique within the fleet. @default a random UUID */
+  workerId?: string;
+  /** How often a worker whose dependency pushes back exchanges its report. @default 1000 */
+  syncIntervalMs?: number;
+  /** An exchange slower than this is given up; the worker goes on with its own state. @default 500 */
+  timeoutMs?: number;
+}
+
+export interface ResolvedFleet {
+  store: FleetStateStore;
+  workerId: string;
+  syncIntervalMs: number;
+  timeoutMs: number;
+  /** Reports older than this (three sync intervals) are the reports of a worker gone. */
+  staleMs: number;
+}
 
 export interface BackpressureOptions {
   /** The per-dependency circuit breaker; `false` turns it off. */
@@ -15,6 +42,8 @@ export interface BackpressureOptions {
   holdMs?: number;
   /** Pause after a rate limit that names no Retry-After; doubles while they continue, up to the breaker's maximum cool-down. @default 1000 */
   rateLimitPauseMs?: number;
+  /** Share state with the fleet's other workers. @default - each worker on its own */
+  fleet?: FleetOptions;
 }
 
 export interface ResolvedBackpressure {
@@ -24,6 +53,7 @@ export interface ResolvedBackpressure {
   holdMs: number;
   rateLimitPauseMs: number;
   maxPauseMs: number;
+  fleet: ResolvedFleet | undefined;
 }
 
 /**
@@ -72,5 +102,18 @@ export function resolveBackpressure(options: BackpressureOptions = {}): Resolved
     holdMs: checked('holdMs', options.holdMs ?? 2000, 0, 60_000),
     rateLimitPauseMs: checked('rateLimitPauseMs', options.rateLimitPauseMs ?? 1000, 1, 3_600_000),
     maxPauseMs: breaker ? breaker.maxCooldownMs : DEFAULT_BREAKER.maxCooldownMs,
+    fleet: options.fleet === undefined ? undefined : resolveFleet(options.fleet),
   };
+}
+
+function resolveFleet(fleet: FleetOptions): ResolvedFleet {
+  if (typeof fleet?.store?.exchange !== 'function') {
+    throw new SqsWorkerConfigError('backpressure.fleet.store', 'needs an exchange(dependency, state, staleMs) method: a Redis or DynamoDB fleet store');
+  }
+  const workerId = fleet.workerId ?? randomUUID();
+  if (typeof workerId !== 'string' || workerId.length === 0 || workerId.length > 200) {
+    throw new SqsWorkerConfigError('backpressure.fleet.workerId', `must be 1 to 200 characters, got ${JSON.stringify(workerId)}`);
+  }
+  const syncIntervalMs = checked('fleet.syncIntervalMs', fleet.syncIntervalMs ?? 1000, 100, 60_000);
+  return { store: fleet.store, workerId, syncIntervalMs, timeoutMs: checked('fleet.timeoutMs', fleet.timeoutMs ?? 500, 10, 60_000), staleMs: 3 * syncIntervalMs };
 }

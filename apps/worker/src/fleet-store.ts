@@ -1,0 +1,99 @@
+import { DynamoDBClient, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { FleetMemberState, FleetStateStore } from '@requeue/sqs';
+import type { Logger } from 'pino';
+import { closeRedis, connectRedis, type RedisConnection } from './redis-connection.js';
+import type { StoreLocation } from './store-location.js';
+
+/** The fleet store of WORKER_FLEET_STATE, and the connection behind it. */
+export interface FleetStore {
+  store: FleetStateStore;
+  close(): Promise<void>;
+}
+
+const REDIS_KEY_PREFIX = 'requeue:fleet:';
+const DYNAMODB_ITEM_PREFIX = 'fleet#';
+const DYNAMODB_MEMBER_PREFIX = 'm:';
+/** A dependency's item outlives its last report by an hour, then DynamoDB's TTL removes it. */
+const DYNAMODB_ITEM_TTL_SECONDS = 3600;
+
+export function fleetStore(location: StoreLocation, region: string, logger: Logger): FleetStore {
+  if (location.store === 'dynamodb') {
+    // Two tries, so an outage shows within a second; the SDK reads AWS_ENDPOINT_URL_DYNAMODB itself.
+    const client = new DynamoDBClient({ region, maxAttempts: 2 });
+    return { store: new DynamoDbFleetStore(client, location.tableName), close: async () => client.destroy() };
+  }
+  const client = connectRedis(location.url, logger, 'fleet store');
+  return { store: new RedisFleetStore(client), close: () => closeRedis(client) };
+}
+
+/** Reports that do not parse are dropped here; the engine checks the rest field by field. */
+function parsed(json: string): unknown {
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function staleIds(reports: ReadonlyMap<string, unknown>, self: FleetMemberState, staleMs: number): string[] {
+  const old = (report: unknown) => typeof report !== 'object' || report === null || !(self.seenAt - Number((report as { seenAt?: unknown }).seenAt) <= staleMs);
+  return [...reports].filter(([id, report]) => id !== self.workerId && old(report)).map(([id]) => id);
+}
+
+/**
+ * One hash per dependency, a field per worker. Set, expire and read in one MULTI; the
+ * fields of workers gone (stale or unreadable) are deleted after.
+ */
+export class RedisFleetStore implements FleetStateStore {
+  constructor(private readonly client: RedisConnection) {}
+
+  async exchange(dependency: string, state: FleetMemberState, staleMs: number): Promise<readonly unknown[]> {
+    const key = REDIS_KEY_PREFIX + dependency;
+    const [, , fields] = await this.client.multi().hSet(key, state.workerId, JSON.stringify(state)).pExpire(key, 2 * staleMs).hGetAll(key).exec();
+    const reports = new Map(Object.entries(fields as unknown as Record<string, string>).map(([id, json]) => [id, parsed(json)]));
+    const gone = staleIds(reports, state, staleMs);
+    if (gone.length > 0) await this.client.hDel(key, gone);
+    return [...reports.values()];
+  }
+}
+
+/**
+ * One item per dependency (`id` = `fleet#<dependency>`, the idempotency table's schema, so
+ * one table can hold both), an attribute per worker. One UpdateItem writes this worker's
+ * report, removes those found stale last time, and returns the item.
+ */
+export class DynamoDbFleetStore implements FleetStateStore {
+  private readonly gone = new Map<string, string[]>();
+
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {}
+
+  async exchange(dependency: string, state: FleetMemberState, staleMs: number): Promise<readonly unknown[]> {
+    const remove = (this.gone.get(dependency) ?? []).filter((id) => id !== state.workerId);
+    const names: Record<string, string> = { '#me': DYNAMODB_MEMBER_PREFIX + state.workerId, '#expiration': 'expiration' };
+    remove.forEach((id, i) => (names[`#gone${i}`] = DYNAMODB_MEMBER_PREFIX + id));
+    const response = await this.client.send(
+      new UpdateItemCommand({
+        TableName: this.tableName,
+        Key: { id: { S: DYNAMODB_ITEM_PREFIX + dependency } },
+        UpdateExpression: `SET #me = :state, #expiration = :expiration${remove.length > 0 ? ' REMOVE ' + remove.map((_, i) => `#gone${i}`).join(', ') : ''}`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ':state': { S: JSON.stringify(state) }, ':expiration': { N: String(Math.ceil(state.seenAt / 1000) + DYNAMODB_ITEM_TTL_SECONDS) } },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    const reports = memberReports(response.Attributes ?? {});
+    this.gone.set(dependency, staleIds(reports, state, staleMs));
+    return [...reports.values()];
+  }
+}
+
+function memberReports(item: Record<string, AttributeValue>): Map<string, unknown> {
+  const reports = new Map<string, unknown>();
+  for (const [name, value] of Object.entries(item)) {
+    if (name.startsWith(DYNAMODB_MEMBER_PREFIX) && value.S !== undefined) reports.set(name.slice(DYNAMODB_MEMBER_PREFIX.length), parsed(value.S));
+  }
+  return reports;
+}
