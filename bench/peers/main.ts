@@ -134,7 +134,7 @@ async function featuresOnly(config: Config): Promise<void> {
 /** Rewrites the fleet section of docs/benchmarks.md and its chart from one fleet run. */
 async function documentFleet(fleet: readonly FleetRun[], config: Config, command: string): Promise<void> {
   await writeHerdChart(fleet.map((run) => run.summary), FLEET_CHART);
-  const intro = `Measured with \`${command}\`: the end-to-end herd (${config.herdMessages.toLocaleString('en-US')} webhooks, the dependency down ${HERD.outageMs / 1000} s, then ${HERD.capacityPerSecond} requests/s with 429 + Retry-After: 1 beyond) drained by each fleet in turn, every worker its own process at concurrency 10, with the defaults (backpressure on, each worker on its own), the backlog loaded once every worker is ready. The last row is the single worker of the end-to-end herd above (concurrency 50), run again beside the fleets.`;
+  const intro = `Measured with \`${command}\`: the end-to-end herd (${config.herdMessages.toLocaleString('en-US')} webhooks, the dependency down ${HERD.outageMs / 1000} s, then ${HERD.capacityPerSecond} requests/s with 429 + Retry-After: 1 beyond) drained by each fleet in turn, every worker its own process at concurrency 10, the backlog loaded once every worker is ready: each size first with the defaults (backpressure on, each worker on its own), then with \`WORKER_FLEET_STATE\` on a real redis-server (the workers share backpressure; Redis's own command count per message). The last row is the single worker of the end-to-end herd above (concurrency 50), run again beside the fleets.`;
   replaceDocsSection(DOCS, 'fleet', `${intro}\n\n${fleetTable(fleet, config.herdMessages)}\n\n![Downstream requests per second, one line per fleet size](herd-fleet.svg)`);
 }
 

@@ -2,6 +2,7 @@ import type { Random } from '@requeue/retry';
 import { AimdLimit } from './aimd-limit.js';
 import { CircuitBreaker, type BreakerState, type BreakerTicket, type CallResult } from './circuit-breaker.js';
 import { DispatchPace } from './dispatch-pace.js';
+import { FleetMembership } from './fleet-membership.js';
 import type { FleetMemberState, FleetView } from './fleet-state.js';
 import type { ResolvedBackpressure } from './options.js';
 
@@ -66,14 +67,8 @@ export class Dependency {
   private readonly pace: DispatchPace | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
-  /** The last view of the fleet's other workers, when the worker shares state with them. */
-  private fleetView: FleetView | undefined;
-  /**
-   * The fleet's rate over this worker's pace, when the pace was set: the pace times this
-   * is the fleet's rate. Unknown from a measurement of its own until the fleet's reports
-   * that follow it are read, as the others rejected in the same burst report then.
-   */
-  private paceSharedBy: number | undefined = 1;
+  /** This gate's part in its fleet, when the worker shares state with one. */
+  private readonly fleet: FleetMembership | undefined;
   lastUsedAt: number;
 
   constructor(
@@ -94,6 +89,7 @@ export class Dependency {
     this.breaker = options.breaker ? new CircuitBreaker(options.breaker, now, random, transition) : undefined;
     this.limit = options.adaptiveConcurrency ? new AimdLimit({ min: 1, max: maxInFlight, decreaseFactor: options.decreaseFactor }, now) : undefined;
     this.pace = options.adaptiveConcurrency ? new DispatchPace() : undefined;
+    this.fleet = options.fleet ? new FleetMembership(options.fleet, now) : undefined;
     this.lastUsedAt = now();
   }
 
@@ -148,7 +144,7 @@ export class Dependency {
     const backoffMs = Math.min(this.options.maxPauseMs, this.options.rateLimitPauseMs * 2 ** Math.min(this.consecutivePauses, 30));
     const pauseMs = Math.min(this.options.maxPauseMs, retryAfterMs ?? backoffMs);
     const stillAdmitting = this.pace?.onRateLimited(now, pauseMs, cycleStartedAt) ?? false;
-    if (this.options.fleet && this.pace?.measuredAt === now) this.paceSharedBy = undefined;
+    if (this.pace?.measuredAt === now) this.fleet?.measured();
     if (!stillAdmitting) {
       this.consecutivePauses++;
       this.pausedUntil = Math.max(this.pausedUntil, now + pauseMs);
@@ -164,17 +160,8 @@ export class Dependency {
   /** What this worker reports to the fleet about the dependency. */
   memberState(workerId: string): FleetMemberState {
     const breaker = this.breaker?.state ?? 'off';
-    const pace = breaker === 'open' ? 0 : (this.pace?.ratePerSecond ?? 0);
-    return {
-      workerId,
-      pacePerSecond: pace,
-      pacedSince: pace > 0 ? (this.pace?.pacedSince ?? 0) : 0,
-      ratePerSecond: pace * (this.paceSharedBy ?? 0),
-      pausedUntil: this.pausedUntil,
-      breaker,
-      recoveredAt: this.breaker?.recoveredAt ?? 0,
-      seenAt: this.now(),
-    };
+    if (!this.fleet) throw new Error('memberState: this gate is not part of a fleet');
+    return this.fleet.report(workerId, this.pace, breaker, this.pausedUntil, this.breaker?.recoveredAt ?? 0);
   }
 
   /**
@@ -182,49 +169,30 @@ export class Dependency {
    * since this breaker opened makes it probe now; the rest waits for calls (`joinFleet`).
    */
   applyFleet(view: FleetView): void {
-    this.fleetView = view;
-    const measuredAt = this.pace?.measuredAt ?? 0;
-    if (this.pace?.active && this.paceSharedBy === undefined && view.readAt - measuredAt >= this.options.fleet!.syncIntervalMs / 2) {
-      // What got through to this worker, plus what the others calling by then send: what the
-      // fleet is admitted at. One paced later was not part of it: counted, its share would be
-      // counted twice.
-      const sharing = view.othersPaces.filter((other) => other.pacedSince <= measuredAt + SAME_BURST_MS);
-      this.paceSharedBy = (this.pace.ratePerSecond + sumOfPaces(sharing)) / this.pace.ratePerSecond;
-    } else {
-      // Just resolved, the view predates this worker's estimate: it joins with the next one.
-      this.joinFleet(false);
-    }
-    if (this.breaker && view.recoveredAt > this.breaker.openedAt) this.breaker.probeNow();
+    this.fleet?.read(view, this.pace);
+    this.joinFleet(false);
+    if (this.breaker && this.fleet?.recoveredSince(this.breaker.openedAt)) this.breaker.probeNow();
     this.pump();
   }
 
   /**
-   * Calls at this worker's share of the rate the fleet is admitted at: divided among every
-   * worker sharing the dependency, open breakers included, so that one whose breaker
-   * closes late starts at its share instead of taking the burst the others left, and the
-   * total stays put while the others catch up. Joining (its breaker closing, or not paced
-   * yet), it also waits out the fleet's longest pause after a 429. Once paced it does not:
-   * its pace is its share, and paced workers pausing together would resume together into
-   * a full bucket. An open breaker joins when it closes.
+   * Calls at this worker's share of the rate the fleet is admitted at, so that one whose
+   * breaker closes late starts at its share instead of taking the burst the others left.
+   * Joining (its breaker not closed or just closing, or not paced yet), it also waits out
+   * the fleet's longest pause after a 429, its probe too. Once paced it does not: its pace
+   * is its share, and paced workers pausing together would resume together into a full
+   * bucket.
    */
   private joinFleet(closing: boolean): void {
-    const view = this.freshFleetView();
+    const recovering = this.breaker !== undefined && this.breaker.state !== 'closed';
+    const terms = this.fleet?.terms(closing || recovering || !(this.pace?.active ?? false), this.pace);
+    if (!terms) return;
     const now = this.now();
-    if (!view || this.breaker?.state === 'open') return;
-    const joining = closing || !(this.pace?.active ?? false);
-    if (joining) this.pausedUntil = Math.max(this.pausedUntil, Math.min(view.pausedUntil, now + this.options.maxPauseMs));
-    // With no estimate yet (the first paced workers have not read the fleet since), what
-    // they are paced at is the best known: a joiner takes its share of that.
-    const fleetRate = view.ratePerSecond > 0 ? view.ratePerSecond : sumOfPaces(view.othersPaces);
-    if (fleetRate > 0 && this.pace && this.paceSharedBy !== undefined) {
-      this.pace.adopt(fleetRate / view.members, now);
-      this.paceSharedBy = view.members;
-    }
-  }
-
-  private freshFleetView(): FleetView | undefined {
-    const view = this.fleetView;
-    return view && this.options.fleet && this.now() - view.readAt <= this.options.fleet.staleMs ? view : undefined;
+    this.pausedUntil = Math.max(this.pausedUntil, Math.min(terms.pausedUntil, now + this.options.maxPauseMs));
+    // A breaker not closed takes its share when it closes, from the view it has then.
+    if (terms.sharePerSecond === undefined || recovering || !this.pace) return;
+    this.pace.adopt(terms.sharePerSecond, now);
+    this.fleet?.adopted();
   }
 
   /** Whether a call started after the last 429: one that started by then belongs to its burst. */
@@ -336,13 +304,6 @@ export class Dependency {
     }, Math.max(0, at - this.now()));
     this.timer.unref();
   }
-}
-
-/** Workers whose pace was set this close after a measurement were rejected in the same burst. */
-const SAME_BURST_MS = 200;
-
-function sumOfPaces(paces: ReadonlyArray<{ pacePerSecond: number }>): number {
-  return paces.reduce((sum, other) => sum + other.pacePerSecond, 0);
 }
 
 function breakerResult(outcome: CallOutcome): CallResult {

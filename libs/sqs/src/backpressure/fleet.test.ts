@@ -148,6 +148,18 @@ describe('Dependency gate in a fleet', () => {
     expect(await spacingMs(late)).toBe(0);
   });
 
+  it('holds its probe through a pause another worker took after the recovery', async () => {
+    const dependency = sharedGate(new FakeFleetStore(), { breaker: { minimumRequests: 1, cooldownMs: 5000, maxCooldownMs: 5000 } });
+    dependency.finish(ticketOf(await dependency.admit()), { kind: 'unavailable' });
+    vi.advanceTimersByTime(100);
+    dependency.applyFleet(view({ recoveredAt: Date.now(), pausedUntil: Date.now() + 1000 }));
+    const probe = dependency.admit();
+    await vi.advanceTimersByTimeAsync(999);
+    expect(await peek(probe)).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(ticketOf(await probe).breaker?.probe).toBe(true);
+  });
+
   it('probes at once when another worker saw the dependency recover after this breaker opened', async () => {
     const dependency = sharedGate(new FakeFleetStore(), { breaker: { minimumRequests: 1, cooldownMs: 5000, maxCooldownMs: 5000 } });
     dependency.finish(ticketOf(await dependency.admit()), { kind: 'unavailable' });
@@ -182,11 +194,13 @@ describe('a fleet member\'s estimate of the fleet rate', () => {
       { pacePerSecond: 10, pacedSince: Date.now() + 150 },
       { pacePerSecond: 20, pacedSince: Date.now() + 400 },
     ];
-    dependency.applyFleet(view({ othersPaces: others }));
+    dependency.applyFleet(view({ members: 4, othersPaces: others }));
     expect(dependency.memberState('me').ratePerSecond).toBe(0);
     vi.advanceTimersByTime(500);
-    dependency.applyFleet(view({ othersPaces: others }));
+    dependency.applyFleet(view({ members: 4, othersPaces: others }));
+    // No other estimate: it paces at its share of its own.
     expect(dependency.memberState('me').ratePerSecond).toBeCloseTo(126.6, 1);
+    expect(dependency.memberState('me').pacePerSecond).toBeCloseTo(126.6 / 4, 1);
   });
 
   it('takes its share of what the others are paced at when none of them knows the fleet rate yet', () => {
