@@ -69,6 +69,8 @@ export class Dependency {
   private stopped = false;
   /** This gate's part in its fleet, when the worker shares state with one. */
   private readonly fleet: FleetMembership | undefined;
+  /** Just recovered, calls wait (up to the store's timeout) for the fleet's latest view. */
+  private awaitingFleetUntil = 0;
   lastUsedAt: number;
 
   constructor(
@@ -83,7 +85,7 @@ export class Dependency {
   ) {
     const transition = (state: BreakerState) => {
       onBreakerTransition(key, state);
-      if (state === 'closed') this.joinFleet(true);
+      if (state === 'closed') this.recovered();
       onPushBack(key);
     };
     this.breaker = options.breaker ? new CircuitBreaker(options.breaker, now, random, transition) : undefined;
@@ -169,10 +171,21 @@ export class Dependency {
    * since this breaker opened makes it probe now; the rest waits for calls (`joinFleet`).
    */
   applyFleet(view: FleetView): void {
+    this.awaitingFleetUntil = 0;
     this.fleet?.read(view, this.pace);
     this.joinFleet(false);
     if (this.breaker && this.fleet?.recoveredSince(this.breaker.openedAt)) this.breaker.probeNow();
     this.pump();
+  }
+
+  /**
+   * The breaker closed. In a fleet, the view it holds may be a second old, and another
+   * worker may have recovered and been rejected since: the calls waiting here go once the
+   * exchange its closing set off answers (or the store's timeout passes), not before.
+   */
+  private recovered(): void {
+    this.joinFleet(true);
+    if (this.options.fleet) this.awaitingFleetUntil = this.now() + this.options.fleet.timeoutMs;
   }
 
   /**
@@ -267,6 +280,7 @@ export class Dependency {
     if (this.stopped) return { kind: 'stopped' };
     const now = this.now();
     if (this.breaker?.state === 'open') return { kind: 'defer', untilMs: this.breaker.probeAt, cause: 'breaker-open' };
+    if (this.awaitingFleetUntil > now) return { kind: 'wait', retryAt: this.awaitingFleetUntil };
     if (this.pausedUntil > now) {
       if (this.pausedUntil - now > this.options.holdMs) return { kind: 'defer', untilMs: this.pausedUntil, cause: 'rate-limited' };
       return { kind: 'wait', retryAt: this.pausedUntil };

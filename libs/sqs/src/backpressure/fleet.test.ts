@@ -128,24 +128,48 @@ describe('Dependency gate in a fleet', () => {
     expect(dependency.blockedUntil()).toBe(Date.now() + 5000);
   });
 
-  it('joins the fleet when its breaker closes, from the view it read while open, unless that view is stale', async () => {
-    const store = new FakeFleetStore();
-    const dependency = sharedGate(store, { breaker: { minimumRequests: 1, cooldownMs: 1000, maxCooldownMs: 1000 } });
+  it('joins the fleet when its breaker closes: holds its calls until the exchange its closing set off answers', async () => {
+    const dependency = sharedGate(new FakeFleetStore(), { breaker: { minimumRequests: 1, cooldownMs: 1000, maxCooldownMs: 1000 } });
     dependency.finish(ticketOf(await dependency.admit()), { kind: 'unavailable' });
     expect(dependency.snapshot().breaker).toBe('open');
-    dependency.applyFleet(view({ members: 2, ratePerSecond: 50 }));
-    // Open: the view waits for the breaker to close.
     vi.setSystemTime(dependency.blockedUntil()!);
     dependency.finish(ticketOf(await dependency.admit()), { kind: 'success' });
     expect(dependency.snapshot().breaker).toBe('closed');
-    expect(await spacingMs(dependency)).toBe(40);
+    const waiting = dependency.admit();
+    await vi.advanceTimersByTimeAsync(100);
+    expect(await peek(waiting)).toBe('pending');
+    // Another worker recovered meanwhile, was rejected, and paces: this one takes its share.
+    dependency.applyFleet(view({ members: 2, ratePerSecond: 50, pausedUntil: Date.now() + 200 }));
+    await vi.advanceTimersByTimeAsync(199);
+    expect(await peek(waiting)).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    ticketOf(await waiting);
+    const next = dependency.admit();
+    await vi.advanceTimersByTimeAsync(39);
+    expect(await peek(next)).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    expect((await next).kind).toBe('run');
+  });
 
-    const late = sharedGate(store, { breaker: { minimumRequests: 1, cooldownMs: 1000, maxCooldownMs: 1000 } });
-    late.finish(ticketOf(await late.admit()), { kind: 'unavailable' });
-    late.applyFleet(view({ members: 2, ratePerSecond: 50 }));
+  it('goes on alone after a recovery when the store does not answer within its timeout, ignoring a stale view', async () => {
+    const dependency = sharedGate(new FakeFleetStore(), { breaker: { minimumRequests: 1, cooldownMs: 1000, maxCooldownMs: 1000 } });
+    dependency.finish(ticketOf(await dependency.admit()), { kind: 'unavailable' });
+    dependency.applyFleet(view({ members: 2, ratePerSecond: 50 }));
     vi.setSystemTime(Date.now() + 3001);
-    late.finish(ticketOf(await late.admit()), { kind: 'success' });
-    expect(await spacingMs(late)).toBe(0);
+    dependency.finish(ticketOf(await dependency.admit()), { kind: 'success' });
+    const waiting = dependency.admit();
+    await vi.advanceTimersByTimeAsync(499);
+    expect(await peek(waiting)).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    ticketOf(await waiting);
+    expect(await spacingMs(dependency)).toBe(0);
+  });
+
+  it('once paced, keeps calling at its share through another worker\'s pause: paused together, they would resume together', () => {
+    const dependency = sharedGate(new FakeFleetStore(), { breaker: false });
+    dependency.applyFleet(view({ members: 2, ratePerSecond: 100 }));
+    dependency.applyFleet(view({ members: 2, ratePerSecond: 100, pausedUntil: Date.now() + 1000 }));
+    expect(dependency.blockedUntil()).toBeUndefined();
   });
 
   it('holds its probe through a pause another worker took after the recovery', async () => {
