@@ -15,6 +15,7 @@ export interface FleetMemberState {
   ratePerSecond: number;
   /** Epoch ms until which the worker holds every call after a 429; 0 when it does not. */
   pausedUntil: number;
+  /** Its breaker's state, or `off` when it has none. */
   breaker: BreakerState | 'off';
   /** Epoch ms of the worker's last recovery (its breaker closing after it was open); 0 when none. */
   recoveredAt: number;
