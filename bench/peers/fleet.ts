@@ -1,6 +1,6 @@
 import { createClient } from '@redis/client';
 import { startRedis } from '@requeue/test/support/redis';
-import { markdownTable } from '../report.js';
+import { markdownTable, progress } from '../report.js';
 import type { Config } from './document.js';
 import type { BenchEmulator } from './driver.js';
 import { HERD, runHerd, summarizeHerd, type HerdSummary } from './herd.js';
@@ -44,6 +44,8 @@ export async function runFleet(emulator: BenchEmulator, config: Config): Promise
       const run = await runHerd(emulator, `${workers} × ${concurrency}${store === 'redis' ? ', shared' : ''}`, (url) => ({ system: 'requeue', concurrency, instances: workers, env: { ...env, WEBHOOK_URL: url } }), config.herdCapSeconds, config.herdMessages);
       const storeCallsPerMessage = store === 'redis' ? (await storeCommands(client)) / config.herdMessages : undefined;
       runs.push({ workers, concurrency, store, storeCallsPerMessage, summary: summarizeHerd([run]) });
+      // Each second's accepted/rejected requests: where a peak comes from, in the log of any run.
+      progress(`  ${run.policy}: peak ${run.peakAfterRecovery}/s; ${run.timeline.map((s) => `${s.second}:${s.accepted}/${s.rejected}`).join(' ')}`);
     }
     return runs;
   } finally {
