@@ -48,10 +48,10 @@ export async function idempotencyRun(emulator: BenchEmulator, config: Config): P
   }
 }
 
-/** Every command Redis ran but the bench's own INFO: `cmdstat_<name>:calls=N,...` lines. */
-async function commandCount(client: { info(section: string): Promise<string> }): Promise<number> {
+/** Every command Redis ran since its last reset but the bench's own (INFO, CONFIG RESETSTAT, the connection's): `cmdstat_<name>:calls=N,...` lines. */
+export async function commandCount(client: { info(section: string): Promise<string> }): Promise<number> {
   const stats = await client.info('commandstats');
   let calls = 0;
-  for (const match of stats.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)) if (match[1] !== 'info' && match[1] !== 'hello' && match[1] !== 'client') calls += Number(match[2]);
+  for (const match of stats.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)) if (!['info', 'hello', 'client', 'config'].includes(match[1]!)) calls += Number(match[2]);
   return calls;
 }

@@ -3,6 +3,7 @@ import { startRedis } from '@requeue/test/support/redis';
 import { markdownTable, progress } from '../report.js';
 import type { Config } from './document.js';
 import type { BenchEmulator } from './driver.js';
+import { commandCount } from './feature-rows.js';
 import { HERD, runHerd, summarizeHerd, type HerdSummary } from './herd.js';
 
 /** Worker processes sharing one queue and one dependency, as the service scales out. */
@@ -42,7 +43,7 @@ export async function runFleet(emulator: BenchEmulator, config: Config): Promise
       const env = { WORKER_HANDLER: 'webhook', WEBHOOK_ALLOW_HOSTS: '127.0.0.1', ...(store === 'redis' ? { WORKER_FLEET_STATE: redis.url } : {}) };
       await client.configResetStat();
       const run = await runHerd(emulator, `${workers} × ${concurrency}${store === 'redis' ? ', shared' : ''}`, (url) => ({ system: 'requeue', concurrency, instances: workers, env: { ...env, WEBHOOK_URL: url } }), config.herdCapSeconds, config.herdMessages);
-      const storeCallsPerMessage = store === 'redis' ? (await storeCommands(client)) / config.herdMessages : undefined;
+      const storeCallsPerMessage = store === 'redis' ? (await commandCount(client)) / config.herdMessages : undefined;
       runs.push({ workers, concurrency, store, storeCallsPerMessage, summary: summarizeHerd([run]) });
       // Each second's accepted/rejected requests: where a peak comes from, in the log of any run.
       progress(`  ${run.policy}: peak ${run.peakAfterRecovery}/s; ${run.timeline.map((s) => `${s.second}:${s.accepted}/${s.rejected}`).join(' ')}`);
@@ -52,14 +53,6 @@ export async function runFleet(emulator: BenchEmulator, config: Config): Promise
     await client.close().catch(() => undefined);
     await redis.stop();
   }
-}
-
-/** The workers' Redis commands since the last reset: all but the bench's own. */
-async function storeCommands(client: { info(section: string): Promise<string> }): Promise<number> {
-  const stats = await client.info('commandstats');
-  let calls = 0;
-  for (const match of stats.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)) if (!['info', 'hello', 'client', 'config'].includes(match[1]!)) calls += Number(match[2]);
-  return calls;
 }
 
 /** The fleet table, with the fleet targets of docs/retry-policy.md beside each figure. */
