@@ -1,47 +1,13 @@
 import type { Random } from '@requeue/retry';
 import { AimdLimit } from './aimd-limit.js';
-import { CircuitBreaker, type BreakerState, type BreakerTicket, type CallResult } from './circuit-breaker.js';
+import type { Admission, CallOutcome, DependencySnapshot, DependencyTicket } from './admission.js';
+import { CircuitBreaker, type BreakerState, type CallResult } from './circuit-breaker.js';
 import { DispatchPace } from './dispatch-pace.js';
 import { FleetMembership } from './fleet-membership.js';
 import type { FleetMemberState, FleetView } from './fleet-state.js';
 import type { ResolvedBackpressure } from './options.js';
 
-/** What a finished call tells the dependency's gate. */
-export type CallOutcome =
-  | { kind: 'success' }
-  /** Unavailable: 503, timeouts, refused connections. Feeds the breaker and the limit. */
-  | { kind: 'unavailable' }
-  /** 429 or quota: the dependency is up but wants less. Pauses dispatch and feeds the limit. */
-  | { kind: 'rate-limited'; retryAfterMs: number | undefined }
-  /** Answered, but says nothing about the dependency's health (a 400, a handler bug). */
-  | { kind: 'neutral' };
-
-export interface DependencyTicket {
-  startedAt: number;
-  breaker: BreakerTicket | undefined;
-  /** Whether the call's result joins the breaker's window (see `admit`). */
-  sampled: boolean;
-}
-
-/** Why a message went back to SQS without using an attempt. */
-export type DeferCause = 'breaker-open' | 'rate-limited' | 'duplicate-in-progress';
-
-export type Admission =
-  | { kind: 'run'; ticket: DependencyTicket }
-  /** Do not run: hand the message back to SQS until `untilMs`. It costs no attempt. */
-  | { kind: 'defer'; untilMs: number; cause: DeferCause }
-  /** The worker is stopping: release the message untouched. */
-  | { kind: 'stopped' };
-
-export interface DependencySnapshot {
-  key: string;
-  breaker: BreakerState | 'off';
-  concurrencyLimit: number;
-  inFlight: number;
-  waiting: number;
-  /** Epoch ms until which dispatch is paused (rate limit or open breaker), if it is. */
-  blockedUntil: number | undefined;
-}
+export type { Admission, CallOutcome, DeferCause, DependencySnapshot, DependencyTicket } from './admission.js';
 
 type Verdict = Admission | { kind: 'wait'; retryAt: number | undefined };
 
