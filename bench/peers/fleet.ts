@@ -8,6 +8,11 @@ import { HERD, runHerd, summarizeHerd, type HerdSummary } from './herd.js';
 
 /** Worker processes sharing one queue and one dependency, as the service scales out. */
 export const FLEET_SIZES = [1, 4, 10] as const;
+/** The quick run only checks that every kind of run works: a fleet of 4 stands for all sizes. */
+export function fleetSizes(quick: boolean): readonly number[] {
+  return quick ? [4] : FLEET_SIZES;
+}
+
 /** Each worker's concurrency in the fleet runs. */
 const FLEET_CONCURRENCY = 10;
 /** The single worker of the end-to-end herd above, run again beside the fleets so that one run shows whether a change helps a fleet at its expense. */
@@ -38,8 +43,10 @@ export async function runFleet(emulator: BenchEmulator, config: Config): Promise
   try {
     await client.connect();
     const runs: FleetRun[] = [];
-    const fleets = FLEET_SIZES.flatMap((workers) => (['none', 'redis'] as const).map((store) => ({ workers, concurrency: FLEET_CONCURRENCY, store })));
-    for (const { workers, concurrency, store } of [...fleets, { workers: 1, concurrency: SINGLE_WORKER_CONCURRENCY, store: 'none' as const }]) {
+    const sizes = fleetSizes(config.quick);
+    const fleets = sizes.flatMap((workers) => (['none', 'redis'] as const).map((store) => ({ workers, concurrency: FLEET_CONCURRENCY, store })));
+    const single = config.quick ? [] : [{ workers: 1, concurrency: SINGLE_WORKER_CONCURRENCY, store: 'none' as const }];
+    for (const { workers, concurrency, store } of [...fleets, ...single]) {
       const env = { WORKER_HANDLER: 'webhook', WEBHOOK_ALLOW_HOSTS: '127.0.0.1', ...(store === 'redis' ? { WORKER_FLEET_STATE: redis.url } : {}) };
       await client.configResetStat();
       const run = await runHerd(emulator, `${workers} × ${concurrency}${store === 'redis' ? ', shared' : ''}`, (url) => ({ system: 'requeue', concurrency, instances: workers, env: { ...env, WEBHOOK_URL: url } }), config.herdCapSeconds, config.herdMessages);

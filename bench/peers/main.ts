@@ -12,7 +12,7 @@ import { LATENCY_MS } from './latency.js';
 import { targets } from './targets.js';
 import { idempotencyRun, tracingRows } from './feature-rows.js';
 import { at, HAPPY_HANDLERS, inRounds } from './rounds.js';
-import { FLEET_SIZES, fleetTable, runFleet, type FleetRun } from './fleet.js';
+import { fleetSizes, fleetTable, runFleet, type FleetRun } from './fleet.js';
 
 const DOCS = fileURLToPath(new URL('../../../docs/benchmarks.md', import.meta.url));
 const CHART = fileURLToPath(new URL('../../../docs/herd-e2e.svg', import.meta.url));
@@ -142,7 +142,7 @@ async function documentFleet(fleet: readonly FleetRun[], config: Config, command
 async function fleetOnly(config: Config, argv: string[]): Promise<void> {
   const emulator = await startBenchEmulator();
   try {
-    progress(`fleet: the herd drained by ${FLEET_SIZES.join(', ')} worker processes, one size after the other`);
+    progress(`fleet: the herd drained by ${fleetSizes(config.quick).join(', ')} worker processes, one size after the other`);
     const fleet = await runFleet(emulator, config);
     if (argv.includes('--update-docs')) await documentFleet(fleet, config, `npm run bench -- --fleet${config.quick ? ' --quick' : ''}`);
     process.stdout.write(`${JSON.stringify(fleet.map((run) => ({ workers: run.workers, concurrency: run.concurrency, store: run.store, storeCallsPerMessage: run.storeCallsPerMessage, ...run.summary, timeline: run.summary.timeline.map((s) => `${s.second}:${s.accepted}/${s.rejected}`).join(' ') })), null, 2)}\n`);
@@ -198,7 +198,7 @@ async function main(argv: string[]): Promise<void> {
     for (const run of herd) progress(`  ${run.policy}: ${run.downstreamRequests.median} requests, ${run.drained ? 'drained' : 'stopped'} at ${run.drainSeconds.median.toFixed(0)} s, peak ${run.peakAfterRecovery.median}/s, ${run.deadLettered} dead-lettered`);
 
     progress(`  idle: ${idle.callsPerMinute.toFixed(1)} SQS calls a minute`);
-    progress(`fleet: the herd drained by ${FLEET_SIZES.join(', ')} worker processes, one size after the other`);
+    progress(`fleet: the herd drained by ${fleetSizes(config.quick).join(', ')} worker processes, one size after the other`);
     const fleet = await runFleet(emulator, config);
     const document = { config, happy, tracing, idempotency, latency, idle, retry, memory, herd, targets: targets({ happy, tracing, idempotency, latency, retry, memory, herd }, config.herdMessages), durationSeconds: (Date.now() - started) / 1000 };
     if (argv.includes('--update-docs')) {
