@@ -2,6 +2,7 @@ import type { SystemName } from './driver.js';
 import type { HerdSummary } from './herd.js';
 import type { IdleRun } from './idle.js';
 import type { MemoryRun } from './memory.js';
+import type { FleetRun } from './fleet.js';
 
 export interface Config {
   quick: boolean;
@@ -57,7 +58,7 @@ export interface IdempotencyRun {
   storeCallsPerMessage: number;
 }
 
-export type Document = { config: Config; happy: Row[]; tracing?: Row[]; idempotency?: IdempotencyRun; latency: Row[]; idle?: IdleRun; retry: Row[]; memory: MemoryRun; herd: HerdSummary[]; targets: Target[]; durationSeconds: number };
+export type Document = { config: Config; happy: Row[]; tracing?: Row[]; idempotency?: IdempotencyRun; latency: Row[]; idle?: IdleRun; retry: Row[]; memory: MemoryRun; herd: HerdSummary[]; fleet?: FleetRun[]; targets: Target[]; durationSeconds: number };
 
 export interface Target {
   measure: string;

@@ -17,8 +17,10 @@ export function fleetSizes(quick: boolean): readonly number[] {
 const FLEET_CONCURRENCY = 10;
 /** The single worker of the end-to-end herd above, run again beside the fleets so that one run shows whether a change helps a fleet at its expense. */
 const SINGLE_WORKER_CONCURRENCY = 50;
-/** The herd with no fault at all: the outage, then every message at exactly the capacity. */
-const IDEAL_DRAIN_SECONDS = HERD.outageMs / 1000 + HERD.messages / HERD.capacityPerSecond;
+/** The herd of `messages` with no fault at all: the outage, then every message at exactly the capacity. */
+export function idealDrainSeconds(messages: number): number {
+  return HERD.outageMs / 1000 + messages / HERD.capacityPerSecond;
+}
 
 export interface FleetRun {
   workers: number;
@@ -64,7 +66,7 @@ export async function runFleet(emulator: BenchEmulator, config: Config): Promise
 
 /** The fleet table, with the fleet targets of docs/retry-policy.md beside each figure. */
 export function fleetTable(runs: readonly FleetRun[], messages: number): string {
-  const ideal = (IDEAL_DRAIN_SECONDS * messages) / HERD.messages;
+  const ideal = idealDrainSeconds(messages);
   const mark = (value: number, limit: number) => `${value.toFixed(2)}${value <= limit ? '' : ' (over ' + limit + ')'}`;
   return markdownTable(runs, [
     { header: 'workers × concurrency', value: (r) => `${r.workers} × ${r.concurrency}` },

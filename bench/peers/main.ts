@@ -145,7 +145,9 @@ async function fleetOnly(config: Config, argv: string[]): Promise<void> {
     progress(`fleet: the herd drained by ${fleetSizes(config.quick).join(', ')} worker processes, one size after the other`);
     const fleet = await runFleet(emulator, config);
     if (argv.includes('--update-docs')) await documentFleet(fleet, config, `npm run bench -- --fleet${config.quick ? ' --quick' : ''}`);
-    process.stdout.write(`${JSON.stringify(fleet.map((run) => ({ workers: run.workers, concurrency: run.concurrency, store: run.store, storeCallsPerMessage: run.storeCallsPerMessage, ...run.summary, timeline: run.summary.timeline.map((s) => `${s.second}:${s.accepted}/${s.rejected}`).join(' ') })), null, 2)}\n`);
+    const runs = fleet.map((run) => ({ workers: run.workers, concurrency: run.concurrency, store: run.store, storeCallsPerMessage: run.storeCallsPerMessage, ...run.summary, timeline: run.summary.timeline.map((s) => `${s.second}:${s.accepted}/${s.rejected}`).join(' ') }));
+    const measured = targets({ happy: [], latency: [], retry: [], memory: undefined, herd: [], fleet }, config.herdMessages);
+    process.stdout.write(`${JSON.stringify({ fleet: runs, targets: measured }, null, 2)}\n`);
   } finally {
     await emulator.stop();
   }
@@ -200,7 +202,7 @@ async function main(argv: string[]): Promise<void> {
     progress(`  idle: ${idle.callsPerMinute.toFixed(1)} SQS calls a minute`);
     progress(`fleet: the herd drained by ${fleetSizes(config.quick).join(', ')} worker processes, one size after the other`);
     const fleet = await runFleet(emulator, config);
-    const document = { config, happy, tracing, idempotency, latency, idle, retry, memory, herd, targets: targets({ happy, tracing, idempotency, latency, retry, memory, herd }, config.herdMessages), durationSeconds: (Date.now() - started) / 1000 };
+    const document = { config, happy, tracing, idempotency, latency, idle, retry, memory, herd, fleet, targets: targets({ happy, tracing, idempotency, latency, retry, memory, herd, fleet }, config.herdMessages), durationSeconds: (Date.now() - started) / 1000 };
     if (argv.includes('--update-docs')) {
       await writeHerdChart(herd, CHART);
       replaceDocsSection(DOCS, 'peers', renderDocs(document));

@@ -3,6 +3,7 @@ import { HERD_POLICIES, type Document, type Row, type Target } from './document.
 import { LATENCY_MS } from './latency.js';
 import { HERD, type HerdSummary } from './herd.js';
 import type { MemoryRun } from './memory.js';
+import { idealDrainSeconds, type FleetRun } from './fleet.js';
 
 type Push = (measure: string, target: string, value: number, met: boolean, unit?: string) => void;
 
@@ -13,8 +14,8 @@ const rateIn = (rows: readonly Row[]) => (scenario: string, system: SystemName, 
   rows.find((r) => r.scenario === scenario && r.system === system && r.concurrency === concurrency)?.messagesPerSecond.median ?? NaN;
 
 /** Every target the bench checks, with what this run measured. */
-export function targets(measured: Pick<Document, 'happy' | 'latency' | 'retry' | 'herd' | 'idempotency'> & { tracing?: Row[]; memory: MemoryRun | undefined }, messages: number): Target[] {
-  const { happy, latency, retry, memory, herd, tracing = [] } = measured;
+export function targets(measured: Pick<Document, 'happy' | 'latency' | 'retry' | 'herd' | 'idempotency' | 'fleet'> & { tracing?: Row[]; memory: MemoryRun | undefined }, messages: number): Target[] {
+  const { happy, latency, retry, memory, herd, tracing = [], fleet = [] } = measured;
   const out: Target[] = [];
   // Three significant digits: two decimals would print 0.497 as a failing "0.50".
   const push: Push = (measure, target, value, met, unit = '×') => out.push({ measure, target, measured: `${Number.isFinite(value) ? value.toPrecision(3) : value}${unit}`, met });
@@ -27,6 +28,7 @@ export function targets(measured: Pick<Document, 'happy' | 'latency' | 'retry' |
   }
   if (latency.length > 0) latencyTargets(happy, latency, push);
   if (tracing.length > 0) tracingTargets(tracing, push);
+  if (fleet.length > 0) fleetTargets(fleet, messages, push);
   return out;
 }
 
@@ -95,7 +97,7 @@ function herdTargets(herd: readonly HerdSummary[], messages: number, push: Push)
   // the outage plus N / capacity, and never more than the dependency admits.
   const callsPerMessage = ours.downstreamRequests.median / messages;
   push('backpressure: downstream calls per message', '≤ 1.3', callsPerMessage, callsPerMessage <= 1.3, '');
-  const ideal = HERD.outageMs / 1000 + messages / HERD.capacityPerSecond;
+  const ideal = idealDrainSeconds(messages);
   const drain = ours.drainSeconds.median / ideal;
   push(`backpressure: drain vs ideal (${ideal.toFixed(0)} s)`, '≤ 1.5×', drain, drain <= 1.5 && ours.drained);
   push('backpressure: peak after recovery vs capacity', '≤ 1.3×', peak, peak <= 1.3);
@@ -146,4 +148,25 @@ function tracingTargets(tracing: Row[], push: Push): void {
     const noSdk = ratio(rate(`tracing ${handler}`, 'requeue', 50), rate(`tracing ${handler}`, 'requeue-tracing-off', 50));
     push(`tracing: happy-path throughput with no SDK registered vs tracing off, ${handler}, @50`, '≥ 0.98×', noSdk, noSdk >= 0.98);
   }
+}
+
+/**
+ * The fleet's targets, met by the design as configured for a fleet: the workers sharing
+ * backpressure through the store. Each measure is the worst over the fleet sizes; the
+ * fleet table has every size, and the rows without the store beside them.
+ */
+function fleetTargets(fleet: readonly FleetRun[], messages: number, push: Push): void {
+  const shared = fleet.filter((run) => run.store === 'redis');
+  if (shared.length === 0) return;
+  const sizes = shared.map((run) => run.workers).join(', ');
+  const worst = (of: (run: FleetRun) => number) => Math.max(...shared.map(of));
+  const calls = worst((run) => run.summary.downstreamRequests.median / messages);
+  push(`fleet of ${sizes} workers, shared state: downstream calls per message (worst)`, '≤ 1.2', calls, calls <= 1.2, '');
+  const ideal = idealDrainSeconds(messages);
+  const drain = worst((run) => run.summary.drainSeconds.median / ideal);
+  push(`fleet of ${sizes} workers, shared state: drain vs ideal (worst)`, '≤ 1.3×', drain, drain <= 1.3 && shared.every((run) => run.summary.drained));
+  const peak = worst((run) => run.summary.peakAfterRecovery.median / HERD.capacityPerSecond);
+  push(`fleet of ${sizes} workers, shared state: peak after recovery vs capacity (worst)`, '≤ 1.3×', peak, peak <= 1.3);
+  const deadLettered = worst((run) => run.summary.deadLettered);
+  push(`fleet of ${sizes} workers, shared state: dead-lettered`, '0', deadLettered, deadLettered === 0, '');
 }
