@@ -58,7 +58,7 @@ export interface IdempotencyRun {
   storeCallsPerMessage: number;
 }
 
-export type Document = { config: Config; happy: Row[]; tracing?: Row[]; idempotency?: IdempotencyRun; latency: Row[]; idle?: IdleRun; retry: Row[]; memory: MemoryRun; herd: HerdSummary[]; fleet?: FleetRun[]; targets: Target[]; durationSeconds: number };
+export type Document = { config: Config; happy: Row[]; tracing?: Row[]; featureCost?: Row[]; idempotency?: IdempotencyRun; latency: Row[]; idle?: IdleRun; retry: Row[]; memory: MemoryRun; herd: HerdSummary[]; fleet?: FleetRun[]; targets: Target[]; durationSeconds: number };
 
 export interface Target {
   measure: string;

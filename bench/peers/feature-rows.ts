@@ -2,25 +2,42 @@ import { createClient } from '@redis/client';
 import { startRedis } from '@requeue/test/support/redis';
 import { progress } from '../report.js';
 import type { Config, IdempotencyRun, Row } from './document.js';
-import type { BenchEmulator } from './driver.js';
+import type { BenchEmulator, SystemUnderTest } from './driver.js';
 import { at, HAPPY_HANDLERS, inRounds } from './rounds.js';
 
+/** Rounds for the steady rows: their targets ask for a few percent, less than one run's spread. */
+const STEADY_RUNS = 5;
+
 /**
- * The tracing rows: requeue as shipped (no SDK), with the OpenTelemetry SDK, and with
- * tracing off, on the happy path @50. Timed after a longer warm-up than the other rows
- * (2 s, then 3 s), so the window measures a running worker and not V8 compiling the
- * SDK's code in its first seconds, which a worker pays once.
+ * Rows for a target that compares a feature's cost within a few percent: the systems in
+ * five rounds where the others take three, over 1.5× the backlog, timed after a longer
+ * warm-up (2 s, then 3 s), so the window measures a running worker and not V8 compiling
+ * the code in its first seconds, which a worker pays once. One round's spread on the
+ * happy path (1.4 s windows) is ±20%, wider than the 2-5% these targets allow.
  */
-export async function tracingRows(emulator: BenchEmulator, config: Config): Promise<Row[]> {
+async function steadyRows(emulator: BenchEmulator, config: Config, label: string, suts: SystemUnderTest[]): Promise<Row[]> {
   const rows: Row[] = [];
-  const suts = at(50, 'requeue', 'requeue-tracing-sdk', 'requeue-tracing-off');
   const timing = config.quick ? { warmupSeconds: 0, capSeconds: 1 } : { warmupSeconds: 2, capSeconds: 3 };
+  const runs = config.quick ? 1 : STEADY_RUNS;
   for (const [handler, simulate] of HAPPY_HANDLERS) {
-    progress(`tracing, ${handler} handler, ${(config.backlog * 1.5).toLocaleString('en-US')} messages, ${config.quick ? 1 : 5} run(s) each`);
-    // Five rounds where the others take three: the no-SDK target asks for 2 %, less than one run's spread.
-    rows.push(...(await inRounds(emulator, `tracing ${handler}`, suts, { count: config.backlog * 1.5, simulate }, { ...config, runs: config.quick ? 1 : 5 }, timing)));
+    progress(`${label}, ${handler} handler, ${(config.backlog * 1.5).toLocaleString('en-US')} messages, ${runs} run(s) each`);
+    rows.push(...(await inRounds(emulator, `${label} ${handler}`, suts, { count: config.backlog * 1.5, simulate }, { ...config, runs }, timing)));
   }
   return rows;
+}
+
+/** The tracing rows: requeue as shipped (no SDK), with the OpenTelemetry SDK, and with tracing off, on the happy path @50. */
+export function tracingRows(emulator: BenchEmulator, config: Config): Promise<Row[]> {
+  return steadyRows(emulator, config, 'tracing', at(50, 'requeue', 'requeue-tracing-sdk', 'requeue-tracing-off'));
+}
+
+/**
+ * The feature-cost rows: requeue at its defaults against the same with
+ * `WORKER_BACKPRESSURE=off`, and with its handler trusting the body (no schema), on the
+ * happy path @50.
+ */
+export function featureCostRows(emulator: BenchEmulator, config: Config): Promise<Row[]> {
+  return steadyRows(emulator, config, 'feature cost', at(50, 'requeue', 'requeue-no-backpressure', 'requeue-no-schema'));
 }
 
 /**

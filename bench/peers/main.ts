@@ -10,7 +10,7 @@ import { runMemory } from './memory.js';
 import { renderDocs } from './render-docs.js';
 import { LATENCY_MS } from './latency.js';
 import { targets } from './targets.js';
-import { idempotencyRun, tracingRows } from './feature-rows.js';
+import { featureCostRows, idempotencyRun, tracingRows } from './feature-rows.js';
 import { at, HAPPY_HANDLERS, inRounds } from './rounds.js';
 import { fleetSizes, fleetTable, runFleet, type FleetRun } from './fleet.js';
 
@@ -118,14 +118,15 @@ async function latencyOnly(config: Config): Promise<void> {
   }
 }
 
-/** `npm run bench -- --features`: only the tracing and idempotency rows, and their targets. */
+/** `npm run bench -- --features`: only the feature-cost, tracing and idempotency rows, and their targets. */
 async function featuresOnly(config: Config): Promise<void> {
   const emulator = await startBenchEmulator();
   try {
+    const featureCost = await featureCostRows(emulator, config);
     const tracing = await tracingRows(emulator, config);
     const idempotency = await idempotencyRun(emulator, config);
-    const measured = targets({ happy: [], tracing, idempotency, latency: [], retry: [], memory: undefined, herd: [] }, config.herdMessages);
-    process.stdout.write(`${JSON.stringify({ tracing, idempotency, targets: measured }, null, 2)}\n`);
+    const measured = targets({ happy: [], featureCost, tracing, idempotency, latency: [], retry: [], memory: undefined, herd: [] }, config.herdMessages);
+    process.stdout.write(`${JSON.stringify({ featureCost, tracing, idempotency, targets: measured }, null, 2)}\n`);
   } finally {
     await emulator.stop();
   }
@@ -169,6 +170,7 @@ async function main(argv: string[]): Promise<void> {
       happy.push(...(await inRounds(emulator, `happy ${handler}`, HAPPY_SYSTEMS, { count: config.backlog, simulate }, config)));
     }
 
+    const featureCost = await featureCostRows(emulator, config);
     const tracing = await tracingRows(emulator, config);
     const idempotency = await idempotencyRun(emulator, config);
 
@@ -202,7 +204,7 @@ async function main(argv: string[]): Promise<void> {
     progress(`  idle: ${idle.callsPerMinute.toFixed(1)} SQS calls a minute`);
     progress(`fleet: the herd drained by ${fleetSizes(config.quick).join(', ')} worker processes, one size after the other`);
     const fleet = await runFleet(emulator, config);
-    const document = { config, happy, tracing, idempotency, latency, idle, retry, memory, herd, fleet, targets: targets({ happy, tracing, idempotency, latency, retry, memory, herd, fleet }, config.herdMessages), durationSeconds: (Date.now() - started) / 1000 };
+    const document = { config, happy, featureCost, tracing, idempotency, latency, idle, retry, memory, herd, fleet, targets: targets({ happy, featureCost, tracing, idempotency, latency, retry, memory, herd, fleet }, config.herdMessages), durationSeconds: (Date.now() - started) / 1000 };
     if (argv.includes('--update-docs')) {
       await writeHerdChart(herd, CHART);
       replaceDocsSection(DOCS, 'peers', renderDocs(document));

@@ -33,13 +33,11 @@ export class Dependencies {
 
   get(key: string): Dependency {
     this.sweep();
-    let gate = this.gates.get(key);
-    if (!gate) {
-      const created = new Dependency(key, this.options, this.maxInFlight, this.now, this.random, this.events.onBreakerTransition, () => void this.fleet?.sync(created));
-      gate = created;
-      this.gates.set(key, gate);
-      this.fleet?.ensureStarted();
-    }
+    const known = this.gates.get(key);
+    if (known) return known;
+    const gate: Dependency = new Dependency(key, this.options, this.maxInFlight, this.now, this.random, this.events.onBreakerTransition, () => void this.fleet?.sync(gate));
+    this.gates.set(key, gate);
+    this.fleet?.ensureStarted();
     return gate;
   }
 

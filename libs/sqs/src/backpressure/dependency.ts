@@ -127,9 +127,8 @@ export class Dependency {
 
   /** What this worker reports to the fleet about the dependency. */
   memberState(workerId: string): FleetMemberState {
-    const breaker = this.breaker?.state ?? 'off';
     if (!this.fleet) throw new Error('memberState: this gate is not part of a fleet');
-    return this.fleet.report(workerId, this.pace, breaker, this.pausedUntil, this.breaker?.recoveredAt ?? 0);
+    return this.fleet.report(workerId, this.pace, this.breaker?.state ?? 'off', this.pausedUntil, this.breaker?.recoveredAt ?? 0);
   }
 
   /**
