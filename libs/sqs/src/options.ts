@@ -55,8 +55,11 @@ export interface SqsWorkerOptions<Body = unknown> {
    * Messages received ahead of the handlers, so that one is in hand when a slot frees
    * instead of a receive's round trip later. They wait covered by the heartbeat, are
    * released at once at shutdown, and are not fetched while a dependency is paused or its
-   * circuit open. FIFO queues do not prefetch: a group's messages wait behind their head
-   * inside the worker already. @default maxInFlight; 0 on FIFO queues
+   * circuit open. A message counts from the moment its receive is sent, so a worker runs
+   * at most `(maxInFlight + prefetch) / (receive round trip + handler time)` messages a
+   * second: to go faster at a region's round trip, raise it to about that rate × the round
+   * trip. FIFO queues do not prefetch: a group's messages wait behind their head inside
+   * the worker already. @default maxInFlight; 0 on FIFO queues
    */
   prefetch?: number;
   /**
