@@ -5,8 +5,8 @@ import type { Config, IdempotencyRun, Row } from './document.js';
 import type { BenchEmulator, SystemUnderTest } from './driver.js';
 import { at, HAPPY_HANDLERS, inRounds } from './rounds.js';
 
-/** Rounds for the steady rows: their targets ask for a few percent, less than one run's spread. */
-const STEADY_RUNS = 5;
+/** The steady rows' shape: their targets ask for a few percent, less than one run's spread. */
+export const STEADY = { runs: 5, backlogFactor: 1.5, warmupSeconds: 2, capSeconds: 3 } as const;
 
 /**
  * Rows for a target that compares a feature's cost within a few percent: the systems in
@@ -17,11 +17,12 @@ const STEADY_RUNS = 5;
  */
 async function steadyRows(emulator: BenchEmulator, config: Config, label: string, suts: SystemUnderTest[]): Promise<Row[]> {
   const rows: Row[] = [];
-  const timing = config.quick ? { warmupSeconds: 0, capSeconds: 1 } : { warmupSeconds: 2, capSeconds: 3 };
-  const runs = config.quick ? 1 : STEADY_RUNS;
+  const timing = config.quick ? { warmupSeconds: 0, capSeconds: 1 } : { warmupSeconds: STEADY.warmupSeconds, capSeconds: STEADY.capSeconds };
+  const runs = config.quick ? 1 : STEADY.runs;
+  const count = config.backlog * STEADY.backlogFactor;
   for (const [handler, simulate] of HAPPY_HANDLERS) {
-    progress(`${label}, ${handler} handler, ${(config.backlog * 1.5).toLocaleString('en-US')} messages, ${runs} run(s) each`);
-    rows.push(...(await inRounds(emulator, `${label} ${handler}`, suts, { count: config.backlog * 1.5, simulate }, { ...config, runs }, timing)));
+    progress(`${label}, ${handler} handler, ${count.toLocaleString('en-US')} messages, ${runs} run(s) each`);
+    rows.push(...(await inRounds(emulator, `${label} ${handler}`, suts, { count, simulate }, { ...config, runs }, timing)));
   }
   return rows;
 }

@@ -4,7 +4,7 @@ import { markdownTable, progress } from '../report.js';
 import type { Config } from './document.js';
 import type { BenchEmulator } from './driver.js';
 import { commandCount } from './feature-rows.js';
-import { HERD, runHerd, summarizeHerd, type HerdSummary } from './herd.js';
+import { HERD, idealDrainSeconds, runHerd, summarizeHerd, type HerdSummary } from './herd.js';
 
 /** Worker processes sharing one queue and one dependency, as the service scales out. */
 export const FLEET_SIZES = [1, 4, 10] as const;
@@ -17,10 +17,6 @@ export function fleetSizes(quick: boolean): readonly number[] {
 const FLEET_CONCURRENCY = 10;
 /** The single worker of the end-to-end herd above, run again beside the fleets so that one run shows whether a change helps a fleet at its expense. */
 const SINGLE_WORKER_CONCURRENCY = 50;
-/** The herd of `messages` with no fault at all: the outage, then every message at exactly the capacity. */
-export function idealDrainSeconds(messages: number): number {
-  return HERD.outageMs / 1000 + messages / HERD.capacityPerSecond;
-}
 
 export interface FleetRun {
   workers: number;

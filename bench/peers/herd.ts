@@ -30,6 +30,11 @@ export interface HerdSummary {
 
 export const HERD = { messages: 2000, outageMs: 10_000, capacityPerSecond: 100 };
 
+/** The herd of `messages` with no fault at all: the outage, then every message at exactly the capacity. */
+export function idealDrainSeconds(messages: number): number {
+  return HERD.outageMs / 1000 + messages / HERD.capacityPerSecond;
+}
+
 /**
  * The end-to-end herd: 2,000 webhook messages at once against a dependency that is down
  * for 10 s, then admits 100 requests/s and answers 429 (Retry-After: 1) beyond that. Each

@@ -4,6 +4,7 @@ import { SYSTEM_LABELS } from './driver.js';
 import type { Document, Row } from './document.js';
 import { HERD } from './herd.js';
 import { LATENCY_MS, requestsPerMillion } from './latency.js';
+import { STEADY } from './feature-rows.js';
 
 function spread(values: { median: number; min: number; max: number }): string {
   const round = (n: number) => n.toFixed(0);
@@ -54,11 +55,12 @@ function latencySection(document: Document): string[] {
   ];
 }
 
-/** Rows in five rounds with the longer warm-up, under their heading and what they compare. */
+/** The steady rows (more rounds, a longer warm-up), under their heading and what they compare. */
 function steadySection(document: Document, rowsOf: Row[] | undefined, title: string, description: string): string[] {
   if (!rowsOf || rowsOf.length === 0) return [];
-  const backlog = document.config.backlog * 1.5;
-  return [`### ${title} (${backlog.toLocaleString('en-US')} messages, five rounds, timed after 2 s of warm-up for 3 s)`, '', description, '', rows(rowsOf, backlog), ''];
+  const backlog = document.config.backlog * STEADY.backlogFactor;
+  const heading = `### ${title} (${backlog.toLocaleString('en-US')} messages, ${STEADY.runs} rounds, timed after ${STEADY.warmupSeconds} s of warm-up for ${STEADY.capSeconds} s)`;
+  return [heading, '', description, '', rows(rowsOf, backlog), ''];
 }
 
 const FEATURE_COST =

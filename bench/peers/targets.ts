@@ -1,9 +1,9 @@
 import type { SystemName } from './driver.js';
 import { HERD_POLICIES, type Document, type Row, type Target } from './document.js';
 import { LATENCY_MS } from './latency.js';
-import { HERD, type HerdSummary } from './herd.js';
+import { HERD, idealDrainSeconds, type HerdSummary } from './herd.js';
 import type { MemoryRun } from './memory.js';
-import { idealDrainSeconds, type FleetRun } from './fleet.js';
+import type { FleetRun } from './fleet.js';
 
 type Push = (measure: string, target: string, value: number, met: boolean, unit?: string) => void;
 
