@@ -66,6 +66,7 @@ const HAPPY_SYSTEMS: SystemUnderTest[] = [
   { system: 'sqs-consumer-batch', concurrency: 10 },
   { system: 'requeue', concurrency: 50 },
   { system: 'requeue-no-backpressure', concurrency: 50 },
+  { system: 'requeue-no-schema', concurrency: 50 },
   { system: 'raw-sdk-loop', concurrency: 50 },
   { system: 'sqs-consumer', concurrency: 50 },
   { system: 'sqs-consumer-batch', concurrency: 50 },

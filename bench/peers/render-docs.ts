@@ -64,7 +64,7 @@ function steadySection(document: Document, rowsOf: Row[] | undefined, title: str
 }
 
 const FEATURE_COST =
-  "The same worker at its defaults, with `WORKER_BACKPRESSURE=off`, and with its handler trusting the body (no schema): the backpressure and body-schema targets above are read here. The happy path's rows keep backpressure on and off side by side too, but one of their 1.4 s windows spreads by ±20%, wider than the 5% the targets allow.";
+  "The same worker at its defaults, with `WORKER_BACKPRESSURE=off`, and with its handler trusting the body (no schema): the backpressure and body-schema targets above are read here. The happy path's rows compare them too, but one of their 1.4 s windows spreads by ±20%, wider than the 5% the targets allow.";
 const TRACING =
   'The same worker with no OpenTelemetry SDK (as shipped), with the Node SDK preloaded (a span per delivery, its batch span processor exporting to memory), and with `WORKER_TRACING=off`. The longer warm-up keeps V8 compiling the SDK in the first seconds, once per worker, out of the window.';
 

@@ -118,8 +118,8 @@ describe('worker service', () => {
       RETRY_POLICY: '{}',
       METRICS_NAMESPACE: 'requeue',
       WORKER_DRAIN_TIMEOUT_MS: '30000',
-      // V8 sized for the 512 MB task: old space at 3/8 of it, a young generation that outlives a delivery.
-      NODE_OPTIONS: '--max-semi-space-size=16 --max-old-space-size=192',
+      // V8 sized for the 512 MB task: old space at 3/8 of it.
+      NODE_OPTIONS: '--max-semi-space-size=8 --max-old-space-size=192',
     });
     expect(JSON.stringify(container.Image)).toContain('container-assets');
     // SIGTERM to SIGKILL must outlast the drain.
