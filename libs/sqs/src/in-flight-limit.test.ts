@@ -16,6 +16,19 @@ describe('InFlightLimit', () => {
     expect(limit.free).toBe(2);
   });
 
+  it('resizes: a wait ends when the capacity grows, and slots in use beyond a smaller one stay in use', async () => {
+    const limit = new InFlightLimit(2);
+    expect(limit.reserve(2)).toBe(2);
+    const waiting = limit.whenFree(undefined, 3);
+    limit.resize(5);
+    await waiting;
+    expect(limit.free).toBe(3);
+    limit.resize(1);
+    expect(limit.inUse).toBe(2);
+    expect(limit.free).toBe(0);
+    expect(limit.reserve(1)).toBe(0);
+  });
+
   it('ends a wait when its signal aborts', async () => {
     const limit = new InFlightLimit(1);
     limit.reserve(1);

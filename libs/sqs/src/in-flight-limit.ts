@@ -6,7 +6,7 @@ export class InFlightLimit {
   private used = 0;
   private waiters: Array<{ ready: () => boolean; wake: () => void }> = [];
 
-  constructor(private readonly limit: number) {}
+  constructor(private limit: number) {}
 
   get inUse(): number {
     return this.used;
@@ -27,6 +27,13 @@ export class InFlightLimit {
     return granted;
   }
 
+  /** A new capacity; slots in use beyond a smaller one stay in use until released. */
+  resize(capacity: number): void {
+    if (capacity === this.limit) return;
+    this.limit = capacity;
+    this.wake();
+  }
+
   release(count = 1): void {
     this.used = Math.max(0, this.used - count);
     this.wake();
@@ -39,11 +46,12 @@ export class InFlightLimit {
    * reaction per wait for the life of the worker.
    */
   whenFree(signal?: AbortSignal, atLeast = 1): Promise<void> {
-    const wanted = Math.min(atLeast, this.limit);
-    if (this.free >= wanted || signal?.aborted) return Promise.resolve();
+    // Against the capacity of the moment: it may be resized while this waits.
+    const enough = () => this.free >= Math.min(atLeast, this.limit);
+    if (enough() || signal?.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       const waiter = {
-        ready: () => this.free >= wanted,
+        ready: enough,
         wake: () => {
           signal?.removeEventListener('abort', onAbort);
           resolve();

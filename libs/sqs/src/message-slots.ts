@@ -1,4 +1,5 @@
 import { InFlightLimit } from './in-flight-limit.js';
+import { ReceiveLookahead } from './receive-lookahead.js';
 
 /** A received message waiting for a running slot: how to start it, and how to give it back unstarted. */
 interface Waiting {
@@ -9,15 +10,20 @@ interface Waiting {
 /**
  * The worker's capacity, counted once.
  *
- * - `held`: a slot per message received and not yet past its handler, reserved by the
- *   poller before it receives. Its capacity is `maxInFlight + prefetch`, so receiving runs
- *   ahead of the handlers by at most `prefetch` messages, which wait here for a slot.
+ * - `held`: a slot per message received (or in a receive under way) and not yet past its
+ *   handler, reserved by the poller before it receives. Its capacity is `maxInFlight +
+ *   prefetch`, plus what the handlers will start while a receive is under way (the
+ *   lookahead, measured): at a region's round trip, messages spend most of their time in
+ *   the receive. Received messages wait here for a running slot, at most `prefetch` of
+ *   them: one that lands beyond that (the handlers slowed while it was on its way) is
+ *   given back at once, unstarted.
  * - `running`: a slot per message whose handler has started (or waits behind its FIFO
  *   group or for its dependency), at most `maxInFlight`.
  * - `settling`: a slot per message whose handler is done while its delete, copy or dead
  *   letter lands. A message hands its running and held slots on at that moment, so the
- *   next one starts while the settle call is under way; at most `maxInFlight + prefetch`
- *   settle at once, beyond that a message keeps its slots until it is done.
+ *   next one starts while the settle call is under way; at most as many as may be held
+ *   (`maxInFlight + 2 × prefetch`) settle at once, beyond that a message keeps its slots
+ *   until it is done.
  */
 export class MessageSlots {
   readonly held: InFlightLimit;
@@ -25,16 +31,21 @@ export class MessageSlots {
   private readonly settling: InFlightLimit;
   private readonly waiting: Waiting[] = [];
   private received = 0;
+  private readonly lookahead: ReceiveLookahead;
+  /** Messages that landed with the prefetch full and went back unstarted. */
+  givenBackUnstarted = 0;
 
   constructor(
-    maxInFlight: number,
+    private readonly maxInFlight: number,
     readonly prefetch: number,
+    now: () => number,
   ) {
+    this.lookahead = new ReceiveLookahead(prefetch, now);
     this.held = new InFlightLimit(maxInFlight + prefetch);
     this.running = new InFlightLimit(maxInFlight);
     // As many as may be held: at a region's round trip a delete takes 10-30 ms to land, and
-    // a settle limit of maxInFlight alone would cap throughput at maxInFlight per round trip.
-    this.settling = new InFlightLimit(maxInFlight + prefetch);
+    // a smaller settle limit caps throughput at that limit per round trip.
+    this.settling = new InFlightLimit(maxInFlight + 2 * prefetch);
   }
 
   /** Messages received and not yet done: prefetched, running, waiting behind their FIFO group, or settling. */
@@ -42,27 +53,44 @@ export class MessageSlots {
     return this.received;
   }
 
+  /** Free slots a receive may not take now: those beyond the handlers (while a dependency is paused, say). */
+  get ahead(): number {
+    return this.held.capacity - this.maxInFlight;
+  }
+
+  /** A receive that brought messages took this long: the lookahead follows the round trip. */
+  receiveTook(ms: number): void {
+    this.lookahead.receiveTook(ms);
+    this.resizeHeld();
+  }
+
   /**
    * A received message, holding the slot its receive reserved, starts as soon as a
-   * running slot is free, in the order messages arrived.
+   * running slot is free, in the order messages arrived. Beyond `prefetch` waiting it goes
+   * back at once instead.
    */
   admit(start: (slot: MessageSlot) => void, giveBack: () => Promise<void>): void {
     this.received++;
     this.waiting.push({ start, giveBack });
     this.startWaiting();
+    if (this.waiting.length > this.prefetch) {
+      this.givenBackUnstarted++;
+      this.lookahead.overflowed();
+      void this.giveBack(this.waiting.pop()!);
+      this.resizeHeld();
+    }
   }
 
   /** Gives every prefetched message back unstarted (at shutdown), and resolves once they are. */
   async giveBackWaiting(): Promise<void> {
-    const unstarted = this.waiting.splice(0);
-    await Promise.all(
-      unstarted.map((entry) =>
-        entry.giveBack().finally(() => {
-          this.received--;
-          this.held.release(1);
-        }),
-      ),
-    );
+    await Promise.all(this.waiting.splice(0).map((entry) => this.giveBack(entry)));
+  }
+
+  private giveBack(entry: Waiting): Promise<void> {
+    return entry.giveBack().finally(() => {
+      this.received--;
+      this.held.release(1);
+    });
   }
 
   /** Resolves once nothing is running; the settling may still be landing. */
@@ -75,7 +103,14 @@ export class MessageSlots {
   }
 
   private startWaiting(): void {
-    while (this.waiting.length > 0 && this.running.reserve(1) === 1) this.waiting.shift()!.start(this.slot());
+    let started = 0;
+    for (; this.waiting.length > 0 && this.running.reserve(1) === 1; started++) this.waiting.shift()!.start(this.slot());
+    if (started > 0) this.lookahead.started(started);
+    this.resizeHeld();
+  }
+
+  private resizeHeld(): void {
+    this.held.resize(this.maxInFlight + this.prefetch + this.lookahead.allowance(this.waiting.length));
   }
 
   private slot(): MessageSlot {

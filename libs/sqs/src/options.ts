@@ -55,17 +55,17 @@ export interface SqsWorkerOptions<Body = unknown> {
    * Messages received ahead of the handlers, so that one is in hand when a slot frees
    * instead of a receive's round trip later. They wait covered by the heartbeat, are
    * released at once at shutdown, and are not fetched while a dependency is paused or its
-   * circuit open. A message counts from the moment its receive is sent, so a worker runs
-   * at most `(maxInFlight + prefetch) / (receive round trip + handler time)` messages a
-   * second: to go faster at a region's round trip, raise it to about that rate × the round
-   * trip. FIFO queues do not prefetch: a group's messages wait behind their head inside
-   * the worker already. @default maxInFlight; 0 on FIFO queues
+   * circuit open. Receives under way may bring up to `prefetch` more, as many as the
+   * handlers start during one receive's round trip (both measured), so the round trip is
+   * hidden at 10-30 ms too; one that lands with the prefetch full is given back at once
+   * (visibility 0, not counted as an attempt). FIFO queues do not prefetch: a group's
+   * messages wait behind their head inside the worker already. @default maxInFlight; 0 on FIFO queues
    */
   prefetch?: number;
   /**
    * The most receive calls under way at once: as many as free slots allow while receives
    * bring messages, one long poll once one comes back empty.
-   * @default ceil((maxInFlight + prefetch) / 10), at most 10
+   * @default ceil((maxInFlight + 2 × prefetch) / 10), at most 20
    */
   pollers?: number;
   /** @default { initialMs: 200, maxMs: 20000 } */
@@ -157,7 +157,7 @@ export function resolveWorkerOptions(options: SqsWorkerOptions, defaults: { logg
     batchWaitMs: integerIn('batchWaitMs', options.batchWaitMs, 10, 0, 10_000),
     drainTimeoutMs: integerIn('drainTimeoutMs', options.drainTimeoutMs, 30_000, 0, 3_600_000),
     prefetch,
-    pollers: integerIn('pollers', options.pollers, Math.min(10, Math.ceil((maxInFlight + prefetch) / 10)), 1, 100),
+    pollers: integerIn('pollers', options.pollers, Math.min(20, Math.ceil((maxInFlight + 2 * prefetch) / 10)), 1, 100),
     pollBackoff: {
       initialMs: integerIn('pollBackoff.initialMs', backoff.initialMs, 200, 1, 60_000),
       maxMs: integerIn('pollBackoff.maxMs', backoff.maxMs, 20_000, 1, 600_000),

@@ -11,8 +11,9 @@ export interface PollerOptions {
   /** Slots for messages held: running and prefetched. A receive reserves one per message it asks for. */
   limit: InFlightLimit;
   /**
-   * Of the free slots, how many are prefetch slots to leave unused now: all of them while a
-   * dependency is paused or its circuit open, so deferred work is not pulled in.
+   * Of the free slots, how many are beyond the handlers' own to leave unused now: all of
+   * them (prefetch and lookahead) while a dependency is paused or its circuit open, so
+   * deferred work is not pulled in.
    */
   withheld: () => number;
   waitTimeSeconds: number;
@@ -29,6 +30,8 @@ export interface PollerOptions {
   logger: WorkerLogger;
   now: () => number;
   random: Random;
+  /** A receive that brought messages took this long. */
+  receiveTook: (ms: number) => void;
   /** Each received message already holds a slot; the callee releases it when done. */
   onMessage: (message: Message) => void;
   /** Until when receiving would be pointless (every dependency blocked), or undefined. */
@@ -104,6 +107,7 @@ export class Poller {
         continue;
       }
       let messages: Message[];
+      const sentAt = this.options.now();
       try {
         const response = await sqs.send(
           new ReceiveMessageCommand({
@@ -125,6 +129,7 @@ export class Poller {
       }
       this.pacer.ended(messages.length);
       this.recordSuccess();
+      if (messages.length > 0) this.options.receiveTook(this.lastReceiveAt - sentAt);
       limit.release(slots - messages.length);
       for (const message of messages) this.options.onMessage(message);
     }

@@ -12,10 +12,16 @@ class BacklogSqs {
   readonly madeVisible: string[] = [];
   receivesUnderWay = 0;
   mostReceivesUnderWay = 0;
+  /** Messages asked for by the receives under way. */
+  askedUnderWay = 0;
   private readonly waiting: Array<() => void> = [];
   private closed = false;
 
-  constructor(private readonly backlog: Message[]) {}
+  constructor(
+    private readonly backlog: Message[],
+    /** How long a receive takes to answer when messages are there: a region's round trip. */
+    private readonly roundTripMs = 0,
+  ) {}
 
   get client(): SQSClient {
     return { send: (command: unknown) => this.send(command) } as unknown as SQSClient;
@@ -28,15 +34,19 @@ class BacklogSqs {
 
   private async send(command: unknown): Promise<unknown> {
     if (command instanceof ReceiveMessageCommand) {
+      const asked = command.input.MaxNumberOfMessages ?? 1;
       this.receivesUnderWay++;
+      this.askedUnderWay += asked;
       this.mostReceivesUnderWay = Math.max(this.mostReceivesUnderWay, this.receivesUnderWay);
       try {
         if (this.backlog.length === 0 && !this.closed) await new Promise<void>((wake) => this.waiting.push(wake));
-        const messages = this.backlog.splice(0, command.input.MaxNumberOfMessages ?? 1);
+        const messages = this.backlog.splice(0, asked);
+        if (this.roundTripMs > 0 && messages.length > 0) await new Promise((resolve) => setTimeout(resolve, this.roundTripMs));
         this.received.push(...messages.map((m) => m.MessageId!));
         return { Messages: messages };
       } finally {
         this.receivesUnderWay--;
+        this.askedUnderWay -= asked;
       }
     }
     const entries = (command as { input: { Entries?: Array<{ Id: string; ReceiptHandle: string; VisibilityTimeout?: number }> } }).input.Entries ?? [];
@@ -50,7 +60,7 @@ class BacklogSqs {
 const messages = (count: number): Message[] =>
   Array.from({ length: count }, (_, i) => ({ MessageId: `m${i + 1}`, ReceiptHandle: `r${i + 1}`, Body: '{}', Attributes: { ApproximateReceiveCount: '1' } }));
 
-function worker(sqs: BacklogSqs, handler: () => Promise<void>, extra: { maxInFlight?: number; prefetch?: number; pollers?: number } = {}) {
+function worker(sqs: BacklogSqs, handler: (message: { messageId: string; attempt: number }) => Promise<void>, extra: { maxInFlight?: number; prefetch?: number; pollers?: number; now?: () => number } = {}) {
   return new SqsWorker({
     sqs: sqs.client,
     queueUrl: QUEUE_URL,
@@ -104,6 +114,65 @@ describe('prefetch: receiving runs ahead of the handlers, within a bound', () =>
     await stopping;
     expect(sqs.deleted.sort()).toEqual(['r1', 'r2']);
     expect(sqs.madeVisible).toHaveLength(3);
+  });
+
+  it('at a round trip, receives under way bring what the handlers will have started, yet never more than prefetch wait unstarted', async () => {
+    const sqs = new BacklogSqs(messages(400), 20);
+    const started = new Set<string>();
+    let mostUnstarted = 0;
+    let mostInPipeline = 0;
+    let running = 0;
+    const engine = worker(
+      sqs,
+      async (message) => {
+        started.add(message.messageId);
+        running++;
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        running--;
+      },
+      { maxInFlight: 10, prefetch: 10, pollers: 10, now: () => performance.now() },
+    );
+    const sample = setInterval(() => {
+      const unstarted = sqs.received.filter((id) => !started.has(id)).length - sqs.madeVisible.length;
+      mostUnstarted = Math.max(mostUnstarted, unstarted);
+      mostInPipeline = Math.max(mostInPipeline, sqs.askedUnderWay + unstarted + running);
+    }, 1);
+    await engine.start();
+    await vi.waitFor(() => expect(sqs.deleted.length + sqs.madeVisible.length).toBeGreaterThanOrEqual(400), { timeout: 10_000 });
+    clearInterval(sample);
+    sqs.close();
+    await engine.stop({ drainTimeoutMs: 1000 });
+    // Beyond maxInFlight + prefetch (20): the round trip is hidden by receives sized to the start rate.
+    expect(mostInPipeline).toBeGreaterThan(20);
+    expect(mostUnstarted).toBeLessThanOrEqual(10);
+  });
+
+  it('gives back at once, without using an attempt, a message that lands with the prefetch full', async () => {
+    const sqs = new BacklogSqs(messages(300), 20);
+    const attempts = new Map<string, number[]>();
+    let stalled = false;
+    const stall = heldHandler();
+    const engine = worker(
+      sqs,
+      async (message) => {
+        attempts.set(message.messageId, [...(attempts.get(message.messageId) ?? []), message.attempt]);
+        if (stalled) return stall.handler();
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      },
+      { maxInFlight: 10, prefetch: 10, pollers: 10, now: () => performance.now() },
+    );
+    await engine.start();
+    // Once the lookahead has grown, every handler stalls: what is on its way lands on a full prefetch.
+    await vi.waitFor(() => expect(sqs.askedUnderWay).toBeGreaterThan(20), { timeout: 10_000 });
+    stalled = true;
+    await vi.waitFor(() => expect(sqs.madeVisible.length).toBeGreaterThan(0), { timeout: 10_000 });
+    // Given back, never started: each given-back message either ran later (as attempt 1) or not at all.
+    const givenBack = sqs.madeVisible.map((handle) => `m${handle.slice(1)}`);
+    for (const id of givenBack) expect(attempts.get(id) ?? [1]).toEqual([1]);
+    for (const finish of stall.running.splice(0)) finish();
+    stalled = false;
+    sqs.close();
+    await engine.stop({ drainTimeoutMs: 1000 });
   });
 
   it('keeps one long poll when idle, however many receive loops it may run', async () => {

@@ -72,7 +72,7 @@ export class SqsWorker<Body = unknown> {
   constructor(options: SqsWorkerOptions<Body>) {
     // With a schema the body is its output; without one, `Body` is the caller's own claim.
     this.options = resolveWorkerOptions(options as unknown as SqsWorkerOptions, { logger: silentLogger, metrics: noMetrics });
-    this.slots = new MessageSlots(this.options.maxInFlight, this.options.prefetch);
+    this.slots = new MessageSlots(this.options.maxInFlight, this.options.prefetch, this.options.now);
     this.batch = new SqsBatchClient(this.options.sqs, this.options.batchWaitMs);
     this.queueName = this.options.queueUrl.split('/').pop() ?? this.options.queueUrl;
     const { backpressure, maxInFlight, now, random, logger } = this.options;
@@ -120,7 +120,7 @@ export class SqsWorker<Body = unknown> {
       queueUrl: options.queueUrl,
       limit: this.slots.held,
       // A paused dependency or an open circuit: receive only for handlers, not ahead of them.
-      withheld: () => (this.dependencies?.anyBlocked() ? this.slots.prefetch : 0),
+      withheld: () => (this.dependencies?.anyBlocked() ? this.slots.ahead : 0),
       waitTimeSeconds: options.waitTimeSeconds,
       receiveBatchSize: options.receiveBatchSize,
       concurrency: options.pollers,
@@ -130,6 +130,7 @@ export class SqsWorker<Body = unknown> {
       now: options.now,
       random: options.random,
       onMessage: (message) => this.dispatch(message),
+      receiveTook: (ms) => this.slots.receiveTook(ms),
       blockedUntil: () => idempotency?.blockedUntil() ?? this.dependencies?.receiveBlockedUntil(),
     });
     this.running = { fifo: facts.fifo, heartbeat, settler, processor, poller };
