@@ -34,6 +34,8 @@ export interface Row {
   /** Messages in the timed backlog. */
   backlog: number;
   messagesPerSecond: { median: number; min: number; max: number };
+  /** Messages a second in each round, in round order: a ratio target pairs two rows' rounds. Absent from documents saved before. */
+  perRound?: number[];
   callsPerMessage: number;
   /** The same, split by SQS API action (ReceiveMessage, DeleteMessageBatch...), pooled over the runs. */
   callsPerMessageByAction: Record<string, number>;

@@ -48,6 +48,8 @@ export interface SystemUnderTest {
   env?: Record<string, string>;
   /** This system's own backlog, over the scenario's: for a system too slow to drain the shared one. */
   backlog?: Partial<Backlog>;
+  /** This system's own scenario, over the shared one: a baseline run in the same rounds (requeue at 0 ms beside the latency rows). */
+  scenario?: string;
   /** Processes sharing the queue, as an autoscaled service runs them; CPU and memory are read from the first. @default 1 */
   instances?: number;
 }

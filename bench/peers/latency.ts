@@ -1,6 +1,9 @@
 /** A region's round trip, at the proxy, for every SQS action: SQS answers in 10-30 ms. */
 export const LATENCY_MS = 15;
 
+/** requeue's own row with SQS on loopback, in the same rounds as the 5 ms handler's latency rows. */
+export const LATENCY_BASELINE_SCENARIO = '0 ms SQS, 5 ms I/O';
+
 /** SQS bills per request: what a million messages cost in requests, at a measured calls-per-message rate. */
 export function requestsPerMillion(callsPerMessage: number): number {
   return Math.round(callsPerMessage * 1_000_000);

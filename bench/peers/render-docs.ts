@@ -43,7 +43,7 @@ function latencySection(document: Document): string[] {
   return [
     `### At a region's round trip (every SQS call ${LATENCY_MS} ms away at the proxy; ${document.config.backlog.toLocaleString('en-US')} messages)`,
     '',
-    "SQS in a region answers in 10-30 ms, loopback in 0.1 ms. requeue's own 0 ms rows are the happy path's above, at equal settings.",
+    "SQS in a region answers in 10-30 ms, loopback in 0.1 ms. requeue's 0 ms row runs in the same rounds as the 5 ms handler's 15 ms rows, at equal settings.",
     '',
     rows(document.latency, document.config.backlog),
     '',
@@ -86,7 +86,7 @@ function idempotencySection(document: Document): string[] {
 /** How and where the run was made. */
 function preamble(document: Document): string {
   const { config } = document;
-  return `Measured with \`npm run bench${config.quick ? ' -- --quick' : ''}\` in ${document.durationSeconds.toFixed(0)} s on ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}; fauxqs in its own process behind a call-counting proxy, each system in its own process, ${config.runs} run(s) per row taken in rounds (every system once, then again), median and range. Throughput is timed from ${config.warmupSeconds} s after the first 1% of the backlog is done (the same warm-up for every system) until the queue is empty or ${config.capSeconds} s more have passed.`;
+  return `Measured with \`npm run bench${config.quick ? ' -- --quick' : ''}\` in ${document.durationSeconds.toFixed(0)} s on ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}; fauxqs in its own process behind a call-counting proxy, each system in its own process, ${config.runs} run(s) per row taken in rounds (every system once, each round starting one system further on), median and range; a ratio target between two rows of the same rounds is the median of their rounds' ratios. Throughput is timed from ${config.warmupSeconds} s after the first 1% of the backlog is done (the same warm-up for every system) until the queue is empty or ${config.capSeconds} s more have passed.`;
 }
 
 /** One row per system and scenario: throughput, calls, CPU and memory. */

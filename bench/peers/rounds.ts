@@ -12,9 +12,11 @@ export const HAPPY_HANDLERS = [
 ] as const;
 
 /**
- * Every system `runs` times, in rounds (A B C, A B C, ...) rather than one system's runs
- * back to back: a slow spell of the machine then lands on every system alike instead of
- * on one system's whole row, which steadies the ratios between them.
+ * Every system `runs` times, in rounds rather than one system's runs back to back: a slow
+ * spell of the machine then lands on every system alike instead of on one system's whole
+ * row. Each round starts one system further on (A B C, B C A, C A B...), so no system is
+ * always the first after a pause or the last of a round. The ratio targets pair the rows'
+ * rounds (`pairedRatio`).
  */
 export async function inRounds(
   emulator: BenchEmulator,
@@ -26,23 +28,39 @@ export async function inRounds(
 ): Promise<Row[]> {
   const results: Measurement[][] = suts.map(() => []);
   for (let run = 0; run < config.runs; run++) {
-    for (const [i, sut] of suts.entries()) results[i]!.push(await measure(emulator, sut, { ...backlog, ...sut.backlog }, timing.capSeconds, timing));
+    for (let k = 0; k < suts.length; k++) {
+      const i = (run + k) % suts.length;
+      const sut = suts[i]!;
+      results[i]!.push(await measure(emulator, sut, { ...backlog, ...sut.backlog }, timing.capSeconds, timing));
+    }
   }
   return suts.map((sut, i) => {
     const runs = results[i]!;
     const row: Row = {
-      scenario,
+      scenario: sut.scenario ?? scenario,
       system: sut.system,
       concurrency: sut.concurrency,
       backlog: sut.backlog?.count ?? backlog.count,
       messagesPerSecond: summarizeRuns(runs.map((r) => r.messagesPerSecond)),
+      perRound: runs.map((r) => r.messagesPerSecond),
       callsPerMessage: summarizeRuns(runs.map((r) => r.callsPerMessage)).median,
       callsPerMessageByAction: callsPerMessageByAction(runs),
       cpuMsPerThousand: summarizeRuns(runs.map((r) => r.cpuMsPerThousand)).median,
       peakRssMb: Math.max(...runs.map((r) => r.peakRssMb)),
       processed: runs.reduce((sum, r) => sum + r.processed, 0),
     };
-    progress(`  ${scenario}: ${SYSTEM_LABELS[sut.system]} @${sut.concurrency}: ${row.messagesPerSecond.median.toFixed(0)} msg/s, ${row.callsPerMessage.toFixed(3)} calls/msg`);
+    progress(`  ${row.scenario}: ${SYSTEM_LABELS[sut.system]} @${sut.concurrency}: ${row.messagesPerSecond.median.toFixed(0)} msg/s, ${row.callsPerMessage.toFixed(3)} calls/msg`);
     return row;
   });
+}
+
+/**
+ * Row `a` against row `b`: the median of their rounds' ratios when both kept their rounds
+ * (each pair ran minutes apart at most, so a slow spell of the machine divides out),
+ * else the ratio of their medians.
+ */
+export function pairedRatio(a: Row | undefined, b: Row | undefined): number {
+  if (!a || !b) return NaN;
+  const rounds = a.perRound?.length === b.perRound?.length ? a.perRound?.map((rate, i) => rate / b.perRound![i]!) : undefined;
+  return rounds && rounds.length > 0 ? summarizeRuns(rounds).median : a.messagesPerSecond.median / b.messagesPerSecond.median;
 }

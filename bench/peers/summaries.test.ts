@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { callsPerMessageByAction } from './driver.js';
 import { summarizeHerd, type HerdRun } from './herd.js';
 import { slopeMbPerMinute } from './memory.js';
+import type { Row } from './document.js';
+import { pairedRatio } from './rounds.js';
 
 const run = (downstreamRequests: number, drained = true): HerdRun => ({
   policy: 'p',
@@ -50,5 +52,31 @@ describe('SQS calls per message, by action', () => {
 
   it('reads calls that completed nothing as infinitely costly, not free', () => {
     expect(callsPerMessageByAction([{ processed: 0, callsByAction: { ReceiveMessage: 40 } }])).toEqual({ ReceiveMessage: Infinity });
+  });
+});
+
+describe('paired ratios', () => {
+  const row = (perRound: number[] | undefined, median: number): Row => ({
+    scenario: 's',
+    system: 'requeue',
+    concurrency: 50,
+    backlog: 1,
+    messagesPerSecond: { median, min: median, max: median },
+    ...(perRound ? { perRound } : {}),
+    callsPerMessage: 0.2,
+    callsPerMessageByAction: {},
+    cpuMsPerThousand: 100,
+    peakRssMb: 100,
+  });
+
+  it('takes the median of the rounds ratios, so a slow round divides out', () => {
+    // Round 2 ran the whole machine at half speed: the ratio of medians would read 0.75, each round says 0.9.
+    expect(pairedRatio(row([900, 450, 900], 900), row([1000, 500, 1000], 1000))).toBeCloseTo(0.9);
+    expect(pairedRatio(row([900, 450, 1000], 900), row([1000, 1000, 500], 1000))).toBeCloseTo(0.9);
+  });
+
+  it('falls back to the ratio of medians without rounds to pair, and is NaN for a row that did not run', () => {
+    expect(pairedRatio(row(undefined, 900), row([1000, 1000], 1000))).toBeCloseTo(0.9);
+    expect(pairedRatio(row([1], 900), undefined)).toBeNaN();
   });
 });
