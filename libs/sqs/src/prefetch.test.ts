@@ -148,7 +148,7 @@ describe('prefetch: receiving runs ahead of the handlers, within a bound', () =>
   });
 
   it('gives back at once, without using an attempt, a message that lands with the prefetch full', async () => {
-    const sqs = new BacklogSqs(messages(300), 20);
+    const sqs = new BacklogSqs(messages(2000), 20);
     const attempts = new Map<string, number[]>();
     let stalled = false;
     const stall = heldHandler();

@@ -14,7 +14,7 @@ function fed(ceiling: number, perMs: number, ms: number) {
 
 describe('ReceiveLookahead: what receives may bring beyond the prefetch while under way', () => {
   it('allows the starts of one round trip: rate × the shortest round trip seen', () => {
-    const { lookahead } = fed(100, 2, 2000);
+    const { lookahead } = fed(50, 2, 2000);
     lookahead.receiveTook(30);
     lookahead.receiveTook(15);
     lookahead.receiveTook(40);
@@ -33,10 +33,21 @@ describe('ReceiveLookahead: what receives may bring beyond the prefetch while un
   });
 
   it('counts messages already waiting against the demand', () => {
-    const { lookahead } = fed(100, 2, 2000);
+    const { lookahead } = fed(50, 2, 2000);
     lookahead.receiveTook(15);
     expect(lookahead.allowance(10)).toBe(20);
     expect(lookahead.allowance(45)).toBe(0);
+  });
+
+  it('leaves the round trip to the prefetch while one brings no more than half of it', () => {
+    const { lookahead } = fed(100, 2, 2000);
+    lookahead.receiveTook(25);
+    expect(lookahead.allowance(0)).toBe(0);
+    lookahead.receiveTook(26);
+    expect(lookahead.allowance(0)).toBe(0);
+    const { lookahead: busier } = fed(100, 2.2, 2000);
+    busier.receiveTook(25);
+    expect(busier.allowance(0)).toBe(55);
   });
 
   it('halves after a message lands with the prefetch full, once per round trip, and grows back one per receive', () => {
@@ -54,19 +65,19 @@ describe('ReceiveLookahead: what receives may bring beyond the prefetch while un
   });
 
   it('follows the round trip down and up: the shortest of the last second or two', () => {
-    const { lookahead, advance } = fed(1000, 1, 2000);
-    lookahead.receiveTook(10);
+    const { lookahead, advance } = fed(80, 3, 2000);
+    lookahead.receiveTook(15);
     advance(1000);
-    lookahead.receiveTook(30);
-    // The previous second's 10 ms still stands.
-    expect(lookahead.allowance(0)).toBe(10);
+    lookahead.receiveTook(25);
+    // The previous second's 15 ms still stands.
+    expect(lookahead.allowance(0)).toBe(45);
     advance(1000);
-    lookahead.receiveTook(30);
-    expect(lookahead.allowance(0)).toBe(30);
+    lookahead.receiveTook(25);
+    expect(lookahead.allowance(0)).toBe(75);
   });
 
   it('follows the start rate: no starts for a while, and the next window brings it down', () => {
-    const { lookahead, advance } = fed(1000, 4, 2000);
+    const { lookahead, advance } = fed(60, 4, 2000);
     lookahead.receiveTook(10);
     expect(lookahead.allowance(0)).toBe(40);
     advance(5000);

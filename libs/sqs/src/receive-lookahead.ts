@@ -42,7 +42,11 @@ export class ReceiveLookahead {
   allowance(waiting: number): number {
     const roundTripMs = Math.min(this.roundTrip.shortest, this.roundTrip.previous);
     if (this.limit === 0 || roundTripMs === Infinity) return 0;
-    return Math.max(0, Math.min(this.limit, Math.round(this.startsPerMs * roundTripMs)) - waiting);
+    const demand = Math.round(this.startsPerMs * roundTripMs);
+    // While a round trip brings no more than half the prefetch, the prefetch hides it alone
+    // (on loopback, say): looking ahead then would only risk giving messages back.
+    if (demand * 2 <= this.ceiling) return 0;
+    return Math.max(0, Math.min(this.limit, demand) - waiting);
   }
 
   /** Handlers started `count` messages. */
