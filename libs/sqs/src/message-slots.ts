@@ -32,8 +32,6 @@ export class MessageSlots {
   private readonly waiting: Waiting[] = [];
   private received = 0;
   private readonly lookahead: ReceiveLookahead;
-  /** Messages that landed with the prefetch full and went back unstarted. */
-  givenBackUnstarted = 0;
 
   constructor(
     private readonly maxInFlight: number,
@@ -74,7 +72,6 @@ export class MessageSlots {
     this.waiting.push({ start, giveBack });
     this.startWaiting();
     if (this.waiting.length > this.prefetch) {
-      this.givenBackUnstarted++;
       this.lookahead.overflowed();
       void this.giveBack(this.waiting.pop()!);
       this.resizeHeld();

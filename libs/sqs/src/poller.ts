@@ -49,9 +49,9 @@ const MAX_BLOCKED_SLEEP_MS = 1000;
  * before it asks SQS for messages, so the worker never holds more messages than it may:
  * those running, at most `prefetch` more waiting with a message already in hand when a
  * handler finishes, and what the handlers will start while a receive is under way (the
- * slots' lookahead, which `receiveTook` feeds). While receives bring messages every loop may receive; after an
- * empty one, a single long poll waits for work. Errors back off exponentially and never
- * end a loop.
+ * slots' lookahead, which `receiveTook` feeds). While receives bring messages every loop
+ * may receive; after an empty one, a single long poll waits for work. Errors back off
+ * exponentially and never end a loop.
  */
 export class Poller {
   /** Liveness: last time any loop made progress (a call returned or a backoff ended). */
