@@ -13,41 +13,32 @@ function fed(ceiling: number, perMs: number, ms: number) {
 }
 
 describe('ReceiveLookahead: what receives may bring beyond the prefetch while under way', () => {
-  it('allows the starts of one round trip: rate × the shortest round trip seen', () => {
-    const { lookahead } = fed(50, 2, 2000);
+  it('looks ahead by the prefetch once a round trip brings more than it: rate × the shortest round trip seen', () => {
+    const { lookahead } = fed(25, 2, 2000);
+    lookahead.receiveTook(12);
+    // 2 starts a ms × 12 ms = 24: the prefetch of 25 hides the round trip alone.
+    expect(lookahead.allowance(0)).toBe(0);
     lookahead.receiveTook(30);
-    lookahead.receiveTook(15);
-    lookahead.receiveTook(40);
-    // 2 starts a ms × 15 ms: a busy event loop's 30-40 ms round trips do not inflate it.
-    expect(lookahead.allowance(0)).toBe(30);
+    // A busy event loop's 30 ms round trip does not count while 12 ms was seen lately.
+    expect(lookahead.allowance(0)).toBe(0);
+    const { lookahead: busier } = fed(25, 2, 2000);
+    busier.receiveTook(13);
+    expect(busier.allowance(0)).toBe(25);
   });
 
-  it('never more than its ceiling, and nothing before a round trip is measured or with a ceiling of 0', () => {
+  it('nothing before a round trip is measured, or with no prefetch', () => {
     const { lookahead } = fed(20, 5, 2000);
     expect(lookahead.allowance(0)).toBe(0);
-    lookahead.receiveTook(15);
-    expect(lookahead.allowance(0)).toBe(20);
     const none = fed(0, 5, 2000).lookahead;
     none.receiveTook(15);
     expect(none.allowance(0)).toBe(0);
   });
 
-  it('counts messages already waiting against the demand', () => {
-    const { lookahead } = fed(50, 2, 2000);
+  it('counts messages already waiting against it', () => {
+    const { lookahead } = fed(25, 2, 2000);
     lookahead.receiveTook(15);
-    expect(lookahead.allowance(10)).toBe(20);
-    expect(lookahead.allowance(45)).toBe(0);
-  });
-
-  it('leaves the round trip to the prefetch while one brings no more than half of it', () => {
-    const { lookahead } = fed(100, 2, 2000);
-    lookahead.receiveTook(25);
-    expect(lookahead.allowance(0)).toBe(0);
-    lookahead.receiveTook(26);
-    expect(lookahead.allowance(0)).toBe(0);
-    const { lookahead: busier } = fed(100, 2.2, 2000);
-    busier.receiveTook(25);
-    expect(busier.allowance(0)).toBe(55);
+    expect(lookahead.allowance(10)).toBe(15);
+    expect(lookahead.allowance(30)).toBe(0);
   });
 
   it('halves after a message lands with the prefetch full, once per round trip, and grows back one per receive', () => {
@@ -65,23 +56,23 @@ describe('ReceiveLookahead: what receives may bring beyond the prefetch while un
   });
 
   it('follows the round trip down and up: the shortest of the last second or two', () => {
-    const { lookahead, advance } = fed(80, 3, 2000);
+    const { lookahead, advance } = fed(40, 2, 2000);
     lookahead.receiveTook(15);
     advance(1000);
     lookahead.receiveTook(25);
-    // The previous second's 15 ms still stands.
-    expect(lookahead.allowance(0)).toBe(45);
+    // The previous second's 15 ms still stands: 30 starts, within the prefetch.
+    expect(lookahead.allowance(0)).toBe(0);
     advance(1000);
     lookahead.receiveTook(25);
-    expect(lookahead.allowance(0)).toBe(75);
+    expect(lookahead.allowance(0)).toBe(40);
   });
 
-  it('follows the start rate: no starts for a while, and the next window brings it down', () => {
-    const { lookahead, advance } = fed(60, 4, 2000);
+  it('follows the start rate: after a lull the next window brings it down', () => {
+    const { lookahead, advance } = fed(30, 4, 2000);
     lookahead.receiveTook(10);
-    expect(lookahead.allowance(0)).toBe(40);
+    expect(lookahead.allowance(0)).toBe(30);
     advance(5000);
     lookahead.started(1);
-    expect(lookahead.allowance(0)).toBeLessThan(30);
+    expect(lookahead.allowance(0)).toBe(0);
   });
 });

@@ -10,15 +10,17 @@ const SMOOTHING = 0.3;
  * what the handlers will have started by the time they land. At a region's round trip a
  * receive takes 10-30 ms; if the messages in it counted against the bound from the moment
  * it is sent, a worker could run at most `(maxInFlight + prefetch) / (round trip +
- * handler)` messages a second. Little's law sizes the pipeline instead: messages in
- * receives = the rate handlers start them × the receive's round trip, both measured here.
+ * handler)` messages a second. By Little's law a round trip brings the rate handlers
+ * start messages × the receive's round trip, both measured here; while that is no more
+ * than the prefetch holds, the prefetch hides the round trip alone, and beyond it
+ * receives may bring up to the prefetch again.
  *
  * - The round trip is the shortest seen lately, not the average: a busy event loop
  *   stretches what a receive seems to take without the handlers starting any more.
- * - Messages already waiting cover part of the demand: when the handlers are the
- *   bottleneck the prefetch is full and nothing runs ahead of it.
- * - A feedback limit guards the estimate: halved when a message lands with the prefetch
- *   full (at most once a round trip), one more per receive that lands within it.
+ * - Messages already waiting come off it: when the handlers are the bottleneck the
+ *   prefetch is full and nothing runs ahead of it.
+ * - A feedback limit guards it: halved when a message lands with the prefetch full (at
+ *   most once a round trip), one more per receive that brought messages.
  */
 export class ReceiveLookahead {
   private startsPerMs = 0;
@@ -29,7 +31,7 @@ export class ReceiveLookahead {
   private lastCutAt = -Infinity;
 
   constructor(
-    /** The most it ever allows: no more in receives than may wait prefetched. */
+    /** The prefetch: what must be outgrown before it looks ahead, and the most it allows. */
     private readonly ceiling: number,
     private readonly now: () => number,
   ) {
@@ -42,11 +44,10 @@ export class ReceiveLookahead {
   allowance(waiting: number): number {
     const roundTripMs = Math.min(this.roundTrip.shortest, this.roundTrip.previous);
     if (this.limit === 0 || roundTripMs === Infinity) return 0;
-    const demand = Math.round(this.startsPerMs * roundTripMs);
-    // While a round trip brings no more than half the prefetch, the prefetch hides it alone
-    // (on loopback, say): looking ahead then would only risk giving messages back.
-    if (demand * 2 <= this.ceiling) return 0;
-    return Math.max(0, Math.min(this.limit, demand) - waiting);
+    // On loopback, say, a round trip brings less than the prefetch holds: looking ahead
+    // would only risk giving messages back.
+    if (this.startsPerMs * roundTripMs <= this.ceiling) return 0;
+    return Math.max(0, this.limit - waiting);
   }
 
   /** Handlers started `count` messages. */
