@@ -55,11 +55,12 @@ export interface SqsWorkerOptions<Body = unknown> {
    * Messages received ahead of the handlers, so that one is in hand when a slot frees
    * instead of a receive's round trip later. They wait covered by the heartbeat, are
    * released at once at shutdown, and are not fetched while a dependency is paused or its
-   * circuit open. Receives under way may bring up to `prefetch` more, as many as the
-   * handlers start during one receive's round trip (both measured), so the round trip is
-   * hidden at 10-30 ms too; one that lands with the prefetch full is given back at once
-   * (visibility 0, not counted as an attempt). FIFO queues do not prefetch: a group's
-   * messages wait behind their head inside the worker already. @default maxInFlight; 0 on FIFO queues
+   * circuit open. Once one receive's round trip brings more than `prefetch` messages (the
+   * handlers' start rate × the round trip, both measured), receives under way may bring
+   * up to `prefetch` more, so a region's 10-30 ms is hidden too; one that lands with the
+   * prefetch full is given back at once (visibility 0, not counted as an attempt). FIFO
+   * queues do not prefetch: a group's messages wait behind their head inside the worker
+   * already. @default maxInFlight; 0 on FIFO queues
    */
   prefetch?: number;
   /**

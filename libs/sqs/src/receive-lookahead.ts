@@ -42,12 +42,16 @@ export class ReceiveLookahead {
 
   /** Messages extra to the bound that receives under way may bring now, with `waiting` already in hand. */
   allowance(waiting: number): number {
-    const roundTripMs = Math.min(this.roundTrip.shortest, this.roundTrip.previous);
-    if (this.limit === 0 || roundTripMs === Infinity) return 0;
+    if (this.limit === 0 || this.roundTripMs === Infinity) return 0;
     // On loopback, say, a round trip brings less than the prefetch holds: looking ahead
     // would only risk giving messages back.
-    if (this.startsPerMs * roundTripMs <= this.ceiling) return 0;
+    if (this.startsPerMs * this.roundTripMs <= this.ceiling) return 0;
     return Math.max(0, this.limit - waiting);
+  }
+
+  /** The shortest receive round trip of this window and the last; Infinity before one is measured. */
+  private get roundTripMs(): number {
+    return Math.min(this.roundTrip.shortest, this.roundTrip.previous);
   }
 
   /** Handlers started `count` messages. */
@@ -73,7 +77,7 @@ export class ReceiveLookahead {
   overflowed(): void {
     // Once per round trip at most: the messages of one receive landing together are one sign, not ten.
     const now = this.now();
-    if (now - this.lastCutAt < Math.max(RATE_WINDOW_MS, this.roundTrip.shortest)) return;
+    if (now - this.lastCutAt < Math.max(RATE_WINDOW_MS, this.roundTripMs)) return;
     this.lastCutAt = now;
     this.limit = Math.floor(this.limit / 2);
   }
