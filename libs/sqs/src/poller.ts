@@ -64,6 +64,8 @@ export class Poller {
   private readonly abort = new AbortController();
   private loops: Promise<void>[] = [];
   private readonly pacer: ReceivePacer;
+  /** Settles once the loop whose turn it is to reserve slots has them. */
+  private reserveTurn: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: PollerOptions) {
     this.pacer = new ReceivePacer(options.concurrency);
@@ -102,7 +104,7 @@ export class Poller {
         continue;
       }
       if (!(await this.pacer.turn(this.abort.signal))) break;
-      const slots = await this.reserveSlots();
+      const slots = await this.reserveInTurn();
       if (slots === 0) {
         this.pacer.ended(0);
         continue;
@@ -134,6 +136,18 @@ export class Poller {
       limit.release(slots - messages.length);
       for (const message of messages) this.options.onMessage(message);
     }
+  }
+
+  /**
+   * One loop at a time waits for slots, and the others queue behind it. Loops gathering
+   * side by side would share the slots as they free up, and each would end its wait with
+   * a batch of one or two: a receive call for a message or two.
+   */
+  private reserveInTurn(): Promise<number> {
+    const reserved = this.reserveTurn.then(() => this.reserveSlots());
+    // A wait that failed must not hold up the loops behind it.
+    this.reserveTurn = reserved.catch(() => undefined);
+    return reserved;
   }
 
   /** Waits for free slots (a full batch for up to `gatherMs`) and reserves them; 0 at stop. */

@@ -26,6 +26,29 @@ describe('ReceiveLookahead: what receives may bring beyond the prefetch while un
     expect(busier.allowance(0)).toBe(25);
   });
 
+  it('once looking ahead, keeps on until a round trip brings less than half the prefetch', () => {
+    const { lookahead, advance } = fed(25, 3, 2000);
+    lookahead.receiveTook(10);
+    expect(lookahead.allowance(0)).toBe(25);
+    // The rate dips to 2 a ms: 20 messages a round trip, under the prefetch but over half of it.
+    for (let t = 0; t < 1000; t++) {
+      advance(1);
+      lookahead.started(2);
+    }
+    expect(lookahead.allowance(0)).toBe(25);
+    for (let t = 0; t < 1000; t++) {
+      advance(1);
+      lookahead.started(1);
+    }
+    expect(lookahead.allowance(0)).toBe(0);
+    // Back at 2 a ms it stays off: 20 is not more than the prefetch.
+    for (let t = 0; t < 1000; t++) {
+      advance(1);
+      lookahead.started(2);
+    }
+    expect(lookahead.allowance(0)).toBe(0);
+  });
+
   it('nothing before a round trip is measured, or with no prefetch', () => {
     const { lookahead } = fed(20, 5, 2000);
     expect(lookahead.allowance(0)).toBe(0);

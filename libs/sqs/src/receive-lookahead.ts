@@ -15,6 +15,10 @@ const SMOOTHING = 0.3;
  * than the prefetch holds, the prefetch hides the round trip alone, and beyond it
  * receives may bring up to the prefetch again.
  *
+ * - It stops looking ahead only once a round trip brings less than half the prefetch. A
+ *   worker not looking ahead runs at about the rate at which it starts to, so with one
+ *   threshold every dip in the rate would turn the lookahead off and cap the worker below
+ *   that rate again (in the bench at a 15 ms round trip, it was off half the time).
  * - The round trip is the shortest seen lately, not the average: a busy event loop
  *   stretches what a receive seems to take without the handlers starting any more.
  * - Messages already waiting come off it: when the handlers are the bottleneck the
@@ -29,6 +33,7 @@ export class ReceiveLookahead {
   private roundTrip = { shortest: Infinity, previous: Infinity, since: 0 };
   private limit: number;
   private lastCutAt = -Infinity;
+  private lookingAhead = false;
 
   constructor(
     /** The prefetch: what must be outgrown before it looks ahead, and the most it allows. */
@@ -42,11 +47,7 @@ export class ReceiveLookahead {
 
   /** Messages extra to the bound that receives under way may bring now, with `waiting` already in hand. */
   allowance(waiting: number): number {
-    if (this.limit === 0 || this.roundTripMs === Infinity) return 0;
-    // On loopback, say, a round trip brings less than the prefetch holds: looking ahead
-    // would only risk giving messages back.
-    if (this.startsPerMs * this.roundTripMs <= this.ceiling) return 0;
-    return Math.max(0, this.limit - waiting);
+    return this.lookingAhead ? Math.max(0, this.limit - waiting) : 0;
   }
 
   /** The shortest receive round trip of this window and the last; Infinity before one is measured. */
@@ -60,9 +61,12 @@ export class ReceiveLookahead {
     const now = this.now();
     const elapsed = now - this.windowStart;
     if (elapsed < RATE_WINDOW_MS) return;
-    this.startsPerMs += SMOOTHING * (this.windowStarts / elapsed - this.startsPerMs);
+    // Weighted by the time the window spans: a lull of seconds is many windows without starts, not one.
+    const weight = 1 - (1 - SMOOTHING) ** (elapsed / RATE_WINDOW_MS);
+    this.startsPerMs += weight * (this.windowStarts / elapsed - this.startsPerMs);
     this.windowStart = now;
     this.windowStarts = 0;
+    this.switchOnOrOff();
   }
 
   /** A receive that brought messages took this long (an empty long poll says nothing about the round trip). */
@@ -71,6 +75,19 @@ export class ReceiveLookahead {
     if (now - this.roundTrip.since >= ROUND_TRIP_WINDOW_MS) this.roundTrip = { shortest: Infinity, previous: this.roundTrip.shortest, since: now };
     this.roundTrip.shortest = Math.min(this.roundTrip.shortest, ms);
     this.limit = Math.min(this.ceiling, this.limit + 1);
+    this.switchOnOrOff();
+  }
+
+  /**
+   * On once a round trip brings more than the prefetch holds, off once it brings less than
+   * half: on loopback, say, the prefetch alone hides the round trip, and looking ahead
+   * would only risk giving messages back.
+   */
+  private switchOnOrOff(): void {
+    if (this.roundTripMs === Infinity) return;
+    const inTransit = this.startsPerMs * this.roundTripMs;
+    if (this.ceiling > 0 && inTransit > this.ceiling) this.lookingAhead = true;
+    else if (inTransit < this.ceiling / 2) this.lookingAhead = false;
   }
 
   /** A message landed with the prefetch full: the handlers started fewer than foreseen, so foresee less. */

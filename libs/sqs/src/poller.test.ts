@@ -1,0 +1,75 @@
+import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { InFlightLimit } from './in-flight-limit.js';
+import { silentLogger } from './logger.js';
+import { Poller } from './poller.js';
+
+/** A queue with a backlog that answers every receive, after a 15 ms round trip, with as many messages as it asks for. */
+function backlogSqs() {
+  const asked: number[] = [];
+  let next = 0;
+  const client = {
+    send: async (command: unknown) => {
+      if (!(command instanceof ReceiveMessageCommand)) throw new Error('only receives are expected');
+      const count = command.input.MaxNumberOfMessages ?? 1;
+      asked.push(count);
+      await new Promise((resolve) => setTimeout(resolve, 15));
+      return { Messages: Array.from({ length: count }, () => ({ MessageId: `m${++next}`, ReceiptHandle: `r${next}` })) };
+    },
+  } as unknown as SQSClient;
+  return { client, asked };
+}
+
+function poller(sqs: SQSClient, limit: InFlightLimit, concurrency: number, gatherMs: number) {
+  return new Poller({
+    sqs,
+    queueUrl: 'http://sqs.local/000000000000/jobs',
+    limit,
+    withheld: () => 0,
+    waitTimeSeconds: 20,
+    receiveBatchSize: 10,
+    concurrency,
+    gatherMs,
+    backoff: { initialMs: 100, maxMs: 1000 },
+    logger: silentLogger,
+    now: () => Date.now(),
+    random: Math.random,
+    receiveTook: () => undefined,
+    // Each message keeps its slot until the test frees it, as a running handler would.
+    onMessage: () => undefined,
+    blockedUntil: () => undefined,
+  });
+}
+
+describe('Poller: receive loops and the slots they reserve', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('gathers freed slots into full receives one loop at a time, not into a receive per slot or two', async () => {
+    const sqs = backlogSqs();
+    const limit = new InFlightLimit(20);
+    const receiving = poller(sqs.client, limit, 6, 40);
+    receiving.start();
+    await vi.advanceTimersByTimeAsync(20);
+    expect(sqs.asked).toEqual([10, 10]);
+
+    // Handlers finish one by one, a slot every 5 ms: 8 free up within one 40 ms gathering.
+    for (let freed = 0; freed < 40; freed++) {
+      limit.release(1);
+      await vi.advanceTimersByTimeAsync(5);
+    }
+    const later = sqs.asked.slice(2);
+    expect(later.reduce((sum, asked) => sum + asked, 0)).toBeGreaterThanOrEqual(30);
+    // Loops gathering side by side would each end their wait with what had freed since the last one took its batch.
+    expect(Math.min(...later)).toBeGreaterThanOrEqual(7);
+
+    limit.release(limit.inUse);
+    const stopped = receiving.stop();
+    await vi.advanceTimersByTimeAsync(100);
+    await stopped;
+  });
+});
