@@ -4,6 +4,13 @@ export const LATENCY_MS = 15;
 /** requeue's own row with SQS on loopback, in the same rounds as the 5 ms handler's latency rows. */
 export const LATENCY_BASELINE_SCENARIO = '0 ms SQS, 5 ms I/O';
 
+/**
+ * requeue at 15 ms with a prefetch four times `maxInFlight`, in the same rounds: what an
+ * operator buys with `WORKER_PREFETCH` at a region's round trip, beyond the default bound.
+ */
+export const LARGE_PREFETCH = 200;
+export const LARGE_PREFETCH_SCENARIO = `${LATENCY_MS} ms SQS, 5 ms I/O, WORKER_PREFETCH=${LARGE_PREFETCH}`;
+
 /** SQS bills per request: what a million messages cost in requests, at a measured calls-per-message rate. */
 export function requestsPerMillion(callsPerMessage: number): number {
   return Math.round(callsPerMessage * 1_000_000);

@@ -8,7 +8,7 @@ import { HERD, runHerd, summarizeHerd, type HerdSummary } from './herd.js';
 import { measureIdle } from './idle.js';
 import { runMemory } from './memory.js';
 import { renderDocs } from './render-docs.js';
-import { LATENCY_BASELINE_SCENARIO, LATENCY_MS } from './latency.js';
+import { LARGE_PREFETCH, LARGE_PREFETCH_SCENARIO, LATENCY_BASELINE_SCENARIO, LATENCY_MS } from './latency.js';
 import { targets } from './targets.js';
 import { featureCostRows, idempotencyRun, tracingRows } from './feature-rows.js';
 import { at, HAPPY_HANDLERS, inRounds } from './rounds.js';
@@ -38,7 +38,8 @@ const retryPathSystems = (config: Config): SystemUnderTest[] => [
  * The latency rows: requeue, the raw loop and sqs-consumer (both handler styles, one
  * instance and five) with every SQS call 15 ms away, a 5 ms handler at 50 and a
  * webhook-like 50 ms handler at 200 (handler-bound at 4,000 messages/s). requeue's
- * own 0 ms row runs in the same rounds as the 5 ms ones, so its ratio pairs rounds.
+ * own 0 ms row runs in the same rounds as the 5 ms ones, so its ratio pairs rounds, and
+ * so does requeue with a larger prefetch.
  */
 const latencyScenarios = (): Array<{ scenario: string; simulate: Backlog['simulate']; suts: SystemUnderTest[] }> => [
   {
@@ -46,6 +47,7 @@ const latencyScenarios = (): Array<{ scenario: string; simulate: Backlog['simula
     simulate: { outcome: 'ok', durationMs: 5 },
     suts: [
       { system: 'requeue', concurrency: 50, scenario: LATENCY_BASELINE_SCENARIO, backlog: { latencyMs: 0 } },
+      { system: 'requeue', concurrency: 50, scenario: LARGE_PREFETCH_SCENARIO, env: { WORKER_PREFETCH: String(LARGE_PREFETCH) } },
       ...at(50, 'requeue', 'raw-sdk-loop'),
       ...at(10, 'sqs-consumer', 'sqs-consumer-batch'),
       ...at(50, 'sqs-consumer', 'sqs-consumer-batch'),

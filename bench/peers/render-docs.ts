@@ -3,7 +3,8 @@ import { markdownTable } from '../report.js';
 import { SYSTEM_LABELS } from './driver.js';
 import type { Document, Row } from './document.js';
 import { HERD } from './herd.js';
-import { LATENCY_MS, requestsPerMillion } from './latency.js';
+import { LARGE_PREFETCH, LARGE_PREFETCH_SCENARIO, LATENCY_BASELINE_SCENARIO, LATENCY_MS, requestsPerMillion } from './latency.js';
+import { pairedRatio } from './rounds.js';
 import { STEADY } from './feature-rows.js';
 
 function spread(values: { median: number; min: number; max: number }): string {
@@ -50,9 +51,18 @@ function latencySection(document: Document): string[] {
     ...(document.idle
       ? [`Idle, requeue at its defaults on an empty queue for ${document.idle.seconds} s: ${document.idle.callsPerMinute.toFixed(1)} SQS calls a minute (${Object.entries(document.idle.callsPerMinuteByAction).map(([action, n]) => `${action} ${n.toFixed(1)}`).join(', ')}).`, '']
       : []),
-    `SQS requests per million messages: ${document.latency.map((r) => `${SYSTEM_LABELS[r.system]} @${r.concurrency}, ${r.scenario.split(', ')[1]}: ${requestsPerMillion(r.callsPerMessage).toLocaleString('en-US')}`).join('; ')}.`,
+    ...largePrefetchLine(document.latency),
+    `SQS requests per million messages: ${document.latency.map((r) => `${SYSTEM_LABELS[r.system]} @${r.concurrency}, ${r.scenario}: ${requestsPerMillion(r.callsPerMessage).toLocaleString('en-US')}`).join('; ')}.`,
     '',
   ];
+}
+
+/** requeue with a larger prefetch at 15 ms, against its own 0 ms row of the same rounds. */
+function largePrefetchLine(latency: Row[]): string[] {
+  const of = (scenario: string) => latency.find((r) => r.system === 'requeue' && r.concurrency === 50 && r.scenario === scenario);
+  const ratio = pairedRatio(of(LARGE_PREFETCH_SCENARIO), of(LATENCY_BASELINE_SCENARIO));
+  if (Number.isNaN(ratio)) return [];
+  return [`With \`WORKER_PREFETCH=${LARGE_PREFETCH}\` (four times \`maxInFlight\`; not a target, the default bound is \`maxInFlight\`) the 5 ms handler @50 at ${LATENCY_MS} ms ran at ${ratio.toFixed(3)}× requeue's own 0 ms row at the defaults, median of the rounds' ratios.`, ''];
 }
 
 /** The steady rows (more rounds, a longer warm-up), under their heading and what they compare. */
