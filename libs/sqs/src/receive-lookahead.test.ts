@@ -1,15 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { ReceiveLookahead } from './receive-lookahead.js';
 
-/** A lookahead on a clock the test moves, fed `perMs` starts a millisecond for `ms`. */
+/** A lookahead on a clock the test moves, fed `perMs` starts a millisecond for `ms`; `feed` feeds it more. */
 function fed(ceiling: number, perMs: number, ms: number) {
   let now = 0;
   const lookahead = new ReceiveLookahead(ceiling, () => now);
-  for (let t = 0; t < ms; t++) {
-    now++;
-    lookahead.started(perMs);
-  }
-  return { lookahead, advance: (by: number) => (now += by) };
+  const feed = (rate: number, duration: number) => {
+    for (let t = 0; t < duration; t++) {
+      now++;
+      lookahead.started(rate);
+    }
+  };
+  feed(perMs, ms);
+  return { lookahead, feed, advance: (by: number) => (now += by) };
 }
 
 describe('ReceiveLookahead: what receives may bring beyond the prefetch while under way', () => {
@@ -27,25 +30,16 @@ describe('ReceiveLookahead: what receives may bring beyond the prefetch while un
   });
 
   it('once looking ahead, keeps on until a round trip brings less than half the prefetch', () => {
-    const { lookahead, advance } = fed(25, 3, 2000);
+    const { lookahead, feed } = fed(25, 3, 2000);
     lookahead.receiveTook(10);
     expect(lookahead.allowance(0)).toBe(25);
     // The rate dips to 2 a ms: 20 messages a round trip, under the prefetch but over half of it.
-    for (let t = 0; t < 1000; t++) {
-      advance(1);
-      lookahead.started(2);
-    }
+    feed(2, 1000);
     expect(lookahead.allowance(0)).toBe(25);
-    for (let t = 0; t < 1000; t++) {
-      advance(1);
-      lookahead.started(1);
-    }
+    feed(1, 1000);
     expect(lookahead.allowance(0)).toBe(0);
     // Back at 2 a ms it stays off: 20 is not more than the prefetch.
-    for (let t = 0; t < 1000; t++) {
-      advance(1);
-      lookahead.started(2);
-    }
+    feed(2, 1000);
     expect(lookahead.allowance(0)).toBe(0);
   });
 
