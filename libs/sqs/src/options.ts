@@ -57,10 +57,11 @@ export interface SqsWorkerOptions<Body = unknown> {
    * released at once at shutdown, and are not fetched while a dependency is paused or its
    * circuit open. Once one receive's round trip brings more than `prefetch` messages (the
    * handlers' start rate × the round trip, both measured), receives under way may bring
-   * up to `prefetch` more, so a region's 10-30 ms is hidden too; one that lands with the
-   * prefetch full is given back at once (visibility 0, not counted as an attempt). FIFO
-   * queues do not prefetch: a group's messages wait behind their head inside the worker
-   * already. @default maxInFlight; 0 on FIFO queues
+   * up to `prefetch` more, until a round trip brings less than half of it, so most of a
+   * region's 10-30 ms is hidden too; one that lands with the prefetch full is given back
+   * at once (visibility 0, not counted as an attempt). FIFO queues do not prefetch: a
+   * group's messages wait behind their head inside the worker already.
+   * @default maxInFlight; 0 on FIFO queues
    */
   prefetch?: number;
   /**
