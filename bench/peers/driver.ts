@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { cpuSeconds, rssMb, summarizeMeasurement, type Measurement } from './measurement.js';
+import { callCounts, cpuSeconds, rssMb, summarizeMeasurement, type Measurement, type TimedWindow } from './measurement.js';
 import { workerNodeOptions } from '@requeue/cdk';
 import { startWorkerProcess, waitUntilReady } from '@requeue/test/support/worker-process';
 
@@ -204,7 +204,8 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
     const cpuAtStart = cpuSeconds(started.child.pid!) ?? 0;
     let firstDoneAt: number | undefined;
     /** Where the throughput clock started: after the warm-up (in seconds or in messages), or at ready with `clockFromStart`. */
-    let window: { at: number; processed: number; cpu: number } | undefined = options.clockFromStart ? { at: spawnedAt, processed: 0, cpu: cpuAtStart } : undefined;
+    const windowFrom = async (at: number, processed: number): Promise<TimedWindow> => ({ at, processed, cpu: cpuSeconds(started.child.pid!) ?? cpuAtStart, calls: await callCounts(emulator, name) });
+    let window: TimedWindow | undefined = options.clockFromStart ? { at: spawnedAt, processed: 0, cpu: cpuAtStart, calls: {} } : undefined;
     const warmupMs = (options.warmupSeconds ?? 0) * 1000;
     let warmingUp = warmupCount > 0;
     let loaded = warmingUp ? warmupCount : backlog.count;
@@ -220,7 +221,7 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
         loaded += backlog.count;
         left = backlog.count;
         warmingUp = false;
-        window = { at: Date.now(), processed: loaded - left, cpu: cpuSeconds(started.child.pid!) ?? cpuAtStart };
+        window = await windowFrom(Date.now(), loaded - left);
         continue;
       }
       if (left === 0) passEndedAt.push((now - spawnedAt) / 1000);
@@ -231,7 +232,7 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
       }
       // Completions under way, not a single message between a delete and its copy's send.
       if (firstDoneAt === undefined && !warmingUp && left <= backlog.count - firstDoneCount) firstDoneAt = now;
-      if (window === undefined && firstDoneAt !== undefined && now - firstDoneAt >= warmupMs) window = { at: now, processed: loaded - left, cpu: cpuSeconds(started.child.pid!) ?? cpuAtStart };
+      if (window === undefined && firstDoneAt !== undefined && now - firstDoneAt >= warmupMs) window = await windowFrom(now, loaded - left);
       if (now - lastSample >= 200) {
         const mb = rssMb(started.child.pid!);
         if (mb !== undefined) rss.push([(now - spawnedAt) / 1000, mb]);

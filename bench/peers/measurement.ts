@@ -8,9 +8,12 @@ export interface Measurement {
   /** From `onStart` (the herd's clock: the outage begins there). */
   secondsSinceStart: number;
   messagesPerSecond: number;
+  /** SQS calls over the timed window (the whole run when it has none), and per message processed in it. */
   sqsCalls: number;
   callsPerMessage: number;
   callsByAction: Record<string, number>;
+  /** The messages processed while those calls were counted. */
+  callsCountedOver: number;
   peakRssMb: number;
   /** The system's CPU time per 1,000 messages, from ready to the end of the run. */
   cpuMsPerThousand: number;
@@ -40,6 +43,22 @@ export function cpuSeconds(pid: number): number | undefined {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/**
+ * The start of a run's timed window. Calls are counted from there, as the throughput is:
+ * counted from the system's start, the receives that fill its prefetch at first would be
+ * charged to the messages processed, though at the end of the run they are still held
+ * (up to `maxInFlight + 2 × prefetch` for requeue), and a system that holds more would
+ * read as making more calls per message than it does in a standing workload. A run
+ * warmed up on a first backlog starts its window with that one drained and nothing
+ * held, so what it holds at the end still counts against it.
+ */
+export interface TimedWindow {
+  at: number;
+  processed: number;
+  cpu: number;
+  calls: Record<string, number>;
+}
+
 export interface RunRecord {
   emulator: BenchEmulator;
   /** The queue's name; its DLQ is `<name>-dlq`. */
@@ -48,8 +67,8 @@ export interface RunRecord {
   spawnedAt: number;
   capSeconds: number;
   cpuAtStart: number;
-  /** Where the throughput clock started, if it did. */
-  window: { at: number; processed: number; cpu: number } | undefined;
+  /** Where the throughput clock started, if it did, with the SQS calls counted by then. */
+  window: TimedWindow | undefined;
   firstDoneAt: number | undefined;
   loaded: number;
   left: number;
@@ -63,11 +82,11 @@ export async function summarizeMeasurement(run: RunRecord): Promise<Measurement>
   const endedAt = Date.now();
   const processed = loaded - left;
   // Drained within the warm-up (or never started): time the whole run instead.
-  const timed = window ?? { at: firstDoneAt ?? endedAt - capSeconds * 1000, processed: 0, cpu: cpuAtStart };
+  const timed = window ?? { at: firstDoneAt ?? endedAt - capSeconds * 1000, processed: 0, cpu: cpuAtStart, calls: {} };
   const seconds = Math.max(0.001, (endedAt - timed.at) / 1000);
   const timedProcessed = processed - timed.processed;
   const cpuUsed = (cpuSeconds(run.pid) ?? timed.cpu) - timed.cpu;
-  const callsByAction = await callsTo(emulator, [name, `${name}-dlq`]);
+  const callsByAction = since(await callCounts(emulator, name), timed.calls);
   const dlqDepth = await emulator.control<{ ready: number; delayed: number; inflight: number }>('depth', { queue: `${name}-dlq` });
   const sqsCalls = Object.values(callsByAction).reduce((a, b) => a + b, 0);
   return {
@@ -76,8 +95,9 @@ export async function summarizeMeasurement(run: RunRecord): Promise<Measurement>
     secondsSinceStart: (endedAt - run.spawnedAt) / 1000,
     messagesPerSecond: timedProcessed / seconds,
     sqsCalls,
-    callsPerMessage: processed > 0 ? sqsCalls / processed : Infinity,
+    callsPerMessage: timedProcessed > 0 ? sqsCalls / timedProcessed : Infinity,
     callsByAction,
+    callsCountedOver: timedProcessed,
     peakRssMb: Math.max(0, ...rss.map(([, mb]) => mb)),
     cpuMsPerThousand: timedProcessed > 0 ? (cpuUsed * 1000 * 1000) / timedProcessed : Infinity,
     rss,
@@ -87,21 +107,28 @@ export async function summarizeMeasurement(run: RunRecord): Promise<Measurement>
   };
 }
 
-/** SQS calls to these queues, by action. */
-async function callsTo(emulator: BenchEmulator, queues: string[]): Promise<Record<string, number>> {
+/** SQS calls so far to the queue `name` and its DLQ, by action. */
+export async function callCounts(emulator: BenchEmulator, name: string): Promise<Record<string, number>> {
   const total: Record<string, number> = {};
-  for (const queue of queues) {
+  for (const queue of [name, `${name}-dlq`]) {
     for (const [action, count] of Object.entries(await emulator.control<Record<string, number>>('counts', { queue }))) total[action] = (total[action] ?? 0) + count;
   }
   return total;
+}
+
+/** The calls in `now` made after `then`, by action. */
+function since(now: Record<string, number>, then: Record<string, number>): Record<string, number> {
+  const calls: Record<string, number> = {};
+  for (const [action, count] of Object.entries(now)) if (count > (then[action] ?? 0)) calls[action] = count - (then[action] ?? 0);
+  return calls;
 }
 
 /**
  * SQS calls per message for each API action, pooled over repeated runs (every run's
  * calls over every run's messages), so a short run weighs no more than its share.
  */
-export function callsPerMessageByAction(runs: readonly Pick<Measurement, 'callsByAction' | 'processed'>[]): Record<string, number> {
-  const messages = runs.reduce((sum, run) => sum + run.processed, 0);
+export function callsPerMessageByAction(runs: readonly Pick<Measurement, 'callsByAction' | 'callsCountedOver'>[]): Record<string, number> {
+  const messages = runs.reduce((sum, run) => sum + run.callsCountedOver, 0);
   const calls: Record<string, number> = {};
   for (const run of runs) for (const [action, count] of Object.entries(run.callsByAction)) calls[action] = (calls[action] ?? 0) + count;
   return Object.fromEntries(Object.entries(calls).map(([action, count]) => [action, messages > 0 ? count / messages : Infinity]));

@@ -42,8 +42,8 @@ describe('RSS slope', () => {
 describe('SQS calls per message, by action', () => {
   it('pools the runs, so a short run weighs no more than its messages', () => {
     const byAction = callsPerMessageByAction([
-      { processed: 1000, callsByAction: { ReceiveMessage: 100, DeleteMessageBatch: 100 } },
-      { processed: 10, callsByAction: { ReceiveMessage: 10, DeleteMessageBatch: 1, SendMessageBatch: 1 } },
+      { callsCountedOver: 1000, callsByAction: { ReceiveMessage: 100, DeleteMessageBatch: 100 } },
+      { callsCountedOver: 10, callsByAction: { ReceiveMessage: 10, DeleteMessageBatch: 1, SendMessageBatch: 1 } },
     ]);
     expect(byAction.ReceiveMessage).toBeCloseTo(110 / 1010);
     expect(byAction.DeleteMessageBatch).toBeCloseTo(101 / 1010);
@@ -51,7 +51,7 @@ describe('SQS calls per message, by action', () => {
   });
 
   it('reads calls that completed nothing as infinitely costly, not free', () => {
-    expect(callsPerMessageByAction([{ processed: 0, callsByAction: { ReceiveMessage: 40 } }])).toEqual({ ReceiveMessage: Infinity });
+    expect(callsPerMessageByAction([{ callsCountedOver: 0, callsByAction: { ReceiveMessage: 40 } }])).toEqual({ ReceiveMessage: Infinity });
   });
 });
 
