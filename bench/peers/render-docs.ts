@@ -96,7 +96,7 @@ function idempotencySection(document: Document): string[] {
 /** How and where the run was made. */
 function preamble(document: Document): string {
   const { config } = document;
-  return `Measured with \`npm run bench${config.quick ? ' -- --quick' : ''}\` in ${document.durationSeconds.toFixed(0)} s on ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}; fauxqs in its own process behind a call-counting proxy, each system in its own process, ${config.runs} run(s) per row taken in rounds (every system once, each round starting one system further on), median and range; a ratio target between two rows of the same rounds is the median of their rounds' ratios. Throughput is timed from ${config.warmupSeconds} s after the first 1% of the backlog is done (the same warm-up for every system) until the queue is empty or ${config.capSeconds} s more have passed.`;
+  return `Measured with \`npm run bench${config.quick ? ' -- --quick' : ''}\` in ${document.durationSeconds.toFixed(0)} s on ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}; fauxqs in its own process behind a call-counting proxy, each system in its own process, ${config.runs} run(s) per row taken in rounds (every system once, each round starting one system further on), median and range; a ratio target between two rows of the same rounds is the median of their rounds' ratios. Throughput is timed from ${config.warmupSeconds} s after the first 1% of the backlog is done (the same warm-up for every system) until the queue is empty or ${config.capSeconds} s more have passed; SQS calls per message are the calls over that window (counted at the proxy) per message done in it, so a system's start-up and the messages it still holds when the run stops count for none.`;
 }
 
 /** One row per system and scenario: throughput, calls, CPU and memory. */
@@ -144,7 +144,7 @@ export function renderDocs(document: Document): string {
     '',
     '### SQS calls per message, by action',
     '',
-    "Counted at the emulator, pooled over the runs; warm-up messages and their calls included. requeue's GetQueueAttributes is its one read, at start-up, of the queue's visibility timeout and redrive policy.",
+    "Counted at the emulator over each run's timed window, pooled over the runs. The retry path's window starts after a warm-up backlog has drained, so its calls include those for the messages still held at the end. requeue's GetQueueAttributes, its one read of the queue's visibility timeout and redrive policy at start-up, falls before the window.",
     '',
     callsByActionTable([...document.happy, ...document.latency, ...document.retry]),
     '',
