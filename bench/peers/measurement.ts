@@ -86,7 +86,7 @@ export async function summarizeMeasurement(run: RunRecord): Promise<Measurement>
   const seconds = Math.max(0.001, (endedAt - timed.at) / 1000);
   const timedProcessed = processed - timed.processed;
   const cpuUsed = (cpuSeconds(run.pid) ?? timed.cpu) - timed.cpu;
-  const callsByAction = since(await callCounts(emulator, name), timed.calls);
+  const callsByAction = callsSince(await callCounts(emulator, name), timed.calls);
   const dlqDepth = await emulator.control<{ ready: number; delayed: number; inflight: number }>('depth', { queue: `${name}-dlq` });
   const sqsCalls = Object.values(callsByAction).reduce((a, b) => a + b, 0);
   return {
@@ -117,7 +117,7 @@ export async function callCounts(emulator: BenchEmulator, name: string): Promise
 }
 
 /** The calls in `now` made after `then`, by action. */
-function since(now: Record<string, number>, then: Record<string, number>): Record<string, number> {
+export function callsSince(now: Record<string, number>, then: Record<string, number>): Record<string, number> {
   const calls: Record<string, number> = {};
   for (const [action, count] of Object.entries(now)) if (count > (then[action] ?? 0)) calls[action] = count - (then[action] ?? 0);
   return calls;

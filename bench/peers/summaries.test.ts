@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callsPerMessageByAction } from './driver.js';
+import { callsSince } from './measurement.js';
 import { summarizeHerd, type HerdRun } from './herd.js';
 import { slopeMbPerMinute } from './memory.js';
 import type { Row } from './document.js';
@@ -48,6 +49,12 @@ describe('SQS calls per message, by action', () => {
     expect(byAction.ReceiveMessage).toBeCloseTo(110 / 1010);
     expect(byAction.DeleteMessageBatch).toBeCloseTo(101 / 1010);
     expect(byAction.SendMessageBatch).toBeCloseTo(1 / 1010);
+  });
+
+  it('counts a run from its timed window: calls made before it (start-up, filling the prefetch) are left out', () => {
+    const atWindowStart = { GetQueueAttributes: 1, ReceiveMessage: 40 };
+    const atEnd = { GetQueueAttributes: 1, ReceiveMessage: 140, DeleteMessageBatch: 95 };
+    expect(callsSince(atEnd, atWindowStart)).toEqual({ ReceiveMessage: 100, DeleteMessageBatch: 95 });
   });
 
   it('reads calls that completed nothing as infinitely costly, not free', () => {
