@@ -11,20 +11,21 @@ const suite = emulatorSuite();
 
 async function workerWithDashboard(env: Record<string, string> = {}) {
   const queues = await suite.emulator.createQueues();
-  const port = await freePort();
   const worker = await startWorkerProcess({
     WORKER_QUEUE_URL: queues.queueUrl,
     WORKER_DLQ_URL: queues.dlqUrl,
     AWS_ENDPOINT_URL: suite.emulator.endpoint,
     WORKER_WAIT_TIME_SECONDS: '1',
     WORKER_DASHBOARD: 'on',
-    WORKER_DASHBOARD_PORT: String(port),
+    // Any free port, read back from the dashboard line: a port probed free first can be taken by another test's process before the worker binds it.
+    WORKER_DASHBOARD_PORT: '0',
     ...env,
   });
   suite.track(worker);
   await waitUntilReady(worker);
   const url = await eventually(() => /dashboard on (\S+)/.exec(worker.output())?.[1], 10_000, 'the dashboard line');
-  return { queues, worker, url, base: `http://127.0.0.1:${port}`, token: new URL(url).hash.replace('#token=', '') };
+  const { origin, hash } = new URL(url);
+  return { queues, worker, url, base: origin, token: hash.replace('#token=', '') };
 }
 
 describe('the local dashboard API (worker app)', () => {
