@@ -15,14 +15,20 @@ export { freePort };
 
 export interface WorkerProcess {
   child: ChildProcess;
-  healthPort: number;
+  /** The port the worker's health server bound; throws until the worker has printed it. */
+  readonly healthPort: number;
   output: () => string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts the worker app as its own process, as ECS would, with the given environment. */
+const HEALTH_LINE = /health on http:\/\/[^\s/]+:(\d+)\//;
+
+/**
+ * Starts the worker app as its own process, as ECS would, with the given environment. Its
+ * health server binds any free port (0) and the worker prints the one it got: a port probed
+ * here and handed over could be taken by another test's process in between.
+ */
 export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
-  const healthPort = Number(env.WORKER_HEALTH_PORT ?? (await freePort()));
   const child = spawn(process.execPath, [WORKER_ENTRY], {
     env: {
       PATH: process.env.PATH ?? '',
@@ -31,7 +37,7 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
       AWS_REGION: 'us-east-1',
       LOG_LEVEL: 'warn',
       WORKER_HEALTH_HOST: '127.0.0.1',
-      WORKER_HEALTH_PORT: String(healthPort),
+      WORKER_HEALTH_PORT: '0',
       // Many workers run at once in the suites; the dashboard has its own tests.
       WORKER_DASHBOARD: 'off',
       ...env,
@@ -44,7 +50,16 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
-  return { child, healthPort, output: () => output, exited };
+  return {
+    child,
+    get healthPort() {
+      const port = HEALTH_LINE.exec(output)?.[1];
+      if (port === undefined) throw new Error(`the worker has not printed its health URL yet; await waitUntilReady first:\n${output}`);
+      return Number(port);
+    },
+    output: () => output,
+    exited,
+  };
 }
 
 /** Resolves once /health/ready answers 200. */
@@ -56,7 +71,7 @@ export async function waitUntilReady(worker: WorkerProcess, timeoutMs = 20_000):
       const response = await fetch(`http://127.0.0.1:${worker.healthPort}/health/ready`);
       if (response.status === 200) return;
     } catch {
-      // not listening yet
+      // Not listening yet, or its health URL not printed yet (healthPort throws until then).
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import type { AddressInfo, Server } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { SqsWorkerService } from '@requeue/nest';
 import { EmfMetrics, withoutSdkCallLogging } from '@requeue/sqs';
@@ -19,7 +20,7 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-function banner(local: EmbeddedAws, config: WorkerConfig): string {
+function banner(local: EmbeddedAws, config: WorkerConfig, healthUrl: string): string {
   return [
     '',
     'requeue worker: no WORKER_QUEUE_URL, so running on an embedded SQS/SNS emulator.',
@@ -27,13 +28,29 @@ function banner(local: EmbeddedAws, config: WorkerConfig): string {
     `  topic     ${local.topicArn}`,
     `  queue     ${local.queueUrl}`,
     `  DLQ       ${local.dlqUrl}`,
-    `  handler   ${config.handler}; health on http://127.0.0.1:${config.healthPort}/health/ready`,
+    `  handler   ${config.handler}; health on ${healthUrl}`,
     'Publish a message:',
     `  aws --endpoint-url ${local.endpoint} --region us-east-1 sns publish --topic-arn ${local.topicArn} \\`,
     `      --message '{"id":"hello","simulate":{"outcome":"transient","failTimes":1}}'`,
     '(any credentials work, e.g. AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test)',
     '',
   ].join('\n');
+}
+
+/** The host to print in a listener's URL: a wildcard bind is reached on loopback, an IPv6 address in brackets. */
+function reachableHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * Locally, the banner says where everything is. Elsewhere the health URL is worth a line
+ * only when the port was chosen at bind time (`WORKER_HEALTH_PORT=0`): then nothing else says it.
+ */
+function announce(health: Server, config: WorkerConfig, local: EmbeddedAws | undefined): void {
+  const healthUrl = `http://${reachableHost(config.healthHost)}:${(health.address() as AddressInfo).port}/health/ready`;
+  if (local) process.stderr.write(banner(local, config, healthUrl));
+  else if (config.healthPort === 0) process.stderr.write(`requeue worker: health on ${healthUrl}\n`);
 }
 
 /** Where the worker's queues are: the configured ones, or the embedded emulator's (started here). */
@@ -46,7 +63,6 @@ async function resolveQueues(config: WorkerConfig): Promise<{ queues: { queueUrl
     if (error instanceof EmbeddedAwsError) fail(error.message);
     throw error;
   }
-  process.stderr.write(banner(local, config));
   return { queues: { queueUrl: local.queueUrl, dlqUrl: local.dlqUrl }, endpoint: local.endpoint, local };
 }
 
@@ -86,6 +102,7 @@ async function main(): Promise<void> {
   const app = await NestFactory.create(AppModule.register({ config, queues, sqs, logger, metricsFor, idempotency, fleet: fleet?.store }), { bufferLogs: true });
   app.useLogger(app.get(NestPinoLogger));
   await app.listen(config.healthPort, config.healthHost);
+  announce(app.getHttpServer() as Server, config, local);
   const dashboard = activity
     ? await startDashboard({
         ...config.dashboard,
