@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { PublishBatchCommand, SNSClient } from '@aws-sdk/client-sns';
 import { ChangeMessageVisibilityCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
-import { freePort, readSimulationLedger, startLocalRequeueStack, type LocalRequeueStack, type SimulationLedgerLine } from '@requeue/local-aws';
+import { readSimulationLedger, startLocalRequeueStack, type LocalRequeueStack, type SimulationLedgerLine } from '@requeue/local-aws';
 import { queueDepth } from '@requeue/sqs';
 import { DemoError } from './errors.js';
 import { DEMO_RETRY_POLICY, type DemoMessage } from './workload.js';
@@ -71,11 +71,13 @@ export function retryLines(output: string): RetryLogLine[] {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function waitForHealth(worker: ChildProcess, port: number, output: () => string): Promise<void> {
+/** Resolves once the worker is ready, at the health URL it prints once bound (it binds any free port). */
+async function waitForHealth(worker: ChildProcess, output: () => string): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (worker.exitCode !== null) throw new DemoError(`the worker exited while starting:\n${output().slice(-2000)}`);
-    const status = await fetch(`http://127.0.0.1:${port}/health/ready`).then((r) => r.status, () => 0);
+    const url = /health on (\S+)/.exec(output())?.[1];
+    const status = url ? await fetch(url).then((r) => r.status, () => 0) : 0;
     if (status === 200) return;
     await sleep(100);
   }
@@ -110,7 +112,7 @@ export async function runDemo(workload: readonly DemoMessage[], options: DemoOpt
   const ledgerPath = join(mkdtempSync(join(tmpdir(), 'requeue-demo-')), 'ledger.jsonl');
   const worker = await spawnDemoWorker(local, ledgerPath, options);
   try {
-    await waitForHealth(worker.process, worker.healthPort, worker.output);
+    await waitForHealth(worker.process, worker.output);
     if (options.dashboardPort !== undefined) {
       const url = /dashboard on (\S+)/.exec(worker.output())?.[1];
       if (!url) throw new DemoError(`the worker did not start its dashboard:\n${worker.output().slice(-2000)}`);
@@ -145,13 +147,11 @@ export async function runDemo(workload: readonly DemoMessage[], options: DemoOpt
 
 interface DemoWorker {
   process: ChildProcess;
-  healthPort: number;
   output: () => string;
 }
 
 /** The real worker app, as its own process, on the local stack with the simulation handler and one-second backoffs. */
 async function spawnDemoWorker(local: LocalRequeueStack, ledgerPath: string, options: DemoOptions): Promise<DemoWorker> {
-  const healthPort = await freePort();
   let output = '';
   const child = spawn(process.execPath, [WORKER_ENTRY], {
     env: {
@@ -166,7 +166,7 @@ async function spawnDemoWorker(local: LocalRequeueStack, ledgerPath: string, opt
       WORKER_HANDLER: 'simulation',
       WORKER_WAIT_TIME_SECONDS: '1',
       WORKER_HEALTH_HOST: '127.0.0.1',
-      WORKER_HEALTH_PORT: String(healthPort),
+      WORKER_HEALTH_PORT: '0',
       SIMULATION_LEDGER: ledgerPath,
       RETRY_POLICY: JSON.stringify(DEMO_RETRY_POLICY),
       LOG_LEVEL: 'info',
@@ -181,7 +181,7 @@ async function spawnDemoWorker(local: LocalRequeueStack, ledgerPath: string, opt
   });
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return { process: child, healthPort, output: () => output };
+  return { process: child, output: () => output };
 }
 
 /** To the stack's topic, ten per call; on FIFO each message in its group. */
