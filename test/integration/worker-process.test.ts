@@ -34,6 +34,9 @@ describe('worker app with no queue URLs (npm start)', () => {
     const topicArn = /topic\s+(arn:\S+)/.exec(banner)?.[1];
     const queueUrl = /queue\s+(http\S+)/.exec(banner)?.[1];
     expect(queueUrl).toMatch(/\/Requeue-jobs$/);
+    // Asked for port 0, the banner names the port the health server actually bound.
+    const healthUrl = /health on (http:\/\/127\.0\.0\.1:[1-9]\d*\/health\/ready)/.exec(banner)?.[1];
+    expect((await fetch(healthUrl!)).status).toBe(200);
 
     const local = { endpoint: `http://127.0.0.1:${emulatorPort}`, region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } };
     const sqs = new SQSClient(local);
