@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { seededRandom, type Random } from '@requeue/retry';
 import { eventually, startEmulator, type Emulator, type QueuePair } from '../support/emulator.js';
 import { sendAll, simulation, type Outgoing } from '../support/publish.js';
-import { freePort, startWorkerProcess, waitUntilReady, type WorkerProcess } from '../support/worker-process.js';
+import { startWorkerProcess, waitUntilReady, type WorkerProcess } from '../support/worker-process.js';
 import { account, type Accounting, type ExpectedEnd } from './accounting.js';
 
 export interface ScenarioReport {
@@ -182,8 +182,9 @@ export async function runOutageScenario(options: OutageScenarioOptions): Promise
   const started = Date.now();
   const random = seededRandom(options.seed);
   const dataDir = mkdtempSync(join(tmpdir(), 'requeue-fauxqs-'));
-  const port = await freePort();
-  let emulator = await startEmulator({ port, dataDir });
+  // Any free port at first; the restart takes the same one back.
+  let emulator = await startEmulator({ dataDir });
+  const { port } = emulator;
   let worker: WorkerProcess | undefined;
   try {
     const queues = await emulator.createQueues({ visibilityTimeoutSeconds: 5 });

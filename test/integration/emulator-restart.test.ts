@@ -6,13 +6,13 @@ import { createRetryPolicy } from '@requeue/retry';
 import { SqsWorker } from '@requeue/sqs';
 import { describe, expect, it } from 'vitest';
 import { eventually, startEmulator } from '../support/emulator.js';
-import { freePort } from '../support/worker-process.js';
 
 describe('emulator restart mid-run', () => {
   it('backs off while SQS is unreachable, reports not-ready, and resumes on its own', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'requeue-fauxqs-'));
-    const port = await freePort();
-    const first = await startEmulator({ port, dataDir });
+    // Any free port at first; the restart takes the same one back.
+    const first = await startEmulator({ dataDir });
+    const { port } = first;
     const queues = await first.createQueues();
     const handled: string[] = [];
     const warnings: string[] = [];

@@ -9,7 +9,7 @@ import { eventually, type QueuePair } from '../support/emulator.js';
 import { emulatorSuite } from '../support/suite.js';
 import { readSimulationLedger as readLedger } from '@requeue/local-aws';
 import { sendAll, simulation } from '../support/publish.js';
-import { freePort, startWorkerProcess, waitUntilReady, type WorkerProcess } from '../support/worker-process.js';
+import { startWorkerProcess, waitUntilReady, type WorkerProcess } from '../support/worker-process.js';
 
 const suite = emulatorSuite();
 
@@ -25,9 +25,9 @@ async function worker(queues: QueuePair, env: Record<string, string> = {}): Prom
 
 describe('worker app with no queue URLs (npm start)', () => {
   it('starts the embedded emulator provisioned from the stack template, and consumes what is published to the topic', async () => {
-    const emulatorPort = await freePort();
     const ledger = ledgerPath();
-    const started = await startWorkerProcess({ WORKER_EMULATOR_PORT: String(emulatorPort), WORKER_HANDLER: 'simulation', SIMULATION_LEDGER: ledger });
+    // Port 0: the emulator binds any free port, and the banner names its endpoint.
+    const started = await startWorkerProcess({ WORKER_EMULATOR_PORT: '0', WORKER_HANDLER: 'simulation', SIMULATION_LEDGER: ledger });
     suite.track(started);
     await waitUntilReady(started, 30_000);
     const banner = started.output();
@@ -38,7 +38,9 @@ describe('worker app with no queue URLs (npm start)', () => {
     const healthUrl = /health on (http:\/\/127\.0\.0\.1:[1-9]\d*\/health\/ready)/.exec(banner)?.[1];
     expect((await fetch(healthUrl!)).status).toBe(200);
 
-    const local = { endpoint: `http://127.0.0.1:${emulatorPort}`, region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } };
+    const endpoint = /endpoint\s+(http:\/\/127\.0\.0\.1:[1-9]\d*)/.exec(banner)?.[1];
+    expect(endpoint).toBeDefined();
+    const local = { endpoint, region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } };
     const sqs = new SQSClient(local);
     const sns = new SNSClient(local);
     try {
