@@ -1,6 +1,6 @@
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { freePort } from '@requeue/local-aws';
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
 
 export interface LocalDynamoDb {
@@ -15,10 +15,9 @@ let tables = 0;
 
 /** dynalite, a DynamoDB implementation from npm, in memory on 127.0.0.1; its tables are active as soon as they are created. */
 export async function startDynamoDb(): Promise<LocalDynamoDb> {
-  const port = await freePort();
   const server: Server = dynalite({ createTableMs: 0 });
-  await new Promise<void>((resolve, reject) => server.listen(port, '127.0.0.1', () => resolve()).once('error', reject));
-  const endpoint = `http://127.0.0.1:${port}`;
+  await new Promise<void>((resolve, reject) => server.listen(0, '127.0.0.1', () => resolve()).once('error', reject));
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
   return {
     endpoint,

@@ -3,7 +3,6 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@requeue/local-aws';
-import { createClient } from '@redis/client';
 import { ensureDebianPackage } from './debian-package.js';
 
 const REDIS_SERVER = '/usr/bin/redis-server';
@@ -14,35 +13,54 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-/** A real redis-server on 127.0.0.1 and a free port, without persistence; resolves once it answers PING. */
+/** Tries at a probed free port before giving up: another process may take one between the probe and redis-server's bind. */
+const ATTEMPTS = 3;
+
+/**
+ * A real redis-server on 127.0.0.1, without persistence, on `port` or a free one;
+ * resolves once it says it accepts connections. Its own line, not a PING, says so: a PING
+ * could be answered by another test's server on a port this one failed to bind.
+ */
 export async function startRedis(port?: number): Promise<RedisServer> {
   ensureDebianPackage('redis-server', REDIS_SERVER, 'the idempotency tests');
-  const chosen = port ?? (await freePort());
-  const dir = mkdtempSync(join(tmpdir(), 'requeue-redis-'));
-  const child = spawn(REDIS_SERVER, ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
-  const url = `redis://127.0.0.1:${chosen}`;
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const client = createClient({ url, socket: { reconnectStrategy: false } });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      await client.ping();
-      await client.close();
-      break;
-    } catch (error) {
-      if (Date.now() > deadline) throw new Error(`redis-server did not answer on ${url}`, { cause: error });
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+  for (let attempt = 1; ; attempt++) {
+    const chosen = port ?? (await freePort());
+    const started = await spawnRedis(chosen);
+    if (started.ok) return started.server;
+    if (port !== undefined || attempt === ATTEMPTS) throw new Error(`redis-server could not listen on 127.0.0.1:${chosen}:\n${started.output}`);
   }
-  return {
-    url,
-    process: child,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+}
+
+type Spawned = { ok: true; server: RedisServer } | { ok: false; output: string };
+
+function spawnRedis(port: number): Promise<Spawned> {
+  const dir = mkdtempSync(join(tmpdir(), 'requeue-redis-'));
+  const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      resolve({ ok: false, output: `${output}(no "Ready to accept connections" within 10 s)` });
+    }, 10_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (!output.includes('Ready to accept connections')) return;
+      clearTimeout(timer);
+      // Past readiness its log is of no interest, but the pipe must keep draining.
+      child.stdout!.removeAllListeners('data').resume();
+      resolve({ ok: true, server: { url: `redis://127.0.0.1:${port}`, process: child, stop: () => stopRedis(child) } });
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve({ ok: false, output });
+    });
+  });
+}
+
+async function stopRedis(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
 }
