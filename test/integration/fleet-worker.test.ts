@@ -8,7 +8,7 @@ import { eventually, type QueuePair } from '../support/emulator.js';
 import { sendAll, simulation } from '../support/publish.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 import { emulatorSuite } from '../support/suite.js';
-import { freePort, waitUntilReady } from '../support/worker-process.js';
+import { NOTHING_LISTENS, waitUntilReady } from '../support/worker-process.js';
 
 const suite = emulatorSuite();
 let redis: RedisServer;
@@ -56,7 +56,7 @@ describe('the worker app with WORKER_FLEET_STATE', () => {
   it('goes on alone, ready, when the store is unreachable, and says so once', async () => {
     const queues = await suite.emulator.createQueues();
     const ledger = ledgerPath();
-    const started = await suite.workerProcess(queues, { SIMULATION_LEDGER: ledger, WORKER_FLEET_STATE: `redis://127.0.0.1:${await freePort()}` });
+    const started = await suite.workerProcess(queues, { SIMULATION_LEDGER: ledger, WORKER_FLEET_STATE: NOTHING_LISTENS });
     await waitUntilReady(started);
     await sendAll(suite.emulator.sqs, queues.queueUrl, rateLimitedOnce(20));
     await eventually(() => drained(queues), 30_000, 'the queue to drain');

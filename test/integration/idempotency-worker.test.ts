@@ -8,7 +8,7 @@ import { eventually, type QueuePair } from '../support/emulator.js';
 import { sendAll, simulation } from '../support/publish.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 import { emulatorSuite } from '../support/suite.js';
-import { freePort, startWorkerProcess, waitUntilReady } from '../support/worker-process.js';
+import { NOTHING_LISTENS, startWorkerProcess, waitUntilReady } from '../support/worker-process.js';
 
 const suite = emulatorSuite();
 let redis: RedisServer;
@@ -46,7 +46,7 @@ describe('the worker app with WORKER_IDEMPOTENCY', () => {
   it('is live but not ready while its store is unreachable, and runs nothing', async () => {
     const queues = await suite.emulator.createQueues();
     const ledger = ledgerPath();
-    const started = await worker(queues, ledger, { WORKER_IDEMPOTENCY: `redis://127.0.0.1:${await freePort()}` });
+    const started = await worker(queues, ledger, { WORKER_IDEMPOTENCY: NOTHING_LISTENS });
     const status = async (path: string) => (await fetch(`http://127.0.0.1:${started.healthPort}/health/${path}`).catch(() => undefined))?.status;
     await eventually(async () => ((await status('live')) === 200 ? true : undefined), 20_000, 'the worker to be live');
     await sendAll(suite.emulator.sqs, queues.queueUrl, [simulation('job-3')]);

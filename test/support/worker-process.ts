@@ -13,6 +13,12 @@ export const WORKER_ENTRY = [new URL('../../apps/worker/dist/main.js', import.me
 
 export { freePort };
 
+/**
+ * A Redis URL where nothing listens, for a store that is down: port 1 is privileged and
+ * unused. A probed free port would not do: another test's server may take it meanwhile.
+ */
+export const NOTHING_LISTENS = 'redis://127.0.0.1:1';
+
 export interface WorkerProcess {
   child: ChildProcess;
   /** The port the worker's health server bound; throws until the worker has printed it. */
