@@ -6,7 +6,7 @@ import type { Dependencies } from './backpressure/dependencies.js';
 import type { CallOutcome, DeferCause } from './backpressure/dependency.js';
 import { decodeMessage, type DecodedMessage } from './decode.js';
 import type { Settled } from './group-sequencer.js';
-import { runWithTimeout } from './handler-runner.js';
+import { runWithTimeout, type HandlerStop } from './handler-runner.js';
 import type { VisibilityHeartbeat } from './heartbeat.js';
 import type { ResolvedWorkerOptions } from './options.js';
 import type { MessageSettler } from './settle.js';
@@ -24,7 +24,7 @@ export interface ProcessContext {
   settler: MessageSettler;
   unusedReceives: UnusedReceives;
   /** Aborts every handler when shutdown outlasts the drain timeout. */
-  stopSignal: AbortSignal;
+  handlerStop: HandlerStop;
   queueName: string;
   /** Undefined when tracing is off. */
   tracer: MessageTracer | undefined;
@@ -91,7 +91,7 @@ export class MessageProcessor {
     const started = options.now();
     const run = (signal: AbortSignal) => options.handler({ ...input, signal });
     const { trace } = message;
-    const outcome = await runWithTimeout(trace ? (signal) => trace.run(() => run(signal)) : run, options.handlerTimeoutMs, this.context.stopSignal);
+    const outcome = await runWithTimeout(trace ? (signal) => trace.run(() => run(signal)) : run, options.handlerTimeoutMs, this.context.handlerStop);
     // The heartbeat stops, and any extension under way lands, before the delete.
     const extending = heartbeat.untrack(message.receiptHandle);
     if (extending) await extending;

@@ -4,6 +4,7 @@ import type { DependencySnapshot } from './backpressure/dependency.js';
 import { SqsBatchClient } from './batch-client.js';
 import { SqsWorkerConfigError } from './errors.js';
 import { GroupSequencer } from './group-sequencer.js';
+import { HandlerStop } from './handler-runner.js';
 import { VisibilityHeartbeat } from './heartbeat.js';
 import { MessageSlots } from './message-slots.js';
 import { silentLogger } from './logger.js';
@@ -110,7 +111,7 @@ export class SqsWorker<Body = unknown> {
       heartbeat,
       settler,
       unusedReceives: this.unusedReceives,
-      stopSignal: this.stopController.signal,
+      handlerStop: new HandlerStop(this.stopController.signal),
       queueName: this.queueName,
       tracer: options.tracing === false ? undefined : new MessageTracer(this.queueName, options.queueUrl, options.tracing?.tracerProvider),
       idempotency,
