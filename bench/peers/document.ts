@@ -25,6 +25,8 @@ export interface Config {
   herdMessages: number;
   /** The herd's baselines take minutes to drain; past this they are reported as lower bounds. */
   herdCapSeconds: number;
+  /** Where the emulator ran beside the systems (`CpuLayout.description`); absent in documents saved before it was pinned. */
+  cpuLayout?: string;
 }
 
 export interface Row {
@@ -53,7 +55,6 @@ export const HERD_POLICIES = {
   seed: 'seed reference loop',
 } as const;
 
-/** The rows at a region's round trip; absent from documents saved before it was measured. */
 /** requeue with and without idempotency on Redis, and the Redis commands per message. */
 export interface IdempotencyRun {
   rows: Row[];

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { cpuLayout } from './cpu-layout.js';
 import { callCounts, cpuSeconds, rssMb, summarizeMeasurement, type Measurement, type TimedWindow } from './measurement.js';
 import { workerNodeOptions } from '@requeue/cdk';
 import { startWorkerProcess, waitUntilReady } from '@requeue/test/support/worker-process';
@@ -15,7 +16,8 @@ export interface BenchEmulator {
 }
 
 export async function startBenchEmulator(): Promise<BenchEmulator> {
-  const child = spawn(process.execPath, [here('./counting-emulator.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const { command, args } = cpuLayout().emulatorCommand([process.execPath, here('./counting-emulator.js')]);
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the bench emulator exited with ${code}`)));
     child.stdout!.once('data', (chunk: Buffer) => resolve((JSON.parse(chunk.toString().split('\n')[0]!) as { port: number }).port));

@@ -5,6 +5,15 @@ export const LATENCY_MS = 15;
 export const LATENCY_BASELINE_SCENARIO = '0 ms SQS, 5 ms I/O';
 
 /**
+ * The same for the 50 ms handler @200: how far the machine's CPU lets requeue go there
+ * with no round trip to hide, beside the handler-bound 4,000 messages/s.
+ */
+export const WEBHOOK_BASELINE_SCENARIO = '0 ms SQS, 50 ms I/O';
+
+/** The rows requeue runs on loopback beside its latency rows. */
+export const isLatencyBaseline = (scenario: string): boolean => scenario === LATENCY_BASELINE_SCENARIO || scenario === WEBHOOK_BASELINE_SCENARIO;
+
+/**
  * requeue at 15 ms with a prefetch four times `maxInFlight`, in the same rounds: what an
  * operator buys with `WORKER_PREFETCH` at a region's round trip, beyond the default bound.
  */

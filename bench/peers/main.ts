@@ -8,7 +8,8 @@ import { HERD, runHerd, summarizeHerd, type HerdSummary } from './herd.js';
 import { measureIdle } from './idle.js';
 import { runMemory } from './memory.js';
 import { renderDocs } from './render-docs.js';
-import { LARGE_PREFETCH, LARGE_PREFETCH_SCENARIO, LATENCY_BASELINE_SCENARIO, LATENCY_MS } from './latency.js';
+import { cpuLayout } from './cpu-layout.js';
+import { LARGE_PREFETCH, LARGE_PREFETCH_SCENARIO, LATENCY_BASELINE_SCENARIO, LATENCY_MS, WEBHOOK_BASELINE_SCENARIO } from './latency.js';
 import { targets } from './targets.js';
 import { featureCostRows, idempotencyRun, tracingRows } from './feature-rows.js';
 import { at, HAPPY_HANDLERS, inRounds } from './rounds.js';
@@ -38,8 +39,8 @@ const retryPathSystems = (config: Config): SystemUnderTest[] => [
  * The latency rows: requeue, the raw loop and sqs-consumer (both handler styles, one
  * instance and five) with every SQS call 15 ms away, a 5 ms handler at 50 and a
  * webhook-like 50 ms handler at 200 (handler-bound at 4,000 messages/s). requeue's
- * own 0 ms row runs in the same rounds as the 5 ms ones, so its ratio pairs rounds, and
- * so does requeue with a larger prefetch.
+ * own 0 ms rows run in the same rounds as the 15 ms ones, so their ratios pair rounds,
+ * and so does requeue with a larger prefetch.
  */
 const latencyScenarios = (): Array<{ scenario: string; simulate: Backlog['simulate']; suts: SystemUnderTest[] }> => [
   {
@@ -56,15 +57,20 @@ const latencyScenarios = (): Array<{ scenario: string; simulate: Backlog['simula
   {
     scenario: `${LATENCY_MS} ms SQS, 50 ms I/O`,
     simulate: { outcome: 'ok', durationMs: 50 },
-    suts: at(200, 'requeue', 'raw-sdk-loop', 'sqs-consumer', 'sqs-consumer-batch'),
+    suts: [
+      { system: 'requeue', concurrency: 200, scenario: WEBHOOK_BASELINE_SCENARIO, backlog: { latencyMs: 0 } },
+      ...at(200, 'requeue', 'raw-sdk-loop', 'sqs-consumer', 'sqs-consumer-batch'),
+    ],
   },
 ];
 
 function configFrom(argv: string[]): Config {
   const quick = argv.includes('--quick');
-  return quick
+  const { description: cpuLayoutDescription } = cpuLayout();
+  const config: Config = quick
     ? { quick, runs: 1, backlog: 1000, warmupSeconds: 0, capSeconds: 1, retryBacklog: 500, retryWarmupCount: 50, retrySeedBacklog: 100, retryCapSeconds: 20, memoryBacklog: 5000, memoryPasses: 2, idleSeconds: 5, herdMessages: 50, herdCapSeconds: 30 }
     : { quick, runs: 3, backlog: 20_000, warmupSeconds: 0.5, capSeconds: 1.4, retryBacklog: 10_000, retryWarmupCount: 1000, retrySeedBacklog: 1000, retryCapSeconds: 30, memoryBacklog: 100_000, memoryPasses: 3, idleSeconds: 60, herdMessages: HERD.messages, herdCapSeconds: 72 };
+  return { ...config, cpuLayout: cpuLayoutDescription };
 }
 
 const HAPPY_SYSTEMS: SystemUnderTest[] = [

@@ -1,6 +1,6 @@
 import type { SystemName } from './driver.js';
 import { HERD_POLICIES, type Document, type Row, type Target } from './document.js';
-import { LATENCY_BASELINE_SCENARIO, LATENCY_MS } from './latency.js';
+import { isLatencyBaseline, LATENCY_BASELINE_SCENARIO, LATENCY_MS, WEBHOOK_BASELINE_SCENARIO } from './latency.js';
 import { pairedRatio } from './rounds.js';
 import { HERD, idealDrainSeconds, type HerdSummary } from './herd.js';
 import type { MemoryRun } from './memory.js';
@@ -132,7 +132,12 @@ function latencyTargets(happy: Row[], latency: Row[], push: Push): void {
   // 200 handlers of 50 ms each: at most 4,000 messages a second, whatever SQS does.
   const bound = ratio(at15(webhook, 'requeue', 200), (200 * 1000) / 50);
   push(`${LATENCY_MS} ms SQS, 50 ms handler @200: vs the handler-bound limit (4,000/s)`, '≥ 0.9×', bound, bound >= 0.9);
-  const calls = Math.max(...latency.filter((r) => r.system === 'requeue' && r.scenario !== LATENCY_BASELINE_SCENARIO).map((r) => r.callsPerMessage));
+  // Where the CPU, not the handlers, bounds the worker, the round trip is hidden when 15 ms does what 0 ms does.
+  if (rowIn(latency)(WEBHOOK_BASELINE_SCENARIO, 'requeue', 200)) {
+    const ownWebhook = pair(webhook, ['requeue', 200], ['requeue', 200], WEBHOOK_BASELINE_SCENARIO);
+    push(`${LATENCY_MS} ms SQS, 50 ms handler @200: vs requeue's own 0 ms throughput`, '≥ 0.9×', ownWebhook, ownWebhook >= 0.9);
+  }
+  const calls = Math.max(...latency.filter((r) => r.system === 'requeue' && !isLatencyBaseline(r.scenario)).map((r) => r.callsPerMessage));
   push(`SQS calls per message, happy path at ${LATENCY_MS} ms`, '≤ 0.21', calls, calls <= 0.21, '');
 }
 
