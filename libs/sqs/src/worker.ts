@@ -191,7 +191,10 @@ export class SqsWorker<Body = unknown> {
     // Prefetched messages, and messages waiting for a dependency, go back at once rather than wait out the drain.
     const givenBack = this.slots.giveBackWaiting();
     this.dependencies?.stop();
-    const drained = await Promise.race([this.slots.whenNoneRunning().then(() => true), sleep(drainTimeoutMs).then(() => false)]);
+    // The drain timeout's timer ends with the drain: left running, it would hold the process open that long after stop().
+    const drainWindow = new AbortController();
+    const drained = await Promise.race([this.slots.whenNoneRunning().then(() => true), sleep(drainTimeoutMs, drainWindow.signal).then(() => false)]);
+    drainWindow.abort();
     await pollersDone;
     if (!drained && this.slots.running.inUse > 0) {
       logger.warn({ inFlight: this.slots.inFlight }, 'drain timeout: aborting handlers and releasing their messages');

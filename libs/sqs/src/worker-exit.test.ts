@@ -1,0 +1,52 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * A script that runs the built package with a one-message fake SQS, stops the worker
+ * once the message is deleted, and then has nothing left to do: its process should end.
+ */
+const SCRIPT = `
+import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { SqsWorker } from '@requeue/sqs';
+const backlog = [{ MessageId: 'm1', ReceiptHandle: 'r1', Body: '{}', Attributes: { ApproximateReceiveCount: '1' } }];
+let deleted = 0;
+let onDeleted;
+const allDeleted = new Promise((resolve) => (onDeleted = resolve));
+const sqs = {
+  send: async (command) => {
+    if (command instanceof ReceiveMessageCommand) {
+      if (backlog.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      return { Messages: backlog.splice(0, 10) };
+    }
+    if (command instanceof DeleteMessageBatchCommand) {
+      deleted += command.input.Entries.length;
+      if (deleted === 1) onDeleted();
+      return { Successful: command.input.Entries.map((entry) => ({ Id: entry.Id })), Failed: [] };
+    }
+    return {};
+  },
+};
+const queueUrl = 'http://sqs.local/000000000000/jobs';
+const worker = new SqsWorker({ sqs, queueUrl, deadLetterQueueUrl: queueUrl + '-dlq', handler: async () => undefined, waitTimeSeconds: 0, drainTimeoutMs: 60000, visibilityTimeoutSeconds: 30, maxReceiveCount: 5 });
+await worker.start();
+await allDeleted;
+await worker.stop();
+process.stdout.write('stopped\\n');
+`;
+
+describe('SqsWorker.stop', () => {
+  it('leaves nothing behind that keeps the process alive: it exits at once, not after the drain timeout', async () => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', SCRIPT], { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'pipe', 'inherit'] });
+    let stoppedAt: number | undefined;
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('stopped')) stoppedAt ??= Date.now();
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // The drain timeout is 60 s: a timer of it left running would hold the process that long.
+    const code = await Promise.race([exited, new Promise<'still running'>((resolve) => setTimeout(resolve, 10_000, 'still running').unref())]);
+    child.kill();
+    expect(stoppedAt, 'the worker stopped').toBeDefined();
+    expect(code, 'the process exited within 10 s of starting, its worker stopped').toBe(0);
+  }, 20_000);
+});
