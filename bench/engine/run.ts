@@ -1,0 +1,113 @@
+/**
+ * One run of the engine alone (the public `SqsWorker`, no HTTP, no emulator) against an
+ * in-memory queue, in its own process: the unit of `npm run bench:tracing` and
+ * `npm run bench:engine-latency`. argv[2] is a `RunSpec` as JSON. Prints one JSON line,
+ * a `RunResult`, timed from the worker's start to the last delete.
+ */
+import { ChangeMessageVisibilityBatchCommand, DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import { SqsWorker, noMetrics, type SqsWorkerOptions } from '@requeue/sqs';
+import { TRACING_MODES, type RunResult, type RunSpec } from './runs.js';
+
+const QUEUE_URL = 'http://127.0.0.1/000000000000/engine-alone';
+const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+
+/**
+ * Receives hand out the backlog ten at a time, deletes count what is done, and a message
+ * given back (visibility 0) is handed out again first, as SQS would. Every call answers
+ * after `latencyMs`, or after a turn of the event loop at 0, as a socket's response would.
+ */
+class MemoryQueue {
+  private next = 0;
+  private readonly givenBack: number[] = [];
+  deleted = 0;
+  givenBackCount = 0;
+  readonly done: Promise<void>;
+  private finish!: () => void;
+
+  constructor(private readonly spec: RunSpec) {
+    this.done = new Promise((resolve) => (this.finish = resolve));
+  }
+
+  get client(): SQSClient {
+    return { send: (command: unknown) => this.send(command) } as unknown as SQSClient;
+  }
+
+  private async send(command: unknown): Promise<unknown> {
+    await new Promise<void>((resolve) => (this.spec.latencyMs > 0 ? setTimeout(resolve, this.spec.latencyMs) : setImmediate(resolve)));
+    if (command instanceof ReceiveMessageCommand) return { Messages: this.take(command.input.MaxNumberOfMessages ?? 1) };
+    if (command instanceof DeleteMessageBatchCommand) {
+      const entries = command.input.Entries ?? [];
+      this.deleted += entries.length;
+      if (this.deleted >= this.spec.messages) this.finish();
+      return { Successful: entries.map((entry) => ({ Id: entry.Id })), Failed: [] };
+    }
+    if (command instanceof ChangeMessageVisibilityBatchCommand) {
+      const entries = command.input.Entries ?? [];
+      for (const entry of entries) {
+        if (entry.VisibilityTimeout !== 0) continue;
+        this.givenBack.push(Number(entry.ReceiptHandle!.slice(2)));
+        this.givenBackCount++;
+      }
+      return { Successful: entries.map((entry) => ({ Id: entry.Id })), Failed: [] };
+    }
+    return {};
+  }
+
+  private take(max: number): Message[] {
+    const messages: Message[] = [];
+    while (messages.length < max && this.givenBack.length > 0) messages.push(this.message(this.givenBack.shift()!));
+    for (; messages.length < max && this.next < this.spec.messages; this.next++) messages.push(this.message(this.next));
+    return messages;
+  }
+
+  private message(n: number): Message {
+    const now = String(Date.now());
+    return {
+      MessageId: `m-${n}`,
+      ReceiptHandle: `r-${n}`,
+      Body: JSON.stringify({ id: n }),
+      Attributes: { ApproximateReceiveCount: '1', SentTimestamp: now, ApproximateFirstReceiveTimestamp: now },
+      ...(this.spec.tracedIn ? { MessageAttributes: { traceparent: { DataType: 'String', StringValue: TRACEPARENT } } } : {}),
+    };
+  }
+}
+
+/**
+ * `sdk` starts the OpenTelemetry Node SDK as the peer bench's tracing rows preload it (batch
+ * processor, in-memory exporter), registered globally as the worker app registers it.
+ */
+async function tracingOption(spec: RunSpec): Promise<SqsWorkerOptions<unknown>['tracing']> {
+  if (spec.tracing === 'off') return false;
+  if (spec.tracing === 'sdk') await import('../peers/systems/tracing-sdk.js');
+  return {};
+}
+
+const handlerOf = (handlerMs: number) => (handlerMs > 0 ? () => new Promise<void>((resolve) => setTimeout(resolve, handlerMs)) : async () => undefined);
+
+async function run(spec: RunSpec): Promise<RunResult> {
+  const queue = new MemoryQueue(spec);
+  const worker = new SqsWorker({
+    sqs: queue.client,
+    queueUrl: QUEUE_URL,
+    deadLetterQueueUrl: `${QUEUE_URL}-dlq`,
+    handler: handlerOf(spec.handlerMs),
+    maxInFlight: spec.maxInFlight,
+    ...(spec.prefetch === undefined ? {} : { prefetch: spec.prefetch }),
+    visibilityTimeoutSeconds: 30,
+    maxReceiveCount: 5,
+    metrics: noMetrics,
+    tracing: await tracingOption(spec),
+  });
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await worker.start();
+  await queue.done;
+  const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  await worker.stop();
+  return { cpuMicrosPerMessage: (used.user + used.system) / spec.messages, messagesPerSecond: spec.messages / seconds, givenBackPerMessage: queue.givenBackCount / spec.messages };
+}
+
+const spec = JSON.parse(process.argv[2] ?? '{}') as RunSpec;
+if (!TRACING_MODES.includes(spec.tracing)) throw new Error(`tracing must be one of ${TRACING_MODES.join(', ')}, not ${JSON.stringify(spec.tracing)}`);
+process.stdout.write(`${JSON.stringify(await run(spec))}\n`);

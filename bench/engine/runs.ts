@@ -1,0 +1,53 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { workerNodeOptions } from '@requeue/cdk';
+
+/** Tracing as WORKER_TRACING=off, on with no SDK registered, on with the Node SDK. */
+export const TRACING_MODES = ['off', 'no-sdk', 'sdk'] as const;
+export type TracingMode = (typeof TRACING_MODES)[number];
+
+/** One run of the engine alone (run.ts). */
+export interface RunSpec {
+  tracing: TracingMode;
+  messages: number;
+  /** A `traceparent` on every message. */
+  tracedIn: boolean;
+  /** How long every SQS call takes to answer. */
+  latencyMs: number;
+  handlerMs: number;
+  maxInFlight: number;
+  /** Undefined: the worker's default (`maxInFlight`). */
+  prefetch?: number;
+}
+
+export interface RunResult {
+  cpuMicrosPerMessage: number;
+  messagesPerSecond: number;
+  /** Messages given back unstarted (visibility 0), per message done. */
+  givenBackPerMessage: number;
+}
+
+const runFile = promisify(execFile);
+const RUN = fileURLToPath(new URL('./run.js', import.meta.url));
+
+/** Runs one spec in a process of its own, with V8 sized as the stack sizes it for the default 512 MB task. */
+export async function runEngine(spec: RunSpec): Promise<RunResult> {
+  const { stdout } = await runFile(process.execPath, [...workerNodeOptions(512).split(' '), RUN, JSON.stringify(spec)]);
+  return JSON.parse(stdout) as RunResult;
+}
+
+export const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** Every spec once a round, each round starting one further on, so no spec is always first after a pause. */
+export async function inRounds(specs: readonly RunSpec[], rounds: number, onRound: (round: number) => void): Promise<RunResult[][]> {
+  const results: RunResult[][] = specs.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    onRound(round);
+    for (let k = 0; k < specs.length; k++) {
+      const i = (round + k) % specs.length;
+      results[i]!.push(await runEngine(specs[i]!));
+    }
+  }
+  return results;
+}
