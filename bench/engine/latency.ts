@@ -7,7 +7,8 @@
  * where the CPU runs out first; these rows show the bound that prefetch itself sets.
  */
 import { progress, wantsJson } from '../report.js';
-import { inRounds, median, type RunSpec } from './runs.js';
+import { summarizeRuns } from '../peers/measurement.js';
+import { inRounds, type RunResult, type RunSpec } from './runs.js';
 
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
@@ -17,12 +18,13 @@ const MAX_IN_FLIGHT = 50;
 const base = { tracing: 'off', tracedIn: false, messages, handlerMs: 5, maxInFlight: MAX_IN_FLIGHT } as const;
 const specs: RunSpec[] = [undefined, 2 * MAX_IN_FLIGHT, 4 * MAX_IN_FLIGHT].flatMap((prefetch) => [0, 15, 30].map((latencyMs) => ({ ...base, latencyMs, ...(prefetch === undefined ? {} : { prefetch }) })));
 const results = await inRounds(specs, rounds, (round) => progress(`round ${round + 1} of ${rounds}: ${specs.length} runs of ${messages.toLocaleString('en-US')} messages`));
+const medianOf = (i: number, pick: (result: RunResult) => number): number => summarizeRuns(results[i]!.map(pick)).median;
 const rows = specs.map((spec, i) => ({
   prefetch: spec.prefetch ?? MAX_IN_FLIGHT,
   latencyMs: spec.latencyMs,
-  messagesPerSecond: median(results[i]!.map((r) => r.messagesPerSecond)),
-  givenBackPerMessage: median(results[i]!.map((r) => r.givenBackPerMessage)),
-  cpuMicrosPerMessage: median(results[i]!.map((r) => r.cpuMicrosPerMessage)),
+  messagesPerSecond: medianOf(i, (r) => r.messagesPerSecond),
+  givenBackPerMessage: medianOf(i, (r) => r.givenBackPerMessage),
+  cpuMicrosPerMessage: medianOf(i, (r) => r.cpuMicrosPerMessage),
 }));
 
 function table(): string {

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { workerNodeOptions } from '@requeue/cdk';
+import { rotatingRounds } from '../peers/rounds.js';
 
 /** Tracing as WORKER_TRACING=off, on with no SDK registered, on with the Node SDK. */
 export const TRACING_MODES = ['off', 'no-sdk', 'sdk'] as const;
@@ -37,17 +38,11 @@ export async function runEngine(spec: RunSpec): Promise<RunResult> {
   return JSON.parse(stdout) as RunResult;
 }
 
-export const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-
 /** Every spec once a round, each round starting one further on, so no spec is always first after a pause. */
-export async function inRounds(specs: readonly RunSpec[], rounds: number, onRound: (round: number) => void): Promise<RunResult[][]> {
-  const results: RunResult[][] = specs.map(() => []);
-  for (let round = 0; round < rounds; round++) {
-    onRound(round);
-    for (let k = 0; k < specs.length; k++) {
-      const i = (round + k) % specs.length;
-      results[i]!.push(await runEngine(specs[i]!));
-    }
-  }
-  return results;
+export function inRounds(specs: readonly RunSpec[], rounds: number, onRound: (round: number) => void): Promise<RunResult[][]> {
+  return rotatingRounds(specs.length, rounds, (i, round) => {
+    // The first of each round is the one it starts at.
+    if (i === round % specs.length) onRound(round);
+    return runEngine(specs[i]!);
+  });
 }

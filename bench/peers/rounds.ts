@@ -1,6 +1,6 @@
 import { progress } from '../report.js';
 import type { Config, Row } from './document.js';
-import { callsPerMessageByAction, measure, summarizeRuns, SYSTEM_LABELS, type Backlog, type BenchEmulator, type Measurement, type SystemName, type SystemUnderTest } from './driver.js';
+import { callsPerMessageByAction, measure, summarizeRuns, SYSTEM_LABELS, type Backlog, type BenchEmulator, type SystemName, type SystemUnderTest } from './driver.js';
 
 /** These systems, each at this concurrency. */
 export const at = (concurrency: number, ...systems: SystemName[]): SystemUnderTest[] => systems.map((system) => ({ system, concurrency }));
@@ -26,14 +26,7 @@ export async function inRounds(
   config: Config,
   timing: { capSeconds: number; warmupSeconds: number } = { capSeconds: config.capSeconds, warmupSeconds: config.warmupSeconds },
 ): Promise<Row[]> {
-  const results: Measurement[][] = suts.map(() => []);
-  for (let run = 0; run < config.runs; run++) {
-    for (let k = 0; k < suts.length; k++) {
-      const i = (run + k) % suts.length;
-      const sut = suts[i]!;
-      results[i]!.push(await measure(emulator, sut, { ...backlog, ...sut.backlog }, timing.capSeconds, timing));
-    }
-  }
+  const results = await rotatingRounds(suts.length, config.runs, (i) => measure(emulator, suts[i]!, { ...backlog, ...suts[i]!.backlog }, timing.capSeconds, timing));
   return suts.map((sut, i) => {
     const runs = results[i]!;
     const row: Row = {
@@ -52,6 +45,21 @@ export async function inRounds(
     progress(`  ${row.scenario}: ${SYSTEM_LABELS[sut.system]} @${sut.concurrency}: ${row.messagesPerSecond.median.toFixed(0)} msg/s, ${row.callsPerMessage.toFixed(3)} calls/msg`);
     return row;
   });
+}
+
+/**
+ * `run(i)` for each of `count` items, `rounds` times, each round starting one item further
+ * on (A B C, B C A, C A B...), one at a time; the results by item, in round order.
+ */
+export async function rotatingRounds<R>(count: number, rounds: number, run: (i: number, round: number) => Promise<R>): Promise<R[][]> {
+  const results: R[][] = Array.from({ length: count }, () => []);
+  for (let round = 0; round < rounds; round++) {
+    for (let k = 0; k < count; k++) {
+      const i = (round + k) % count;
+      results[i]!.push(await run(i, round));
+    }
+  }
+  return results;
 }
 
 /**
