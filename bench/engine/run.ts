@@ -93,6 +93,7 @@ async function run(spec: RunSpec): Promise<RunResult> {
     handler: handlerOf(spec.handlerMs),
     maxInFlight: spec.maxInFlight,
     ...(spec.prefetch === undefined ? {} : { prefetch: spec.prefetch }),
+    ...(spec.pollers === undefined ? {} : { pollers: spec.pollers }),
     visibilityTimeoutSeconds: 30,
     maxReceiveCount: 5,
     metrics: noMetrics,

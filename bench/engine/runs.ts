@@ -20,6 +20,8 @@ export interface RunSpec {
   maxInFlight: number;
   /** Undefined: the worker's default (`maxInFlight`). */
   prefetch?: number;
+  /** Undefined: the worker's default. */
+  pollers?: number;
 }
 
 export interface RunResult {

@@ -8,7 +8,7 @@ describe('fault tolerance: the emulator goes away for 10 s', () => {
     expect(report.workerExitedDuringRun).toBe(false);
     expect(report.reportedNotReady).toBe(true);
     expect(report.readyAgain).toBe(true);
-    // Five pollers, each logging its 1st, 2nd, 4th, 8th... failure: tens of lines, not thousands.
+    // Each receive loop logs its 1st, 2nd, 4th, 8th... failure: tens of lines, not thousands.
     expect(report.receiveFailureLogLines).toBeGreaterThan(0);
     expect(report.receiveFailureLogLines).toBeLessThanOrEqual(40);
     expect(report.accounting.lost).toEqual([]);

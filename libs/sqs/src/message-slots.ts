@@ -22,8 +22,8 @@ interface Waiting {
  * - `settling`: a slot per message whose handler is done while its delete, copy or dead
  *   letter lands. A message hands its running and held slots on at that moment, so the
  *   next one starts while the settle call is under way; at most as many as may be held
- *   (`maxInFlight + 2 × prefetch`) settle at once, beyond that a message keeps its slots
- *   until it is done.
+ *   (`maxInFlight + 2 × prefetch`, plus the lookahead up to as many again) settle at once, beyond that a
+ *   message keeps its slots until it is done.
  */
 export class MessageSlots {
   readonly held: InFlightLimit;
@@ -43,7 +43,7 @@ export class MessageSlots {
     this.running = new InFlightLimit(maxInFlight);
     // As many as may be held: at a region's round trip a delete takes 10-30 ms to land, and
     // a smaller settle limit caps throughput at that limit per round trip.
-    this.settling = new InFlightLimit(maxInFlight + 2 * prefetch);
+    this.settling = new InFlightLimit(this.mayBeHeld);
   }
 
   /** Messages received and not yet done: prefetched, running, waiting behind their FIFO group, or settling. */
@@ -108,6 +108,17 @@ export class MessageSlots {
 
   private resizeHeld(): void {
     this.held.resize(this.maxInFlight + this.prefetch + this.lookahead.allowance(this.waiting.length));
+    this.settling.resize(this.mayBeHeld);
+  }
+
+  /**
+   * Running, waiting and in receives under way, before those waiting come off the
+   * lookahead; at most twice the bound without it, so the bodies a worker may keep in
+   * memory stay bounded whatever rate it measures.
+   */
+  private get mayBeHeld(): number {
+    const bound = this.maxInFlight + 2 * this.prefetch;
+    return bound + Math.min(this.lookahead.extent, bound);
   }
 
   private slot(): MessageSlot {

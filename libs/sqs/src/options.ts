@@ -57,8 +57,8 @@ export interface SqsWorkerOptions<Body = unknown> {
    * released at once at shutdown, and are not fetched while a dependency is paused or its
    * circuit open. Once one receive's round trip brings more than `prefetch` messages (the
    * handlers' start rate × the round trip, both measured), receives under way may bring
-   * up to `prefetch` more, until a round trip brings less than half of it, so most of a
-   * region's 10-30 ms is hidden too; one that lands with the prefetch full is given back
+   * that many more (with a quarter of headroom), until a round trip brings less than half
+   * of it, so most of a region's 10-30 ms is hidden too; one that lands with the prefetch full is given back
    * at once (visibility 0, not counted as an attempt). FIFO queues do not prefetch: a
    * group's messages wait behind their head inside the worker already.
    * @default maxInFlight; 0 on FIFO queues
@@ -66,8 +66,9 @@ export interface SqsWorkerOptions<Body = unknown> {
   prefetch?: number;
   /**
    * The most receive calls under way at once: as many as free slots allow while receives
-   * bring messages, one long poll once one comes back empty.
-   * @default ceil((maxInFlight + 2 × prefetch) / 10), at most 20
+   * bring messages, one long poll once one comes back empty. The lookahead can double
+   * what is held in receives, hence twice the batches the held bound takes.
+   * @default 2 × ceil((maxInFlight + 2 × prefetch) / 10), at most 50
    */
   pollers?: number;
   /** @default { initialMs: 200, maxMs: 20000 } */
@@ -159,7 +160,7 @@ export function resolveWorkerOptions(options: SqsWorkerOptions, defaults: { logg
     batchWaitMs: integerIn('batchWaitMs', options.batchWaitMs, 10, 0, 10_000),
     drainTimeoutMs: integerIn('drainTimeoutMs', options.drainTimeoutMs, 30_000, 0, 3_600_000),
     prefetch,
-    pollers: integerIn('pollers', options.pollers, Math.min(20, Math.ceil((maxInFlight + 2 * prefetch) / 10)), 1, 100),
+    pollers: integerIn('pollers', options.pollers, Math.min(50, 2 * Math.ceil((maxInFlight + 2 * prefetch) / 10)), 1, 100),
     pollBackoff: {
       initialMs: integerIn('pollBackoff.initialMs', backoff.initialMs, 200, 1, 60_000),
       maxMs: integerIn('pollBackoff.maxMs', backoff.maxMs, 20_000, 1, 600_000),

@@ -16,7 +16,7 @@ function fed(ceiling: number, perMs: number, ms: number) {
 }
 
 describe('ReceiveLookahead: what receives may bring beyond the prefetch while under way', () => {
-  it('looks ahead by the prefetch once a round trip brings more than it: rate × the shortest round trip seen', () => {
+  it('looks ahead once a round trip brings more than the prefetch: rate × the shortest round trip seen', () => {
     const { lookahead } = fed(25, 2, 2000);
     lookahead.receiveTook(12);
     // 2 starts a ms × 12 ms = 24: the prefetch of 25 hides the round trip alone.
@@ -26,16 +26,27 @@ describe('ReceiveLookahead: what receives may bring beyond the prefetch while un
     expect(lookahead.allowance(0)).toBe(0);
     const { lookahead: busier } = fed(25, 2, 2000);
     busier.receiveTook(13);
-    expect(busier.allowance(0)).toBe(25);
+    // The prefetch, and one more for the receive that brought messages.
+    expect(busier.allowance(0)).toBe(26);
+  });
+
+  it('grows one a receive up to a round trip of starts with a quarter of headroom, past the prefetch', () => {
+    const { lookahead } = fed(50, 8, 2000);
+    for (let i = 0; i < 10; i++) lookahead.receiveTook(15);
+    expect(lookahead.allowance(0)).toBe(60);
+    for (let i = 0; i < 200; i++) lookahead.receiveTook(15);
+    // 8 a ms × 15 ms = 120 in transit, × 1.25.
+    expect(lookahead.allowance(0)).toBe(150);
+    expect(lookahead.extent).toBe(150);
   });
 
   it('once looking ahead, keeps on until a round trip brings less than half the prefetch', () => {
     const { lookahead, feed } = fed(25, 3, 2000);
     lookahead.receiveTook(10);
-    expect(lookahead.allowance(0)).toBe(25);
+    expect(lookahead.allowance(0)).toBe(26);
     // The rate dips to 2 a ms: 20 messages a round trip, under the prefetch but over half of it.
     feed(2, 1000);
-    expect(lookahead.allowance(0)).toBe(25);
+    expect(lookahead.allowance(0)).toBe(26);
     feed(1, 1000);
     expect(lookahead.allowance(0)).toBe(0);
     // Back at 2 a ms it stays off: 20 is not more than the prefetch.
@@ -49,19 +60,22 @@ describe('ReceiveLookahead: what receives may bring beyond the prefetch while un
     const none = fed(0, 5, 2000).lookahead;
     none.receiveTook(15);
     expect(none.allowance(0)).toBe(0);
+    expect(none.extent).toBe(0);
   });
 
   it('counts messages already waiting against it', () => {
     const { lookahead } = fed(25, 2, 2000);
     lookahead.receiveTook(15);
-    expect(lookahead.allowance(10)).toBe(15);
+    expect(lookahead.allowance(10)).toBe(16);
     expect(lookahead.allowance(30)).toBe(0);
+    // What settles is sized before those waiting come off.
+    expect(lookahead.extent).toBe(26);
   });
 
   it('halves after a message lands with the prefetch full, once per round trip, and grows back one per receive', () => {
     const { lookahead, advance } = fed(100, 10, 2000);
     lookahead.receiveTook(15);
-    expect(lookahead.allowance(0)).toBe(100);
+    expect(lookahead.allowance(0)).toBe(101);
     lookahead.overflowed();
     lookahead.overflowed();
     expect(lookahead.allowance(0)).toBe(50);
@@ -81,13 +95,13 @@ describe('ReceiveLookahead: what receives may bring beyond the prefetch while un
     expect(lookahead.allowance(0)).toBe(0);
     advance(1000);
     lookahead.receiveTook(25);
-    expect(lookahead.allowance(0)).toBe(40);
+    expect(lookahead.allowance(0)).toBe(41);
   });
 
   it('follows the start rate: after a lull the next window brings it down', () => {
     const { lookahead, advance } = fed(30, 4, 2000);
     lookahead.receiveTook(10);
-    expect(lookahead.allowance(0)).toBe(30);
+    expect(lookahead.allowance(0)).toBe(31);
     advance(5000);
     lookahead.started(1);
     expect(lookahead.allowance(0)).toBe(0);

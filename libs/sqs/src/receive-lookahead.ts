@@ -6,6 +6,13 @@ const ROUND_TRIP_WINDOW_MS = 1000;
 const SMOOTHING = 0.3;
 
 /**
+ * Room to grow: with receives bringing exactly what the handlers start in a round trip,
+ * the measured rate could only ever confirm itself, so a worker held back once would stay
+ * there. A quarter more lets it rise to what its handlers can do within a few round trips.
+ */
+const HEADROOM = 1.25;
+
+/**
  * How many messages receives may bring beyond the prefetch bound while they are under way:
  * what the handlers will have started by the time they land. At a region's round trip a
  * receive takes 10-30 ms; if the messages in it counted against the bound from the moment
@@ -13,7 +20,8 @@ const SMOOTHING = 0.3;
  * handler)` messages a second. By Little's law a round trip brings the rate handlers
  * start messages × the receive's round trip, both measured here; while that is no more
  * than the prefetch holds, the prefetch hides the round trip alone, and beyond it
- * receives may bring up to the prefetch again.
+ * receives may bring that much (with headroom) more. Messages still land at most
+ * `prefetch` ahead of the handlers: what lands beyond that is given back.
  *
  * - It stops looking ahead only once a round trip brings less than half the prefetch. A
  *   worker not looking ahead runs at about the rate at which it starts to, so with one
@@ -36,18 +44,29 @@ export class ReceiveLookahead {
   private lookingAhead = false;
 
   constructor(
-    /** The prefetch: what must be outgrown before it looks ahead, and the most it allows. */
-    private readonly ceiling: number,
+    /** What must be outgrown before it looks ahead, and the least it then allows. */
+    private readonly prefetch: number,
     private readonly now: () => number,
   ) {
     this.windowStart = now();
     this.roundTrip.since = this.windowStart;
-    this.limit = ceiling;
+    this.limit = prefetch;
   }
 
   /** Messages extra to the bound that receives under way may bring now, with `waiting` already in hand. */
   allowance(waiting: number): number {
-    return this.lookingAhead ? Math.max(0, this.limit - waiting) : 0;
+    return Math.max(0, this.extent - waiting);
+  }
+
+  /** Messages extra to the bound that receives under way may bring, before those waiting come off. */
+  get extent(): number {
+    return this.lookingAhead ? Math.min(this.limit, this.reach) : 0;
+  }
+
+  /** A round trip's worth of starts at the measured rate, with headroom, and never less than the prefetch. */
+  private get reach(): number {
+    const inTransit = this.startsPerMs * this.roundTripMs;
+    return Number.isFinite(inTransit) ? Math.max(this.prefetch, Math.ceil(inTransit * HEADROOM)) : this.prefetch;
   }
 
   /** The shortest receive round trip of this window and the last; Infinity before one is measured. */
@@ -74,7 +93,7 @@ export class ReceiveLookahead {
     const now = this.now();
     if (now - this.roundTrip.since >= ROUND_TRIP_WINDOW_MS) this.roundTrip = { shortest: Infinity, previous: this.roundTrip.shortest, since: now };
     this.roundTrip.shortest = Math.min(this.roundTrip.shortest, ms);
-    this.limit = Math.min(this.ceiling, this.limit + 1);
+    this.limit = Math.min(this.reach, this.limit + 1);
     this.switchOnOrOff();
   }
 
@@ -86,8 +105,8 @@ export class ReceiveLookahead {
   private switchOnOrOff(): void {
     if (this.roundTripMs === Infinity) return;
     const inTransit = this.startsPerMs * this.roundTripMs;
-    if (this.ceiling > 0 && inTransit > this.ceiling) this.lookingAhead = true;
-    else if (inTransit < this.ceiling / 2) this.lookingAhead = false;
+    if (this.prefetch > 0 && inTransit > this.prefetch) this.lookingAhead = true;
+    else if (inTransit < this.prefetch / 2) this.lookingAhead = false;
   }
 
   /** A message landed with the prefetch full: the handlers started fewer than foreseen, so foresee less. */

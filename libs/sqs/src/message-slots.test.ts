@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { MessageSlots, type MessageSlot } from './message-slots.js';
+
+/** Slots on a clock the test moves; `receive` admits messages as the poller does, a held slot reserved for each. */
+function slotsOnClock(maxInFlight: number, prefetch: number) {
+  let now = 0;
+  const slots = new MessageSlots(maxInFlight, prefetch, () => now);
+  const started: MessageSlot[] = [];
+  const receive = (count: number) => {
+    for (let i = 0; i < count; i++) {
+      slots.held.reserve(1);
+      slots.admit((slot) => started.push(slot), async () => undefined);
+    }
+  };
+  /** Starts `perMs` messages a millisecond for `ms`, each done at once, its receives `roundTripMs` long. */
+  const run = (perMs: number, ms: number, roundTripMs: number) => {
+    for (let t = 0; t < ms; t++) {
+      now++;
+      receive(perMs);
+      for (const slot of started.splice(0)) {
+        slot.handOff();
+        slot.done();
+      }
+      slots.receiveTook(roundTripMs);
+    }
+  };
+  /** Hands messages off with their deletes never landing, a receive of `batch` at a time; how many settle before one keeps its slot. */
+  const settleUntilFull = (batch: number) => {
+    let settling = 0;
+    for (;;) {
+      receive(batch);
+      for (const slot of started.splice(0)) {
+        const running = slots.running.inUse;
+        slot.handOff();
+        if (slots.running.inUse === running) return settling;
+        settling++;
+      }
+    }
+  };
+  return { slots, run, settleUntilFull };
+}
+
+describe('MessageSlots: how many messages may settle at once', () => {
+  it('without the lookahead, as many as may be held: maxInFlight + 2 × prefetch', () => {
+    const { settleUntilFull } = slotsOnClock(10, 10);
+    expect(settleUntilFull(10)).toBe(30);
+  });
+
+  it('at a round trip, as many more as the lookahead brings, and never more than twice that', () => {
+    // 5 starts a ms at 15 ms a receive: 75 messages a round trip, well past the prefetch of 10.
+    const { slots, run, settleUntilFull } = slotsOnClock(10, 10);
+    run(5, 300, 15);
+    expect(slots.held.capacity).toBeGreaterThan(10 + 10 + 10);
+    // A delete's round trip as long as a receive's: a settle limit of 30 would cap the worker at 30 a round trip.
+    expect(settleUntilFull(10)).toBe(60);
+  });
+
+  it('a slow start rate leaves the lookahead, and the settle limit, where they were', () => {
+    // 0.5 starts a ms at 15 ms: 7.5 a round trip, within the prefetch.
+    const { run, settleUntilFull } = slotsOnClock(10, 10);
+    run(1, 1, 15);
+    for (let i = 0; i < 300; i++) run(0, 1, 15);
+    expect(settleUntilFull(10)).toBe(30);
+  });
+});
