@@ -14,7 +14,8 @@ const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 /**
  * Receives hand out the backlog ten at a time, deletes count what is done, and a message
  * given back (visibility 0) is handed out again first, as SQS would. Every call answers
- * after `latencyMs`, or after a turn of the event loop at 0, as a socket's response would.
+ * after `latencyMs` (give or take up to `latencySpreadMs`, evenly), or after a turn of
+ * the event loop at 0, as a socket's response would.
  */
 class MemoryQueue {
   private next = 0;
@@ -33,7 +34,8 @@ class MemoryQueue {
   }
 
   private async send(command: unknown): Promise<unknown> {
-    await new Promise<void>((resolve) => (this.spec.latencyMs > 0 ? setTimeout(resolve, this.spec.latencyMs) : setImmediate(resolve)));
+    const latencyMs = this.spec.latencyMs + (this.spec.latencySpreadMs ?? 0) * (2 * Math.random() - 1);
+    await new Promise<void>((resolve) => (latencyMs > 0 ? setTimeout(resolve, latencyMs) : setImmediate(resolve)));
     if (command instanceof ReceiveMessageCommand) return { Messages: this.take(command.input.MaxNumberOfMessages ?? 1) };
     if (command instanceof DeleteMessageBatchCommand) {
       const entries = command.input.Entries ?? [];

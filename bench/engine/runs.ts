@@ -16,6 +16,8 @@ export interface RunSpec {
   tracedIn: boolean;
   /** How long every SQS call takes to answer. */
   latencyMs: number;
+  /** Each call answers up to this much sooner or later than `latencyMs`, evenly spread. */
+  latencySpreadMs?: number;
   handlerMs: number;
   maxInFlight: number;
   /** Undefined: the worker's default (`maxInFlight`). */

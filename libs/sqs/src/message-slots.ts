@@ -58,7 +58,7 @@ export class MessageSlots {
 
   /** A receive that brought messages took this long: the lookahead follows the round trip. */
   receiveTook(ms: number): void {
-    this.lookahead.receiveTook(ms);
+    this.lookahead.receiveTook(ms, this.waiting.length);
     this.resizeHeld();
   }
 

@@ -16,25 +16,22 @@ function fed(ceiling: number, perMs: number, ms: number) {
 }
 
 describe('ReceiveLookahead: what receives may bring beyond the prefetch while under way', () => {
-  it('looks ahead once a round trip brings more than the prefetch: rate × the shortest round trip seen', () => {
+  it('looks ahead once a round trip brings more than the prefetch: rate × round trip', () => {
     const { lookahead } = fed(25, 2, 2000);
-    lookahead.receiveTook(12);
+    lookahead.receiveTook(12, 0);
     // 2 starts a ms × 12 ms = 24: the prefetch of 25 hides the round trip alone.
     expect(lookahead.allowance(0)).toBe(0);
-    lookahead.receiveTook(30);
-    // A busy event loop's 30 ms round trip does not count while 12 ms was seen lately.
-    expect(lookahead.allowance(0)).toBe(0);
     const { lookahead: busier } = fed(25, 2, 2000);
-    busier.receiveTook(13);
+    busier.receiveTook(13, 0);
     // The prefetch, and one more for the receive that brought messages.
     expect(busier.allowance(0)).toBe(26);
   });
 
   it('grows one a receive up to a round trip of starts with a quarter of headroom, past the prefetch', () => {
     const { lookahead } = fed(50, 8, 2000);
-    for (let i = 0; i < 10; i++) lookahead.receiveTook(15);
+    for (let i = 0; i < 10; i++) lookahead.receiveTook(15, 0);
     expect(lookahead.allowance(0)).toBe(60);
-    for (let i = 0; i < 200; i++) lookahead.receiveTook(15);
+    for (let i = 0; i < 200; i++) lookahead.receiveTook(15, 0);
     // 8 a ms × 15 ms = 120 in transit, × 1.25.
     expect(lookahead.allowance(0)).toBe(150);
     expect(lookahead.extent).toBe(150);
@@ -42,7 +39,7 @@ describe('ReceiveLookahead: what receives may bring beyond the prefetch while un
 
   it('once looking ahead, keeps on until a round trip brings less than half the prefetch', () => {
     const { lookahead, feed } = fed(25, 3, 2000);
-    lookahead.receiveTook(10);
+    lookahead.receiveTook(10, 0);
     expect(lookahead.allowance(0)).toBe(26);
     // The rate dips to 2 a ms: 20 messages a round trip, under the prefetch but over half of it.
     feed(2, 1000);
@@ -58,14 +55,14 @@ describe('ReceiveLookahead: what receives may bring beyond the prefetch while un
     const { lookahead } = fed(20, 5, 2000);
     expect(lookahead.allowance(0)).toBe(0);
     const none = fed(0, 5, 2000).lookahead;
-    none.receiveTook(15);
+    none.receiveTook(15, 0);
     expect(none.allowance(0)).toBe(0);
     expect(none.extent).toBe(0);
   });
 
   it('counts messages already waiting against it', () => {
     const { lookahead } = fed(25, 2, 2000);
-    lookahead.receiveTook(15);
+    lookahead.receiveTook(15, 0);
     expect(lookahead.allowance(10)).toBe(16);
     expect(lookahead.allowance(30)).toBe(0);
     // What settles is sized before those waiting come off.
@@ -74,7 +71,7 @@ describe('ReceiveLookahead: what receives may bring beyond the prefetch while un
 
   it('halves after a message lands with the prefetch full, once per round trip, and grows back one per receive', () => {
     const { lookahead, advance } = fed(100, 10, 2000);
-    lookahead.receiveTook(15);
+    lookahead.receiveTook(15, 0);
     expect(lookahead.allowance(0)).toBe(101);
     lookahead.overflowed();
     lookahead.overflowed();
@@ -82,25 +79,44 @@ describe('ReceiveLookahead: what receives may bring beyond the prefetch while un
     advance(200);
     lookahead.overflowed();
     expect(lookahead.allowance(0)).toBe(25);
-    for (let i = 0; i < 5; i++) lookahead.receiveTook(15);
+    for (let i = 0; i < 5; i++) lookahead.receiveTook(15, 0);
     expect(lookahead.allowance(0)).toBe(30);
   });
 
-  it('follows the round trip down and up: the shortest of the last second or two', () => {
-    const { lookahead, advance } = fed(40, 2, 2000);
-    lookahead.receiveTook(15);
-    advance(1000);
-    lookahead.receiveTook(25);
-    // The previous second's 15 ms still stands: 30 starts, within the prefetch.
+  it('takes the round trip as the average, so a spread of round trips is not read as its shortest', () => {
+    const { lookahead } = fed(50, 4, 2000);
+    // 10-20 ms, 15 on average: 60 a round trip, past the prefetch; the shortest (10 ms) says 40.
+    for (let i = 0; i < 100; i++) lookahead.receiveTook(i % 2 === 0 ? 10 : 20, 0);
+    expect(lookahead.allowance(0)).toBeGreaterThan(50);
+  });
+
+  it('counts a round trip at most twice the shortest seen lately: beyond that it is the event loop', () => {
+    const { lookahead, advance } = fed(50, 4, 2000);
+    // Mostly 40 ms on a busy loop, but the network answers in 5: 4 × 10 = 40 a round trip, within the prefetch.
+    lookahead.receiveTook(5, 0);
+    for (let i = 0; i < 100; i++) lookahead.receiveTook(40, 0);
     expect(lookahead.allowance(0)).toBe(0);
+    // Two seconds on, the 5 ms is forgotten and the average stands: 160 a round trip.
     advance(1000);
-    lookahead.receiveTook(25);
-    expect(lookahead.allowance(0)).toBe(41);
+    lookahead.receiveTook(40, 0);
+    advance(1000);
+    lookahead.receiveTook(40, 0);
+    expect(lookahead.allowance(0)).toBeGreaterThan(50);
+  });
+
+  it('grows only while nothing waits: a message in hand when a receive lands says it looks far enough ahead', () => {
+    const { lookahead } = fed(50, 8, 2000);
+    lookahead.receiveTook(15, 0);
+    expect(lookahead.extent).toBe(51);
+    for (let i = 0; i < 50; i++) lookahead.receiveTook(15, 3);
+    expect(lookahead.extent).toBe(51);
+    lookahead.receiveTook(15, 0);
+    expect(lookahead.extent).toBe(52);
   });
 
   it('follows the start rate: after a lull the next window brings it down', () => {
     const { lookahead, advance } = fed(30, 4, 2000);
-    lookahead.receiveTook(10);
+    lookahead.receiveTook(10, 0);
     expect(lookahead.allowance(0)).toBe(31);
     advance(5000);
     lookahead.started(1);
