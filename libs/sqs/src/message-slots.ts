@@ -22,8 +22,8 @@ interface Waiting {
  * - `settling`: a slot per message whose handler is done while its delete, copy or dead
  *   letter lands. A message hands its running and held slots on at that moment, so the
  *   next one starts while the settle call is under way; at most as many as may be held
- *   (`maxInFlight + 2 × prefetch`, plus the lookahead up to as many again) settle at once, beyond that a
- *   message keeps its slots until it is done.
+ *   (`maxInFlight + 2 × prefetch`, plus the lookahead up to as many again) settle at
+ *   once, beyond that a message keeps its slots until it is done.
  */
 export class MessageSlots {
   readonly held: InFlightLimit;

@@ -82,10 +82,15 @@ export class ReceiveLookahead {
     return this.lookingAhead ? Math.min(this.limit, this.reach) : 0;
   }
 
-  /** A round trip's worth of starts at the measured rate, with headroom, and never less than the prefetch. */
+  /** Messages a round trip brings at the measured start rate (Little's law); Infinity before a round trip is measured. */
+  private get inTransit(): number {
+    return this.roundTripMs === Infinity ? Infinity : this.startsPerMs * this.roundTripMs;
+  }
+
+  /** A round trip's worth of starts, with headroom, and never less than the prefetch. */
   private get reach(): number {
-    const inTransit = this.startsPerMs * this.roundTripMs;
-    return Number.isFinite(inTransit) ? Math.max(this.prefetch, Math.ceil(inTransit * HEADROOM)) : this.prefetch;
+    const { inTransit } = this;
+    return inTransit === Infinity ? this.prefetch : Math.max(this.prefetch, Math.ceil(inTransit * HEADROOM));
   }
 
   /** Handlers started `count` messages. */
@@ -121,8 +126,8 @@ export class ReceiveLookahead {
    * would only risk giving messages back.
    */
   private switchOnOrOff(): void {
-    if (this.roundTripMs === Infinity) return;
-    const inTransit = this.startsPerMs * this.roundTripMs;
+    const { inTransit } = this;
+    if (inTransit === Infinity) return;
     if (this.prefetch > 0 && inTransit > this.prefetch) this.lookingAhead = true;
     else if (inTransit < this.prefetch / 2) this.lookingAhead = false;
   }
