@@ -22,10 +22,6 @@ export interface RetryableErrorOptions {
 }
 
 /**
- * Throw this from a handler to say "try again later". The `errorType` picks the backoff
- * policy; `retryAfterMs` is a floor on the delay.
- */
-/**
  * A setting that is missing or out of range, found before anything runs: `setting` names
  * it (an option, an environment variable, a policy path or a construct prop) and `problem`
  * says what is wrong and what would be right. Every package's configuration error is one.
@@ -42,6 +38,10 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * Throw this from a handler to say "try again later". The `errorType` picks the backoff
+ * policy; `retryAfterMs` is a floor on the delay.
+ */
 export class RetryableError extends Error {
   readonly errorType: string;
   readonly retryAfterMs: number | undefined;
