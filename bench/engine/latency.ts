@@ -5,7 +5,9 @@
  * prefetch and at two and four times it, each run its own process, in rounds; and at the
  * default, calls that answer anywhere in 10-20 ms, as a region's round trips spread. The peer
  * bench's latency rows measure a whole worker beside the emulator on the same cores,
- * where the CPU runs out first; these rows show the bound that prefetch itself sets.
+ * where the CPU runs out first; these rows show the bound that prefetch itself sets. The
+ * queue counts receives and redrives as SQS does (maxReceiveCount 5), so the rows also
+ * show whether messages given back unstarted ever reach the DLQ without running.
  */
 import { progress, wantsJson } from '../report.js';
 import { summarizeRuns } from '../peers/measurement.js';
@@ -30,14 +32,20 @@ const rows = specs.map((spec, i) => ({
   messagesPerSecond: medianOf(i, (r) => r.messagesPerSecond),
   givenBackPerMessage: medianOf(i, (r) => r.givenBackPerMessage),
   cpuMicrosPerMessage: medianOf(i, (r) => r.cpuMicrosPerMessage),
+  // The worst round, and every round's: one message redriven unrun is one too many.
+  mostReceives: Math.max(...results[i]!.map((r) => r.mostReceives)),
+  redriven: results[i]!.reduce((sum, r) => sum + r.redriven, 0),
 }));
 
 function table(): string {
-  const lines = ['| prefetch | every SQS call | messages/s (median) | vs the same prefetch at 0 ms | given back per message | engine CPU per message (µs) |', '|---|---|---|---|---|---|'];
+  const lines = [
+    '| prefetch | every SQS call | messages/s (median) | vs the same prefetch at 0 ms | given back per message | most receives of one message | redriven unrun (all rounds) | engine CPU per message (µs) |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
   for (const row of rows) {
     const loopback = rows.find((r) => r.prefetch === row.prefetch && r.latencyMs === 0)!;
     const call = row.latencySpreadMs > 0 ? `${row.latencyMs} ± ${row.latencySpreadMs} ms` : `${row.latencyMs} ms`;
-    lines.push(`| ${row.prefetch} | ${call} | ${row.messagesPerSecond.toFixed(0)} | ${(row.messagesPerSecond / loopback.messagesPerSecond).toFixed(2)}× | ${row.givenBackPerMessage.toFixed(4)} | ${row.cpuMicrosPerMessage.toFixed(1)} |`);
+    lines.push(`| ${row.prefetch} | ${call} | ${row.messagesPerSecond.toFixed(0)} | ${(row.messagesPerSecond / loopback.messagesPerSecond).toFixed(2)}× | ${row.givenBackPerMessage.toFixed(4)} | ${row.mostReceives} | ${row.redriven} | ${row.cpuMicrosPerMessage.toFixed(1)} |`);
   }
   return lines.join('\n');
 }

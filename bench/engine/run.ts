@@ -11,22 +11,32 @@ import { TRACING_MODES, type RunResult, type RunSpec } from './runs.js';
 const QUEUE_URL = 'http://127.0.0.1/000000000000/engine-alone';
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
+/** The bench queue's redrive: the sixth receive of a message moves it to the DLQ instead. */
+const MAX_RECEIVE_COUNT = 5;
+
 /**
  * Receives hand out the backlog ten at a time, deletes count what is done, and a message
  * given back (visibility 0) is handed out again first, as SQS would. Every call answers
  * after `latencyMs` (give or take up to `latencySpreadMs`, evenly), or after a turn of
- * the event loop at 0, as a socket's response would.
+ * the event loop at 0, as a socket's response would. Each message's receives are counted
+ * as SQS counts them, and its redrive applies: a message received `MAX_RECEIVE_COUNT`
+ * times is moved to the DLQ at its next receive (here, counted and done), so the rows
+ * show whether giving messages back ever costs one its place in the queue.
  */
 class MemoryQueue {
   private next = 0;
   private readonly givenBack: number[] = [];
+  private readonly receives: Uint8Array;
   deleted = 0;
   givenBackCount = 0;
+  redriven = 0;
+  mostReceives = 0;
   readonly done: Promise<void>;
   private finish!: () => void;
 
   constructor(private readonly spec: RunSpec) {
     this.done = new Promise((resolve) => (this.finish = resolve));
+    this.receives = new Uint8Array(spec.messages);
   }
 
   get client(): SQSClient {
@@ -39,8 +49,7 @@ class MemoryQueue {
     if (command instanceof ReceiveMessageCommand) return { Messages: this.take(command.input.MaxNumberOfMessages ?? 1) };
     if (command instanceof DeleteMessageBatchCommand) {
       const entries = command.input.Entries ?? [];
-      this.deleted += entries.length;
-      if (this.deleted >= this.spec.messages) this.finish();
+      this.completed(entries.length);
       return { Successful: entries.map((entry) => ({ Id: entry.Id })), Failed: [] };
     }
     if (command instanceof ChangeMessageVisibilityBatchCommand) {
@@ -55,20 +64,36 @@ class MemoryQueue {
     return {};
   }
 
+  private completed(count: number): void {
+    this.deleted += count;
+    if (this.deleted >= this.spec.messages) this.finish();
+  }
+
   private take(max: number): Message[] {
     const messages: Message[] = [];
-    while (messages.length < max && this.givenBack.length > 0) messages.push(this.message(this.givenBack.shift()!));
-    for (; messages.length < max && this.next < this.spec.messages; this.next++) messages.push(this.message(this.next));
+    while (messages.length < max && this.givenBack.length > 0) this.receive(this.givenBack.shift()!, messages);
+    for (; messages.length < max && this.next < this.spec.messages; this.next++) this.receive(this.next, messages);
     return messages;
   }
 
-  private message(n: number): Message {
+  private receive(n: number, into: Message[]): void {
+    if (this.receives[n]! >= MAX_RECEIVE_COUNT) {
+      this.redriven++;
+      this.completed(1);
+      return;
+    }
+    const receiveCount = ++this.receives[n]!;
+    this.mostReceives = Math.max(this.mostReceives, receiveCount);
+    into.push(this.message(n, receiveCount));
+  }
+
+  private message(n: number, receiveCount: number): Message {
     const now = String(Date.now());
     return {
       MessageId: `m-${n}`,
       ReceiptHandle: `r-${n}`,
       Body: JSON.stringify({ id: n }),
-      Attributes: { ApproximateReceiveCount: '1', SentTimestamp: now, ApproximateFirstReceiveTimestamp: now },
+      Attributes: { ApproximateReceiveCount: String(receiveCount), SentTimestamp: now, ApproximateFirstReceiveTimestamp: now },
       ...(this.spec.tracedIn ? { MessageAttributes: { traceparent: { DataType: 'String', StringValue: TRACEPARENT } } } : {}),
     };
   }
@@ -97,7 +122,7 @@ async function run(spec: RunSpec): Promise<RunResult> {
     ...(spec.prefetch === undefined ? {} : { prefetch: spec.prefetch }),
     ...(spec.pollers === undefined ? {} : { pollers: spec.pollers }),
     visibilityTimeoutSeconds: 30,
-    maxReceiveCount: 5,
+    maxReceiveCount: MAX_RECEIVE_COUNT,
     metrics: noMetrics,
     tracing: await tracingOption(spec),
   });
@@ -108,7 +133,7 @@ async function run(spec: RunSpec): Promise<RunResult> {
   const seconds = (performance.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
   await worker.stop();
-  return { cpuMicrosPerMessage: (used.user + used.system) / spec.messages, messagesPerSecond: spec.messages / seconds, givenBackPerMessage: queue.givenBackCount / spec.messages };
+  return { cpuMicrosPerMessage: (used.user + used.system) / spec.messages, messagesPerSecond: spec.messages / seconds, givenBackPerMessage: queue.givenBackCount / spec.messages, mostReceives: queue.mostReceives, redriven: queue.redriven };
 }
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as RunSpec;

@@ -31,6 +31,10 @@ export interface RunResult {
   messagesPerSecond: number;
   /** Messages given back unstarted (visibility 0), per message done. */
   givenBackPerMessage: number;
+  /** The most receives any one message took before it was done: 1 when none was given back. */
+  mostReceives: number;
+  /** Messages the queue's redrive (maxReceiveCount 5) moved to the DLQ: given back so often that they never ran. */
+  redriven: number;
 }
 
 const runFile = promisify(execFile);

@@ -46,6 +46,8 @@ export interface Row {
   peakRssMb: number;
   /** Messages handled over all the row's runs, warm-up included. */
   processed?: number;
+  /** Messages in the DLQ after each run, summed over the runs: on the happy path, only the queue's redrive puts any there. Absent from documents saved before. */
+  deadLettered?: number;
 }
 
 /** The herd's three runs: our defaults, the same with backpressure off, and the seed's worker. */

@@ -41,6 +41,7 @@ export async function inRounds(
       cpuMsPerThousand: summarizeRuns(runs.map((r) => r.cpuMsPerThousand)).median,
       peakRssMb: Math.max(...runs.map((r) => r.peakRssMb)),
       processed: runs.reduce((sum, r) => sum + r.processed, 0),
+      deadLettered: runs.reduce((sum, r) => sum + r.deadLettered, 0),
     };
     progress(`  ${row.scenario}: ${SYSTEM_LABELS[sut.system]} @${sut.concurrency}: ${row.messagesPerSecond.median.toFixed(0)} msg/s, ${row.callsPerMessage.toFixed(3)} calls/msg`);
     return row;

@@ -139,6 +139,13 @@ function latencyTargets(happy: Row[], latency: Row[], push: Push): void {
   }
   const calls = Math.max(...latency.filter((r) => r.system === 'requeue' && !isLatencyBaseline(r.scenario)).map((r) => r.callsPerMessage));
   push(`SQS calls per message, happy path at ${LATENCY_MS} ms`, '≤ 0.21', calls, calls <= 0.21, '');
+  // A message given back unstarted costs a receive; given back five times, the queue's
+  // redrive (maxReceiveCount 5) would move it to the DLQ without it ever running.
+  const ours = latency.filter((r) => r.system === 'requeue');
+  if (ours.every((r) => r.deadLettered !== undefined)) {
+    const redriven = ours.reduce((sum, r) => sum + r.deadLettered!, 0);
+    push(`requeue's latency rows: messages the redrive moved to the DLQ`, '0', redriven, redriven === 0, '');
+  }
 }
 
 /** What adaptive backpressure and validating the body cost on the happy path, each against the worker without it, from the steady rows. */
