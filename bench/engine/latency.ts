@@ -31,6 +31,7 @@ const rows = specs.map((spec, i) => ({
   latencySpreadMs: spec.latencySpreadMs ?? 0,
   messagesPerSecond: medianOf(i, (r) => r.messagesPerSecond),
   givenBackPerMessage: medianOf(i, (r) => r.givenBackPerMessage),
+  callsPerMessage: medianOf(i, (r) => r.callsPerMessage),
   cpuMicrosPerMessage: medianOf(i, (r) => r.cpuMicrosPerMessage),
   // The worst round, and every round's: one message redriven unrun is one too many.
   mostReceives: Math.max(...results[i]!.map((r) => r.mostReceives)),
@@ -39,13 +40,13 @@ const rows = specs.map((spec, i) => ({
 
 function table(): string {
   const lines = [
-    '| prefetch | every SQS call | messages/s (median) | vs the same prefetch at 0 ms | given back per message | most receives of one message | redriven unrun (all rounds) | engine CPU per message (µs) |',
-    '|---|---|---|---|---|---|---|---|',
+    '| prefetch | every SQS call | messages/s (median) | vs the same prefetch at 0 ms | SQS calls per message | given back per message | most receives of one message | redriven unrun (all rounds) | engine CPU per message (µs) |',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const row of rows) {
     const loopback = rows.find((r) => r.prefetch === row.prefetch && r.latencyMs === 0)!;
     const call = row.latencySpreadMs > 0 ? `${row.latencyMs} ± ${row.latencySpreadMs} ms` : `${row.latencyMs} ms`;
-    lines.push(`| ${row.prefetch} | ${call} | ${row.messagesPerSecond.toFixed(0)} | ${(row.messagesPerSecond / loopback.messagesPerSecond).toFixed(2)}× | ${row.givenBackPerMessage.toFixed(4)} | ${row.mostReceives} | ${row.redriven} | ${row.cpuMicrosPerMessage.toFixed(1)} |`);
+    lines.push(`| ${row.prefetch} | ${call} | ${row.messagesPerSecond.toFixed(0)} | ${(row.messagesPerSecond / loopback.messagesPerSecond).toFixed(2)}× | ${row.callsPerMessage.toFixed(3)} | ${row.givenBackPerMessage.toFixed(4)} | ${row.mostReceives} | ${row.redriven} | ${row.cpuMicrosPerMessage.toFixed(1)} |`);
   }
   return lines.join('\n');
 }

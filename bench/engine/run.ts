@@ -31,6 +31,7 @@ class MemoryQueue {
   givenBackCount = 0;
   redriven = 0;
   mostReceives = 0;
+  calls = 0;
   readonly done: Promise<void>;
   private finish!: () => void;
 
@@ -44,6 +45,7 @@ class MemoryQueue {
   }
 
   private async send(command: unknown): Promise<unknown> {
+    this.calls++;
     const latencyMs = this.spec.latencyMs + (this.spec.latencySpreadMs ?? 0) * (2 * Math.random() - 1);
     await new Promise<void>((resolve) => (latencyMs > 0 ? setTimeout(resolve, latencyMs) : setImmediate(resolve)));
     if (command instanceof ReceiveMessageCommand) return { Messages: this.take(command.input.MaxNumberOfMessages ?? 1) };
@@ -132,8 +134,9 @@ async function run(spec: RunSpec): Promise<RunResult> {
   await queue.done;
   const seconds = (performance.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
+  const calls = queue.calls;
   await worker.stop();
-  return { cpuMicrosPerMessage: (used.user + used.system) / spec.messages, messagesPerSecond: spec.messages / seconds, givenBackPerMessage: queue.givenBackCount / spec.messages, mostReceives: queue.mostReceives, redriven: queue.redriven };
+  return { cpuMicrosPerMessage: (used.user + used.system) / spec.messages, messagesPerSecond: spec.messages / seconds, givenBackPerMessage: queue.givenBackCount / spec.messages, mostReceives: queue.mostReceives, redriven: queue.redriven, callsPerMessage: calls / spec.messages };
 }
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as RunSpec;

@@ -35,6 +35,8 @@ export interface RunResult {
   mostReceives: number;
   /** Messages the queue's redrive (maxReceiveCount 5) moved to the DLQ: given back so often that they never ran. */
   redriven: number;
+  /** SQS calls of every kind per message, from the start to the last delete. */
+  callsPerMessage: number;
 }
 
 const runFile = promisify(execFile);
