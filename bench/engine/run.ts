@@ -27,7 +27,8 @@ class MemoryQueue {
   private next = 0;
   private readonly givenBack: number[] = [];
   private readonly receives: Uint8Array;
-  deleted = 0;
+  /** Messages deleted or redriven: the run ends when every one is. */
+  private finished = 0;
   givenBackCount = 0;
   redriven = 0;
   mostReceives = 0;
@@ -67,8 +68,8 @@ class MemoryQueue {
   }
 
   private completed(count: number): void {
-    this.deleted += count;
-    if (this.deleted >= this.spec.messages) this.finish();
+    this.finished += count;
+    if (this.finished >= this.spec.messages) this.finish();
   }
 
   private take(max: number): Message[] {

@@ -59,8 +59,8 @@ export interface SqsWorkerOptions<Body = unknown> {
    * handlers' start rate × the round trip, both measured), receives under way may bring
    * that many more (with a quarter of headroom), until a round trip brings less than half
    * of it, so most of a region's 10-30 ms is hidden too; one that lands with the prefetch
-   * full is given back at once (visibility 0, not counted as an attempt). FIFO queues do not prefetch: a
-   * group's messages wait behind their head inside the worker already.
+   * full is given back at once (visibility 0, not counted as an attempt). FIFO queues do
+   * not prefetch: a group's messages wait behind their head inside the worker already.
    * @default maxInFlight; 0 on FIFO queues
    */
   prefetch?: number;

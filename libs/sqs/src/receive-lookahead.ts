@@ -43,7 +43,7 @@ const HEADROOM = 1.25;
  * - Messages already waiting come off it: when the handlers are the bottleneck the
  *   prefetch is full and nothing runs ahead of it.
  * - A feedback limit guards it: halved when a message lands with the prefetch full (at
- *   most once a round trip), one more per receive that brought messages.
+ *   most once a round trip), one more per receive that lands with nothing waiting.
  */
 export class ReceiveLookahead {
   private startsPerMs = 0;
