@@ -58,7 +58,7 @@ export class MessageSlots {
 
   /** A receive that brought messages took this long: the lookahead follows the round trip. */
   receiveTook(ms: number): void {
-    this.lookahead.receiveTook(ms, this.waiting.length);
+    this.lookahead.receiveTook(ms);
     this.resizeHeld();
   }
 
@@ -72,7 +72,7 @@ export class MessageSlots {
     this.waiting.push({ start, giveBack });
     this.startWaiting();
     if (this.waiting.length > this.prefetch) {
-      this.lookahead.overflowed();
+      this.lookahead.gaveBack();
       void this.giveBack(this.waiting.pop()!);
       this.resizeHeld();
     }
@@ -107,18 +107,18 @@ export class MessageSlots {
   }
 
   private resizeHeld(): void {
-    this.held.resize(this.maxInFlight + this.prefetch + this.lookahead.allowance(this.waiting.length));
+    this.held.resize(this.maxInFlight + this.prefetch + this.lookahead.allowance);
     this.settling.resize(this.mayBeHeld);
   }
 
   /**
-   * Running, waiting and in receives under way, before those waiting come off the
-   * lookahead; at most twice the bound without it, so the bodies a worker may keep in
-   * memory stay bounded whatever rate it measures.
+   * Running, waiting and in receives under way; the lookahead counts for at most twice
+   * the bound without it, so the bodies a worker may keep in memory stay bounded whatever
+   * rate it measures.
    */
   private get mayBeHeld(): number {
     const bound = this.maxInFlight + 2 * this.prefetch;
-    return bound + Math.min(this.lookahead.extent, bound);
+    return bound + Math.min(this.lookahead.allowance, bound);
   }
 
   private slot(): MessageSlot {

@@ -55,12 +55,12 @@ export interface SqsWorkerOptions<Body = unknown> {
    * Messages received ahead of the handlers, so that one is in hand when a slot frees
    * instead of a receive's round trip later. They wait covered by the heartbeat, are
    * released at once at shutdown, and are not fetched while a dependency is paused or its
-   * circuit open. Once one receive's round trip brings more than `prefetch` messages (the
-   * handlers' start rate × the round trip, both measured), receives under way may bring
-   * that many more (with a quarter of headroom), until a round trip brings less than half
-   * of it, so most of a region's 10-30 ms is hidden too; one that lands with the prefetch
-   * full is given back at once (visibility 0, not counted as an attempt). FIFO queues do
-   * not prefetch: a group's messages wait behind their head inside the worker already.
+   * circuit open. Receives under way may also bring what a round trip brings (the
+   * handlers' start rate × the round trip, both measured) less a room kept for receives
+   * that land together, so most of a region's 10-30 ms is hidden too; a message that
+   * lands with the prefetch full is given back at once (visibility 0, not counted as an
+   * attempt), and the room follows so that about 1% are. FIFO queues do not prefetch: a
+   * group's messages wait behind their head inside the worker already.
    * @default maxInFlight; 0 on FIFO queues
    */
   prefetch?: number;

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { ReceiveLookahead } from './receive-lookahead.js';
 
 /** A lookahead on a clock the test moves, fed `perMs` starts a millisecond for `ms`; `feed` feeds it more. */
-function fed(ceiling: number, perMs: number, ms: number) {
+function fed(prefetch: number, perMs: number, ms: number) {
   let now = 0;
-  const lookahead = new ReceiveLookahead(ceiling, () => now);
+  const lookahead = new ReceiveLookahead(prefetch, () => now);
   const feed = (rate: number, duration: number) => {
     for (let t = 0; t < duration; t++) {
       now++;
@@ -16,110 +16,86 @@ function fed(ceiling: number, perMs: number, ms: number) {
 }
 
 describe('ReceiveLookahead: what receives may bring beyond the prefetch while under way', () => {
-  it('looks ahead once a round trip brings more than the prefetch: rate × round trip', () => {
-    const { lookahead } = fed(25, 2, 2000);
-    lookahead.receiveTook(12, 0);
-    // 2 starts a ms × 12 ms = 24: the prefetch of 25 hides the round trip alone.
-    expect(lookahead.allowance(0)).toBe(0);
-    const { lookahead: busier } = fed(25, 2, 2000);
-    busier.receiveTook(13, 0);
-    // The prefetch, and one more for the receive that brought messages.
-    expect(busier.allowance(0)).toBe(26);
+  it('is a round trip of starts less the room kept for receives that land together: 60% of the prefetch with nothing given back', () => {
+    const { lookahead } = fed(50, 10, 2000);
+    lookahead.receiveTook(15);
+    // 10 starts a ms × 15 ms = 150 in transit, less 30.
+    expect(lookahead.allowance).toBe(120);
   });
 
-  it('grows one a receive up to a round trip of starts with a quarter of headroom, past the prefetch', () => {
-    const { lookahead } = fed(50, 8, 2000);
-    for (let i = 0; i < 10; i++) lookahead.receiveTook(15, 0);
-    expect(lookahead.allowance(0)).toBe(60);
-    for (let i = 0; i < 200; i++) lookahead.receiveTook(15, 0);
-    // 8 a ms × 15 ms = 120 in transit, × 1.25.
-    expect(lookahead.allowance(0)).toBe(150);
-    expect(lookahead.extent).toBe(150);
+  it('widens the room a quarter message per message given back and narrows it by 1% of that per message started, within 60-150% of the prefetch', () => {
+    const { lookahead, feed } = fed(50, 10, 2000);
+    lookahead.receiveTook(15);
+    for (let i = 0; i < 40; i++) lookahead.gaveBack();
+    expect(lookahead.allowance).toBe(110);
+    for (let i = 0; i < 1000; i++) lookahead.gaveBack();
+    // At most 75, one and a half prefetches.
+    expect(lookahead.allowance).toBe(75);
+    // 10,000 starts take 25 away (give or take the rounding of 10,000 small steps).
+    feed(10, 1000);
+    expect(Math.abs(lookahead.allowance - 100)).toBeLessThanOrEqual(1);
   });
 
-  it('once looking ahead, keeps on until a round trip brings less than half the prefetch', () => {
-    const { lookahead, feed } = fed(25, 3, 2000);
-    lookahead.receiveTook(10, 0);
-    expect(lookahead.allowance(0)).toBe(26);
-    // The rate dips to 2 a ms: 20 messages a round trip, under the prefetch but over half of it.
-    feed(2, 1000);
-    expect(lookahead.allowance(0)).toBe(26);
-    feed(1, 1000);
-    expect(lookahead.allowance(0)).toBe(0);
-    // Back at 2 a ms it stays off: 20 is not more than the prefetch.
-    feed(2, 1000);
-    expect(lookahead.allowance(0)).toBe(0);
+  it('is nothing while the prefetch alone hides the round trip, and grows from there with no threshold', () => {
+    const { lookahead, feed } = fed(50, 2, 2000);
+    lookahead.receiveTook(15);
+    // 2 a ms × 15 ms = 30: no more than the room.
+    expect(lookahead.allowance).toBe(0);
+    feed(3, 2000);
+    expect(lookahead.allowance).toBe(15);
+    feed(2.5, 2000);
+    expect(lookahead.allowance).toBe(8);
   });
 
-  it('nothing before a round trip is measured, or with no prefetch', () => {
+  it('is nothing before a round trip is measured, or with no prefetch', () => {
     const { lookahead } = fed(20, 5, 2000);
-    expect(lookahead.allowance(0)).toBe(0);
+    expect(lookahead.allowance).toBe(0);
     const none = fed(0, 5, 2000).lookahead;
-    none.receiveTook(15, 0);
-    expect(none.allowance(0)).toBe(0);
-    expect(none.extent).toBe(0);
+    none.receiveTook(15);
+    expect(none.allowance).toBe(0);
   });
 
-  it('counts messages already waiting against it', () => {
-    const { lookahead } = fed(25, 2, 2000);
-    lookahead.receiveTook(15, 0);
-    expect(lookahead.allowance(10)).toBe(16);
-    expect(lookahead.allowance(30)).toBe(0);
-    // What settles is sized before those waiting come off.
-    expect(lookahead.extent).toBe(26);
-  });
-
-  it('halves after a message lands with the prefetch full, once per round trip, and grows back one per receive', () => {
-    const { lookahead, advance } = fed(100, 10, 2000);
-    lookahead.receiveTook(15, 0);
-    expect(lookahead.allowance(0)).toBe(101);
-    lookahead.overflowed();
-    lookahead.overflowed();
-    expect(lookahead.allowance(0)).toBe(50);
-    advance(200);
-    lookahead.overflowed();
-    expect(lookahead.allowance(0)).toBe(25);
-    for (let i = 0; i < 5; i++) lookahead.receiveTook(15, 0);
-    expect(lookahead.allowance(0)).toBe(30);
+  it('follows a rising start rate within a few windows, and a falling one more slowly', () => {
+    const { lookahead, feed } = fed(50, 2, 2000);
+    lookahead.receiveTook(15);
+    // Three 50 ms windows at 10 a ms take the rate from 2 to within 3% of 10.
+    feed(10, 150);
+    expect(lookahead.allowance).toBeGreaterThan(105);
+    // Three windows back at 2 a ms leave it nearer 10 than 2: one slow window is not a slower worker.
+    feed(2, 150);
+    expect(lookahead.allowance).toBeGreaterThan(30);
+    feed(1.5, 2000);
+    expect(lookahead.allowance).toBe(0);
   });
 
   it('takes the round trip as the average, so a spread of round trips is not read as its shortest', () => {
     const { lookahead } = fed(50, 4, 2000);
-    // 10-20 ms, 15 on average: 60 a round trip, past the prefetch; the shortest (10 ms) says 40.
-    for (let i = 0; i < 100; i++) lookahead.receiveTook(i % 2 === 0 ? 10 : 20, 0);
-    expect(lookahead.allowance(0)).toBeGreaterThan(50);
+    // 10-20 ms, 15 on average: 60 a round trip, 30 beyond the room; the shortest (10 ms) would say 10.
+    for (let i = 0; i < 100; i++) lookahead.receiveTook(i % 2 === 0 ? 10 : 20);
+    expect(lookahead.allowance).toBeGreaterThan(25);
   });
 
   it('counts a round trip at most twice the shortest seen lately: beyond that it is the event loop', () => {
-    const { lookahead, advance } = fed(50, 4, 2000);
-    // Mostly 40 ms on a busy loop, but the network answers in 5: 4 × 10 = 40 a round trip, within the prefetch.
-    lookahead.receiveTook(5, 0);
-    for (let i = 0; i < 100; i++) lookahead.receiveTook(40, 0);
-    expect(lookahead.allowance(0)).toBe(0);
-    // Two seconds on, the 5 ms is forgotten and the average stands: 160 a round trip.
+    const { lookahead, advance } = fed(50, 3, 2000);
+    // Mostly 40 ms on a busy loop, but the network answers in 5: 3 × 10 = 30 a round trip, no more than the room.
+    lookahead.receiveTook(5);
+    for (let i = 0; i < 100; i++) lookahead.receiveTook(40);
+    expect(lookahead.allowance).toBe(0);
+    // Two seconds on, the 5 ms is forgotten and the average stands: 120 a round trip.
     advance(1000);
-    lookahead.receiveTook(40, 0);
+    lookahead.receiveTook(40);
     advance(1000);
-    lookahead.receiveTook(40, 0);
-    expect(lookahead.allowance(0)).toBeGreaterThan(50);
+    lookahead.receiveTook(40);
+    expect(lookahead.allowance).toBe(90);
   });
 
-  it('grows only while nothing waits: a message in hand when a receive lands says it looks far enough ahead', () => {
-    const { lookahead } = fed(50, 8, 2000);
-    lookahead.receiveTook(15, 0);
-    expect(lookahead.extent).toBe(51);
-    for (let i = 0; i < 50; i++) lookahead.receiveTook(15, 3);
-    expect(lookahead.extent).toBe(51);
-    lookahead.receiveTook(15, 0);
-    expect(lookahead.extent).toBe(52);
-  });
-
-  it('follows the start rate: after a lull the next window brings it down', () => {
+  it('after a lull, the next window brings it down', () => {
     const { lookahead, advance } = fed(30, 4, 2000);
-    lookahead.receiveTook(10, 0);
-    expect(lookahead.allowance(0)).toBe(31);
+    lookahead.receiveTook(10);
+    // 4 × 10 = 40, less 60% of 30.
+    expect(lookahead.allowance).toBe(22);
     advance(5000);
     lookahead.started(1);
-    expect(lookahead.allowance(0)).toBe(0);
+    expect(lookahead.allowance).toBe(0);
   });
 });

@@ -1,49 +1,65 @@
-/** How often the start rate is taken: long enough to hold many starts, short enough to follow a change within a second. */
-const RATE_WINDOW_MS = 100;
+/** How often the start rate is taken: long enough to hold dozens of starts, short enough to follow a ramp within a few windows. */
+const RATE_WINDOW_MS = 50;
+/** Weight of a window whose rate is above the average: a worker ramping up is starved until the lookahead catches up. */
+const RISING = 0.7;
+/** Weight of a window whose rate is below it: one slow window (a GC pause, say) is not a slower worker. */
+const FALLING = 0.3;
 /** Weight of the newest receive in the round trip's moving average: it follows a change within a few dozen receives. */
 const ROUND_TRIP_SMOOTHING = 0.05;
 /** How long the shortest round trip seen stands for the network's floor. */
 const FLOOR_WINDOW_MS = 1000;
 /** The most the round trip counts for, in floors: beyond that it is the event loop, not the network. */
 const MAX_FLOORS = 2;
-/** Weight of the newest sample in the start rate's moving average. */
-const SMOOTHING = 0.3;
-
 /**
- * Room to grow: with receives bringing exactly what the handlers start in a round trip,
- * the measured rate could only ever confirm itself, so a worker held back once would stay
- * there. A quarter more lets it rise to what its handlers can do within a few round trips.
+ * The share of the prefetch kept free for receives that land together: where it starts,
+ * and the least and most it may become (see `gaveBack`).
  */
-const HEADROOM = 1.25;
+const ROOM = { initial: 0.7, least: 0.6, most: 1.5 };
+/**
+ * The share of messages given back that the room is tuned to: each costs its share of a
+ * visibility call and a receive again, so 1% keeps a happy path near 0.203 calls a message.
+ */
+const GIVE_BACK_TARGET = 0.01;
+/** Room a message given back adds, in messages; each message started takes `GIVE_BACK_TARGET` of that away. */
+const ROOM_STEP = 0.25;
 
 /**
- * How many messages receives may bring beyond the prefetch bound while they are under way:
- * what the handlers will have started by the time they land. At a region's round trip a
- * receive takes 10-30 ms; if the messages in it counted against the bound from the moment
- * it is sent, a worker could run at most `(maxInFlight + prefetch) / (round trip +
- * handler)` messages a second. By Little's law a round trip brings the rate handlers
- * start messages × the receive's round trip, both measured here; while that is no more
- * than the prefetch holds, the prefetch hides the round trip alone, and beyond it
- * receives may bring that much (with headroom) more. Messages still land at most
- * `prefetch` ahead of the handlers: what lands beyond that is given back.
+ * How many messages receives may bring beyond the prefetch bound while they are under way.
+ * At a region's round trip a receive takes 10-30 ms; if the messages in it counted
+ * against the bound from the moment it is sent, a worker could run at most
+ * `(maxInFlight + prefetch) / (round trip + handler)` messages a second.
  *
- * - It stops looking ahead only once a round trip brings less than half the prefetch. A
- *   worker not looking ahead runs at about the rate at which it starts to, so with one
- *   threshold every dip in the rate would turn the lookahead off and cap the worker below
- *   that rate again (in the bench at a 15 ms round trip, it was off half the time).
+ * By Little's law, receives under way hold the rate handlers start messages × a receive's
+ * round trip, both measured here. The handlers clock the receives: one goes out as slots
+ * free up, so with the handlers busy, the messages waiting for one settle at
+ * `prefetch + allowance - in transit`. The allowance is what is in transit less a room
+ * (70% of the prefetch to begin with), so about 30% of the prefetch waits: in hand when a
+ * receive is late, with room for receives that land together. What lands beyond the
+ * prefetch is given back, so messages still wait at most `prefetch` ahead of the handlers.
+ *
+ * - The room follows the waves: each message given back widens it a little, each message
+ *   started narrows it a little, so about 1% are given back. On a worker whose event loop
+ *   is busy, receives land in larger waves (6% were given back at a fixed 70% in the peer
+ *   bench at 15 ms, 1-2% in the engine alone).
+ * - Nothing extra while a round trip brings less than the room (on loopback, say): the
+ *   prefetch alone hides it, and looking ahead would only risk giving messages back. The
+ *   allowance grows from zero with the round trip, with no threshold to flip on and off
+ *   as the rate wavers.
+ * - A starved worker still grows: with nothing waiting, receives may bring the whole
+ *   prefetch more than the measured rate calls for, so the rate measured next is higher.
+ *   The rate follows a rise faster than a fall, so the ramp after a start or a lull takes
+ *   a few windows, not seconds (with a symmetric average the handlers of the engine alone
+ *   starved for the first 750 ms of a backlog at 15 ms).
  * - The round trip is a moving average of what receives took, but at most twice the
- *   shortest seen in the last second or two. A region's round trips spread (10-30 ms):
- *   taking the shortest alone, at 15 ± 5 ms a call the engine alone ran at 0.61× its
- *   0 ms rate, against 0.86× with the average. But on a busy event loop a receive seems
- *   to take far longer than the network's floor without the handlers starting any more:
- *   with the average alone, the lookahead switched on at loopback and gave messages back.
- * - The limit grows only while nothing waits: a message already in hand when a receive
- *   lands says the lookahead is long enough (it cut the messages given back at 15 ms
- *   from 7% to 1.6% in the engine alone, for the same rate).
- * - Messages already waiting come off it: when the handlers are the bottleneck the
- *   prefetch is full and nothing runs ahead of it.
- * - A feedback limit guards it: halved when a message lands with the prefetch full (at
- *   most once a round trip), one more per receive that lands with nothing waiting.
+ *   shortest seen in the last second or two. A region's round trips spread (10-30 ms), so
+ *   the shortest alone undercounts; but on a busy event loop a receive seems to take far
+ *   longer than the network's floor without the handlers starting any more, and the
+ *   average alone would look ahead at loopback and give messages back.
+ *
+ * An earlier design also counted the messages waiting against the allowance and halved a
+ * limit on it at every give-back. Both fed back on what had landed a round trip before:
+ * receives stopped while a wave drained, so a round trip later nothing landed and the
+ * handlers starved (a quarter of the time, in the engine alone at 15 ms).
  */
 export class ReceiveLookahead {
   private startsPerMs = 0;
@@ -53,18 +69,17 @@ export class ReceiveLookahead {
   private averageRoundTrip = Infinity;
   /** The shortest round trip of this window and the last. */
   private floor = { shortest: Infinity, previous: Infinity, since: 0 };
-  private limit: number;
-  private lastCutAt = -Infinity;
-  private lookingAhead = false;
+  /** Messages of the prefetch kept free for receives that land together. */
+  private room: number;
 
   constructor(
-    /** What must be outgrown before it looks ahead, and the least it then allows. */
+    /** Messages that may wait for a handler: the cushion the lookahead keeps part of. */
     private readonly prefetch: number,
     private readonly now: () => number,
   ) {
     this.windowStart = now();
     this.floor.since = this.windowStart;
-    this.limit = prefetch;
+    this.room = ROOM.initial * prefetch;
   }
 
   /** What a receive takes, for Little's law: the average, but at most twice the shortest seen lately; Infinity before one is measured. */
@@ -72,72 +87,38 @@ export class ReceiveLookahead {
     return Math.min(this.averageRoundTrip, MAX_FLOORS * Math.min(this.floor.shortest, this.floor.previous));
   }
 
-  /** Messages extra to the bound that receives under way may bring now, with `waiting` already in hand. */
-  allowance(waiting: number): number {
-    return Math.max(0, this.extent - waiting);
-  }
-
-  /** Messages extra to the bound that receives under way may bring, before those waiting come off. */
-  get extent(): number {
-    return this.lookingAhead ? Math.min(this.limit, this.reach) : 0;
-  }
-
-  /** Messages a round trip brings at the measured start rate (Little's law); Infinity before a round trip is measured. */
-  private get inTransit(): number {
-    return this.roundTripMs === Infinity ? Infinity : this.startsPerMs * this.roundTripMs;
-  }
-
-  /** A round trip's worth of starts, with headroom, and never less than the prefetch. */
-  private get reach(): number {
-    const { inTransit } = this;
-    return inTransit === Infinity ? this.prefetch : Math.max(this.prefetch, Math.ceil(inTransit * HEADROOM));
+  /** Messages extra to the bound that receives under way may bring: 0 with no prefetch or before a round trip is measured. */
+  get allowance(): number {
+    if (this.prefetch === 0 || this.roundTripMs === Infinity) return 0;
+    const inTransit = this.startsPerMs * this.roundTripMs;
+    return Math.max(0, Math.ceil(inTransit - this.room));
   }
 
   /** Handlers started `count` messages. */
   started(count: number): void {
+    this.room = Math.max(ROOM.least * this.prefetch, this.room - count * ROOM_STEP * GIVE_BACK_TARGET);
     this.windowStarts += count;
     const now = this.now();
     const elapsed = now - this.windowStart;
     if (elapsed < RATE_WINDOW_MS) return;
+    const rate = this.windowStarts / elapsed;
     // Weighted by the time the window spans: a lull of seconds is many windows without starts, not one.
-    const weight = 1 - (1 - SMOOTHING) ** (elapsed / RATE_WINDOW_MS);
-    this.startsPerMs += weight * (this.windowStarts / elapsed - this.startsPerMs);
+    const weight = 1 - (1 - (rate > this.startsPerMs ? RISING : FALLING)) ** (elapsed / RATE_WINDOW_MS);
+    this.startsPerMs += weight * (rate - this.startsPerMs);
     this.windowStart = now;
     this.windowStarts = 0;
-    this.switchOnOrOff();
   }
 
-  /**
-   * A receive that brought messages took this long (an empty long poll says nothing about
-   * the round trip), and landed with `waiting` messages already in hand.
-   */
-  receiveTook(ms: number, waiting: number): void {
+  /** A message landed with the prefetch full and was given back: receives land in larger waves than the room kept for them. */
+  gaveBack(): void {
+    this.room = Math.min(ROOM.most * this.prefetch, this.room + ROOM_STEP);
+  }
+
+  /** A receive that brought messages took this long (an empty long poll says nothing about the round trip). */
+  receiveTook(ms: number): void {
     const now = this.now();
     if (now - this.floor.since >= FLOOR_WINDOW_MS) this.floor = { shortest: Infinity, previous: this.floor.shortest, since: now };
     this.floor.shortest = Math.min(this.floor.shortest, ms);
     this.averageRoundTrip = this.averageRoundTrip === Infinity ? ms : this.averageRoundTrip + ROUND_TRIP_SMOOTHING * (ms - this.averageRoundTrip);
-    if (waiting === 0) this.limit = Math.min(this.reach, this.limit + 1);
-    this.switchOnOrOff();
-  }
-
-  /**
-   * On once a round trip brings more than the prefetch holds, off once it brings less than
-   * half: on loopback, say, the prefetch alone hides the round trip, and looking ahead
-   * would only risk giving messages back.
-   */
-  private switchOnOrOff(): void {
-    const { inTransit } = this;
-    if (inTransit === Infinity) return;
-    if (this.prefetch > 0 && inTransit > this.prefetch) this.lookingAhead = true;
-    else if (inTransit < this.prefetch / 2) this.lookingAhead = false;
-  }
-
-  /** A message landed with the prefetch full: the handlers started fewer than foreseen, so foresee less. */
-  overflowed(): void {
-    // Once per round trip at most: the messages of one receive landing together are one sign, not ten.
-    const now = this.now();
-    if (now - this.lastCutAt < Math.max(RATE_WINDOW_MS, this.roundTripMs)) return;
-    this.lastCutAt = now;
-    this.limit = Math.floor(this.limit / 2);
   }
 }
