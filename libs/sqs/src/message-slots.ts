@@ -107,8 +107,18 @@ export class MessageSlots {
   }
 
   private resizeHeld(): void {
-    this.held.resize(this.maxInFlight + this.prefetch + this.lookahead.allowance);
+    this.held.resize(this.maxInFlight + this.prefetch + this.lookaheadNow);
     this.settling.resize(this.mayBeHeld);
+  }
+
+  /**
+   * The lookahead, or none while the prefetch is full: whatever a receive sent now brought
+   * would land on it unless handlers start first, and a message given back frees the slot
+   * a receive then uses to bring it back. With handlers that stall, that loop gave the
+   * same messages back again and again (in the engine alone, up to the redrive).
+   */
+  private get lookaheadNow(): number {
+    return this.waiting.length >= this.prefetch ? 0 : this.lookahead.allowance;
   }
 
   /**

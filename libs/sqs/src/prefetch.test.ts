@@ -5,9 +5,14 @@ import { SqsWorker } from './worker.js';
 
 const QUEUE_URL = 'http://sqs.local/000000000000/jobs';
 
-/** An SQS stand-in with a backlog: it records receives, deletes and visibility changes, and counts receives under way. */
+/**
+ * An SQS stand-in with a backlog: it records receives, deletes and visibility changes, and
+ * counts receives under way. With `redeliver`, a message given back (visibility 0) goes back
+ * to the head of the backlog, as SQS makes it visible again at once.
+ */
 class BacklogSqs {
   readonly received: string[] = [];
+  lastReceiveSentAt = 0;
   readonly deleted: string[] = [];
   readonly madeVisible: string[] = [];
   receivesUnderWay = 0;
@@ -21,6 +26,7 @@ class BacklogSqs {
     private readonly backlog: Message[],
     /** How long a receive takes to answer when messages are there: a region's round trip. */
     private readonly roundTripMs = 0,
+    private readonly redeliver = false,
   ) {}
 
   get client(): SQSClient {
@@ -35,6 +41,7 @@ class BacklogSqs {
   private async send(command: unknown): Promise<unknown> {
     if (command instanceof ReceiveMessageCommand) {
       const asked = command.input.MaxNumberOfMessages ?? 1;
+      this.lastReceiveSentAt = performance.now();
       this.receivesUnderWay++;
       this.askedUnderWay += asked;
       this.mostReceivesUnderWay = Math.max(this.mostReceivesUnderWay, this.receivesUnderWay);
@@ -51,14 +58,32 @@ class BacklogSqs {
     }
     const entries = (command as { input: { Entries?: Array<{ Id: string; ReceiptHandle: string; VisibilityTimeout?: number }> } }).input.Entries ?? [];
     if (command instanceof DeleteMessageBatchCommand) this.deleted.push(...entries.map((e) => e.ReceiptHandle));
-    else if (command instanceof ChangeMessageVisibilityBatchCommand) this.madeVisible.push(...entries.filter((e) => e.VisibilityTimeout === 0).map((e) => e.ReceiptHandle));
+    else if (command instanceof ChangeMessageVisibilityBatchCommand) this.madeVisibleAgain(entries.filter((e) => e.VisibilityTimeout === 0).map((e) => e.ReceiptHandle));
     else throw new Error(`unexpected command ${(command as object).constructor.name}`);
     return { Successful: entries.map((e) => ({ Id: e.Id })), Failed: [] };
   }
+
+  private madeVisibleAgain(receipts: string[]): void {
+    this.madeVisible.push(...receipts);
+    if (this.redeliver) this.backlog.unshift(...messages(receipts.map((receipt) => Number(receipt.slice(1)))));
+  }
+
+  /** The most receives any one message took. */
+  get mostReceivesOfOne(): number {
+    const counts = new Map<string, number>();
+    for (const id of this.received) counts.set(id, (counts.get(id) ?? 0) + 1);
+    return Math.max(0, ...counts.values());
+  }
 }
 
-const messages = (count: number): Message[] =>
-  Array.from({ length: count }, (_, i) => ({ MessageId: `m${i + 1}`, ReceiptHandle: `r${i + 1}`, Body: '{}', Attributes: { ApproximateReceiveCount: '1' } }));
+/** Messages m1…m`count`, or the messages of these numbers. */
+const messages = (countOrNumbers: number | number[]): Message[] =>
+  (typeof countOrNumbers === 'number' ? Array.from({ length: countOrNumbers }, (_, i) => i + 1) : countOrNumbers).map((n) => ({
+    MessageId: `m${n}`,
+    ReceiptHandle: `r${n}`,
+    Body: '{}',
+    Attributes: { ApproximateReceiveCount: '1' },
+  }));
 
 function worker(sqs: BacklogSqs, handler: (message: { messageId: string; attempt: number }) => Promise<void>, extra: { maxInFlight?: number; prefetch?: number; pollers?: number; now?: () => number } = {}) {
   return new SqsWorker({
@@ -169,6 +194,32 @@ describe('prefetch: receiving runs ahead of the handlers, within a bound', () =>
     // Given back, never started: each given-back message either ran later (as attempt 1) or not at all.
     const givenBack = sqs.madeVisible.map((handle) => `m${handle.slice(1)}`);
     for (const id of givenBack) expect(attempts.get(id) ?? [1]).toEqual([1]);
+    for (const finish of stall.running.splice(0)) finish();
+    stalled = false;
+    sqs.close();
+    await engine.stop({ drainTimeoutMs: 1000 });
+  });
+
+  it('stops receiving soon after the handlers stall, rather than giving the same messages back until the redrive takes them', async () => {
+    const sqs = new BacklogSqs(messages(5000), 20, true);
+    let stalled = false;
+    const stall = heldHandler();
+    const engine = worker(
+      sqs,
+      async () => {
+        if (stalled) return stall.handler();
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      },
+      { maxInFlight: 10, prefetch: 10, pollers: 10, now: () => performance.now() },
+    );
+    await engine.start();
+    // Once the lookahead has grown, every handler hangs: no handler starts again, so no start-rate window closes.
+    await vi.waitFor(() => expect(sqs.askedUnderWay).toBeGreaterThan(20), { timeout: 10_000 });
+    stalled = true;
+    // What was on its way lands on a full prefetch and is given back; then receiving stops.
+    await vi.waitFor(() => expect(performance.now() - sqs.lastReceiveSentAt).toBeGreaterThan(300), { timeout: 3000 });
+    // A message given back five times would be redriven by a maxReceiveCount of 5 without ever running.
+    expect(sqs.mostReceivesOfOne).toBeLessThanOrEqual(3);
     for (const finish of stall.running.splice(0)) finish();
     stalled = false;
     sqs.close();

@@ -76,17 +76,29 @@ describe('ReceiveLookahead: what receives may bring beyond the prefetch while un
   });
 
   it('counts a round trip at most twice the shortest seen lately: beyond that it is the event loop', () => {
-    const { lookahead, advance } = fed(50, 3, 2000);
+    const { lookahead, feed } = fed(50, 3, 2000);
     // Mostly 40 ms on a busy loop, but the network answers in 5: 3 × 10 = 30 a round trip, no more than the room.
     lookahead.receiveTook(5);
     for (let i = 0; i < 100; i++) lookahead.receiveTook(40);
     expect(lookahead.allowance).toBe(0);
     // Two seconds on, the 5 ms is forgotten and the average stands: 120 a round trip.
-    advance(1000);
+    feed(3, 1000);
     lookahead.receiveTook(40);
-    advance(1000);
+    feed(3, 1000);
     lookahead.receiveTook(40);
     expect(lookahead.allowance).toBe(90);
+  });
+
+  it('counts a window still open for longer than a window: handlers that stall start nothing, and no window closes', () => {
+    const { lookahead, advance } = fed(50, 10, 2000);
+    lookahead.receiveTook(15);
+    advance(40);
+    expect(lookahead.allowance).toBe(120);
+    // 200 ms without a start: four windows' weight towards 0, 2.4 a ms.
+    advance(160);
+    expect(lookahead.allowance).toBeLessThan(10);
+    advance(100);
+    expect(lookahead.allowance).toBe(0);
   });
 
   it('after a lull, the next window brings it down', () => {

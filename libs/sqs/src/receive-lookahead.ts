@@ -90,8 +90,28 @@ export class ReceiveLookahead {
   /** Messages extra to the bound that receives under way may bring: 0 with no prefetch or before a round trip is measured. */
   get allowance(): number {
     if (this.prefetch === 0 || this.roundTripMs === Infinity) return 0;
-    const inTransit = this.startsPerMs * this.roundTripMs;
+    const inTransit = this.rateNow() * this.roundTripMs;
     return Math.max(0, Math.ceil(inTransit - this.room));
+  }
+
+  /**
+   * The start rate, counting a window still open for longer than a window if it started
+   * fewer: handlers that stall start nothing, so no window would close, and the rate
+   * measured before the stall would keep receives landing on a full prefetch, each
+   * message given back making room for the next receive to bring it back (in the engine
+   * alone, handlers slowing from 5 ms to 500 ms at 15 ms had messages redriven unrun).
+   */
+  private rateNow(): number {
+    const elapsed = this.now() - this.windowStart;
+    if (elapsed < RATE_WINDOW_MS) return this.startsPerMs;
+    return Math.min(this.startsPerMs, this.averagedWith(this.windowStarts / elapsed, elapsed));
+  }
+
+  /** The average after a window of `elapsed` ms at `rate`. */
+  private averagedWith(rate: number, elapsed: number): number {
+    // Weighted by the time the window spans: a lull of seconds is many windows without starts, not one.
+    const weight = 1 - (1 - (rate > this.startsPerMs ? RISING : FALLING)) ** (elapsed / RATE_WINDOW_MS);
+    return this.startsPerMs + weight * (rate - this.startsPerMs);
   }
 
   /** Handlers started `count` messages. */
@@ -101,10 +121,7 @@ export class ReceiveLookahead {
     const now = this.now();
     const elapsed = now - this.windowStart;
     if (elapsed < RATE_WINDOW_MS) return;
-    const rate = this.windowStarts / elapsed;
-    // Weighted by the time the window spans: a lull of seconds is many windows without starts, not one.
-    const weight = 1 - (1 - (rate > this.startsPerMs ? RISING : FALLING)) ** (elapsed / RATE_WINDOW_MS);
-    this.startsPerMs += weight * (rate - this.startsPerMs);
+    this.startsPerMs = this.averagedWith(this.windowStarts / elapsed, elapsed);
     this.windowStart = now;
     this.windowStarts = 0;
   }
