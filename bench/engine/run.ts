@@ -112,7 +112,15 @@ async function tracingOption(spec: RunSpec): Promise<SqsWorkerOptions<unknown>['
   return {};
 }
 
-const handlerOf = (handlerMs: number) => (handlerMs > 0 ? () => new Promise<void>((resolve) => setTimeout(resolve, handlerMs)) : async () => undefined);
+/** The spec's handler: a timer of `handlerMs`, or of the slowdown's for the last messages started. */
+function handlerOf(spec: RunSpec): () => Promise<void> {
+  let started = 0;
+  const slowFrom = spec.messages - (spec.slowdown?.lastMessages ?? 0);
+  return () => {
+    const ms = ++started > slowFrom ? spec.slowdown!.handlerMs : spec.handlerMs;
+    return ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
+  };
+}
 
 async function run(spec: RunSpec): Promise<RunResult> {
   const queue = new MemoryQueue(spec);
@@ -120,7 +128,7 @@ async function run(spec: RunSpec): Promise<RunResult> {
     sqs: queue.client,
     queueUrl: QUEUE_URL,
     deadLetterQueueUrl: `${QUEUE_URL}-dlq`,
-    handler: handlerOf(spec.handlerMs),
+    handler: handlerOf(spec),
     maxInFlight: spec.maxInFlight,
     ...(spec.prefetch === undefined ? {} : { prefetch: spec.prefetch }),
     ...(spec.pollers === undefined ? {} : { pollers: spec.pollers }),

@@ -24,6 +24,8 @@ export interface RunSpec {
   prefetch?: number;
   /** Undefined: the worker's default. */
   pollers?: number;
+  /** The handlers slow down for the last `lastMessages` (a dependency that degrades): each takes `handlerMs` instead. */
+  slowdown?: { lastMessages: number; handlerMs: number };
 }
 
 export interface RunResult {
