@@ -106,6 +106,36 @@ function heldHandler() {
   return { running, handler: () => new Promise<void>((finish) => running.push(finish)) };
 }
 
+/**
+ * A worker (maxInFlight 10, prefetch 10, 2 ms handlers) started on `sqs`, whose handlers
+ * all hang once its lookahead has grown past the bound: what is on its way then lands on a
+ * full prefetch, and no handler starts again until `stop` lets them finish.
+ */
+async function stalledOnceAhead(sqs: BacklogSqs, seen: (message: { messageId: string; attempt: number }) => void = () => undefined) {
+  let stalled = false;
+  const stall = heldHandler();
+  const engine = worker(
+    sqs,
+    async (message) => {
+      seen(message);
+      if (stalled) return stall.handler();
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    },
+    { maxInFlight: 10, prefetch: 10, pollers: 10, now: () => performance.now() },
+  );
+  await engine.start();
+  await vi.waitFor(() => expect(sqs.askedUnderWay).toBeGreaterThan(20), { timeout: 10_000 });
+  stalled = true;
+  return {
+    async stop(): Promise<void> {
+      for (const finish of stall.running.splice(0)) finish();
+      stalled = false;
+      sqs.close();
+      await engine.stop({ drainTimeoutMs: 1000 });
+    },
+  };
+}
+
 describe('prefetch: receiving runs ahead of the handlers, within a bound', () => {
   it('holds at most maxInFlight running and prefetch more received, and starts a prefetched one the moment a handler finishes', async () => {
     const sqs = new BacklogSqs(messages(20));
@@ -175,55 +205,23 @@ describe('prefetch: receiving runs ahead of the handlers, within a bound', () =>
   it('gives back at once, without using an attempt, a message that lands with the prefetch full', async () => {
     const sqs = new BacklogSqs(messages(2000), 20);
     const attempts = new Map<string, number[]>();
-    let stalled = false;
-    const stall = heldHandler();
-    const engine = worker(
-      sqs,
-      async (message) => {
-        attempts.set(message.messageId, [...(attempts.get(message.messageId) ?? []), message.attempt]);
-        if (stalled) return stall.handler();
-        await new Promise((resolve) => setTimeout(resolve, 2));
-      },
-      { maxInFlight: 10, prefetch: 10, pollers: 10, now: () => performance.now() },
-    );
-    await engine.start();
-    // Once the lookahead has grown, every handler stalls: what is on its way lands on a full prefetch.
-    await vi.waitFor(() => expect(sqs.askedUnderWay).toBeGreaterThan(20), { timeout: 10_000 });
-    stalled = true;
+    const stalled = await stalledOnceAhead(sqs, (message) => attempts.set(message.messageId, [...(attempts.get(message.messageId) ?? []), message.attempt]));
     await vi.waitFor(() => expect(sqs.madeVisible.length).toBeGreaterThan(0), { timeout: 10_000 });
     // Given back, never started: each given-back message either ran later (as attempt 1) or not at all.
     const givenBack = sqs.madeVisible.map((handle) => `m${handle.slice(1)}`);
     for (const id of givenBack) expect(attempts.get(id) ?? [1]).toEqual([1]);
-    for (const finish of stall.running.splice(0)) finish();
-    stalled = false;
-    sqs.close();
-    await engine.stop({ drainTimeoutMs: 1000 });
+    await stalled.stop();
   });
 
   it('stops receiving soon after the handlers stall, rather than giving the same messages back until the redrive takes them', async () => {
     const sqs = new BacklogSqs(messages(5000), 20, true);
-    let stalled = false;
-    const stall = heldHandler();
-    const engine = worker(
-      sqs,
-      async () => {
-        if (stalled) return stall.handler();
-        await new Promise((resolve) => setTimeout(resolve, 2));
-      },
-      { maxInFlight: 10, prefetch: 10, pollers: 10, now: () => performance.now() },
-    );
-    await engine.start();
-    // Once the lookahead has grown, every handler hangs: no handler starts again, so no start-rate window closes.
-    await vi.waitFor(() => expect(sqs.askedUnderWay).toBeGreaterThan(20), { timeout: 10_000 });
-    stalled = true;
+    // No handler starts again, so no start-rate window closes.
+    const stalled = await stalledOnceAhead(sqs);
     // What was on its way lands on a full prefetch and is given back; then receiving stops.
     await vi.waitFor(() => expect(performance.now() - sqs.lastReceiveSentAt).toBeGreaterThan(300), { timeout: 3000 });
     // A message given back five times would be redriven by a maxReceiveCount of 5 without ever running.
     expect(sqs.mostReceivesOfOne).toBeLessThanOrEqual(3);
-    for (const finish of stall.running.splice(0)) finish();
-    stalled = false;
-    sqs.close();
-    await engine.stop({ drainTimeoutMs: 1000 });
+    await stalled.stop();
   });
 
   it('keeps one long poll when idle, however many receive loops it may run', async () => {
