@@ -45,8 +45,9 @@ const ROOM_STEP = 0.25;
  *   prefetch alone hides it, and looking ahead would only risk giving messages back. The
  *   allowance grows from zero with the round trip, with no threshold to flip on and off
  *   as the rate wavers.
- * - A starved worker still grows: with nothing waiting, receives may bring the whole
- *   prefetch more than the measured rate calls for, so the rate measured next is higher.
+ * - A starved worker still grows: with nothing waiting, receives may bring more than the
+ *   measured rate calls for (the part of the prefetch outside the room, and the slots of
+ *   idle handlers), so the rate measured next is higher.
  *   The rate follows a rise faster than a fall, so the ramp after a start or a lull takes
  *   a few windows, not seconds (with a symmetric average the handlers of the engine alone
  *   starved for the first 750 ms of a backlog at 15 ms).
@@ -59,7 +60,7 @@ const ROOM_STEP = 0.25;
  * An earlier design also counted the messages waiting against the allowance and halved a
  * limit on it at every give-back. Both fed back on what had landed a round trip before:
  * receives stopped while a wave drained, so a round trip later nothing landed and the
- * handlers starved (a quarter of the time, in the engine alone at 15 ms).
+ * handlers starved (a third of the time, in the engine alone at 15 ms).
  */
 export class ReceiveLookahead {
   private startsPerMs = 0;
