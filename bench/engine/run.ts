@@ -114,10 +114,11 @@ async function tracingOption(spec: RunSpec): Promise<SqsWorkerOptions<unknown>['
 
 /** The spec's handler: a timer of `handlerMs`, or of the slowdown's for the last messages started. */
 function handlerOf(spec: RunSpec): () => Promise<void> {
+  const { slowdown } = spec;
   let started = 0;
-  const slowFrom = spec.messages - (spec.slowdown?.lastMessages ?? 0);
   return () => {
-    const ms = ++started > slowFrom ? spec.slowdown!.handlerMs : spec.handlerMs;
+    started++;
+    const ms = slowdown !== undefined && started > spec.messages - slowdown.lastMessages ? slowdown.handlerMs : spec.handlerMs;
     return ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
   };
 }

@@ -43,7 +43,7 @@ export class MessageSlots {
     this.running = new InFlightLimit(maxInFlight);
     // As many as may be held: at a region's round trip a delete takes 10-30 ms to land, and
     // a smaller settle limit caps throughput at that limit per round trip.
-    this.settling = new InFlightLimit(this.mayBeHeld);
+    this.settling = new InFlightLimit(this.mayBeHeld(0));
   }
 
   /** Messages received and not yet done: prefetched, running, waiting behind their FIFO group, or settling. */
@@ -106,19 +106,17 @@ export class MessageSlots {
     this.resizeHeld();
   }
 
-  private resizeHeld(): void {
-    this.held.resize(this.maxInFlight + this.prefetch + this.lookaheadNow);
-    this.settling.resize(this.mayBeHeld);
-  }
-
   /**
-   * The lookahead, or none while the prefetch is full: whatever a receive sent now brought
-   * would land on it unless handlers start first, and a message given back frees the slot
-   * a receive then uses to bring it back. With handlers that stall, that loop gave the
-   * same messages back again and again (in the engine alone, up to the redrive).
+   * Sizes the held and settle limits to the lookahead, read once (it reads the clock).
+   * While the prefetch is full no receive looks ahead: whatever it brought would land on
+   * the full prefetch unless handlers start first, and a message given back frees the
+   * slot a receive then uses to bring it back. With handlers that stall, that loop gave
+   * the same messages back again and again (in the engine alone, up to the redrive).
    */
-  private get lookaheadNow(): number {
-    return this.waiting.length >= this.prefetch ? 0 : this.lookahead.allowance;
+  private resizeHeld(): void {
+    const allowance = this.lookahead.allowance;
+    this.held.resize(this.maxInFlight + this.prefetch + (this.waiting.length >= this.prefetch ? 0 : allowance));
+    this.settling.resize(this.mayBeHeld(allowance));
   }
 
   /**
@@ -126,9 +124,9 @@ export class MessageSlots {
    * the bound without it, so the bodies a worker may keep in memory stay bounded whatever
    * rate it measures.
    */
-  private get mayBeHeld(): number {
+  private mayBeHeld(allowance: number): number {
     const bound = this.maxInFlight + 2 * this.prefetch;
-    return bound + Math.min(this.lookahead.allowance, bound);
+    return bound + Math.min(allowance, bound);
   }
 
   private slot(): MessageSlot {
