@@ -8,6 +8,11 @@ import { at, HAPPY_HANDLERS, inRounds } from './rounds.js';
 /** The steady rows' shape: their targets ask for a few percent, less than one run's spread. */
 export const STEADY = { runs: 5, backlogFactor: 1.5, warmupSeconds: 2, capSeconds: 3 } as const;
 
+/** A steady row's window: the longer warm-up and window, or `--quick`'s short one. */
+export function steadyTiming(config: Config): { warmupSeconds: number; capSeconds: number } {
+  return config.quick ? { warmupSeconds: 0, capSeconds: 1 } : { warmupSeconds: STEADY.warmupSeconds, capSeconds: STEADY.capSeconds };
+}
+
 /**
  * Rows for a target that compares a feature's cost within a few percent: the systems in
  * five rounds where the others take three, over 1.5× the backlog, timed after a longer
@@ -17,7 +22,7 @@ export const STEADY = { runs: 5, backlogFactor: 1.5, warmupSeconds: 2, capSecond
  */
 async function steadyRows(emulator: BenchEmulator, config: Config, label: string, suts: SystemUnderTest[]): Promise<Row[]> {
   const rows: Row[] = [];
-  const timing = config.quick ? { warmupSeconds: 0, capSeconds: 1 } : { warmupSeconds: STEADY.warmupSeconds, capSeconds: STEADY.capSeconds };
+  const timing = steadyTiming(config);
   const runs = config.quick ? 1 : STEADY.runs;
   const count = config.backlog * STEADY.backlogFactor;
   for (const [handler, simulate] of HAPPY_HANDLERS) {

@@ -9,10 +9,10 @@ import { measureIdle } from './idle.js';
 import { runMemory } from './memory.js';
 import { renderDocs } from './render-docs.js';
 import { cpuLayout } from './cpu-layout.js';
-import { LARGE_PREFETCH, LARGE_PREFETCH_SCENARIO, LATENCY_BASELINE_SCENARIO, LATENCY_MS, WEBHOOK_BASELINE_SCENARIO } from './latency.js';
+import { latencyRows } from './latency-rows.js';
 import { targets } from './targets.js';
 import { featureCostRows, idempotencyRun, tracingRows } from './feature-rows.js';
-import { at, HAPPY_HANDLERS, inRounds } from './rounds.js';
+import { HAPPY_HANDLERS, inRounds } from './rounds.js';
 import { fleetSizes, fleetTable, runFleet, type FleetRun } from './fleet.js';
 
 const DOCS = fileURLToPath(new URL('../../../docs/benchmarks.md', import.meta.url));
@@ -34,35 +34,6 @@ const retryPathSystems = (config: Config): SystemUnderTest[] => [
   { system: 'seed-reference', concurrency: 1, backlog: { count: config.retrySeedBacklog, warmupCount: config.retrySeedBacklog / 10 } },
 ];
 
-
-/**
- * The latency rows: requeue, the raw loop and sqs-consumer (both handler styles, one
- * instance and five) with every SQS call 15 ms away, a 5 ms handler at 50 and a
- * webhook-like 50 ms handler at 200 (handler-bound at 4,000 messages/s). requeue's
- * own 0 ms rows run in the same rounds as the 15 ms ones, so their ratios pair rounds,
- * and so does requeue with a larger prefetch.
- */
-const latencyScenarios = (): Array<{ scenario: string; simulate: Backlog['simulate']; suts: SystemUnderTest[] }> => [
-  {
-    scenario: `${LATENCY_MS} ms SQS, 5 ms I/O`,
-    simulate: { outcome: 'ok', durationMs: 5 },
-    suts: [
-      { system: 'requeue', concurrency: 50, scenario: LATENCY_BASELINE_SCENARIO, backlog: { latencyMs: 0 } },
-      { system: 'requeue', concurrency: 50, scenario: LARGE_PREFETCH_SCENARIO, env: { WORKER_PREFETCH: String(LARGE_PREFETCH) } },
-      ...at(50, 'requeue', 'raw-sdk-loop'),
-      ...at(10, 'sqs-consumer', 'sqs-consumer-batch'),
-      ...at(50, 'sqs-consumer', 'sqs-consumer-batch'),
-    ],
-  },
-  {
-    scenario: `${LATENCY_MS} ms SQS, 50 ms I/O`,
-    simulate: { outcome: 'ok', durationMs: 50 },
-    suts: [
-      { system: 'requeue', concurrency: 200, scenario: WEBHOOK_BASELINE_SCENARIO, backlog: { latencyMs: 0 } },
-      ...at(200, 'requeue', 'raw-sdk-loop', 'sqs-consumer', 'sqs-consumer-batch'),
-    ],
-  },
-];
 
 function configFrom(argv: string[]): Config {
   const quick = argv.includes('--quick');
@@ -122,8 +93,7 @@ function startHerdComparison(emulator: BenchEmulator, config: Config): { default
 async function latencyOnly(config: Config): Promise<void> {
   const emulator = await startBenchEmulator();
   try {
-    const latency: Row[] = [];
-    for (const { scenario, simulate, suts } of latencyScenarios()) latency.push(...(await inRounds(emulator, scenario, suts, { count: config.backlog, simulate, latencyMs: LATENCY_MS }, config)));
+    const latency = await latencyRows(emulator, config);
     const measured = targets({ happy: [], latency, retry: [], memory: undefined, herd: [] }, config.herdMessages);
     process.stdout.write(`${JSON.stringify({ latency, targets: measured }, null, 2)}\n`);
   } finally {
@@ -187,11 +157,7 @@ async function main(argv: string[]): Promise<void> {
     const tracing = await tracingRows(emulator, config);
     const idempotency = await idempotencyRun(emulator, config);
 
-    const latency: Row[] = [];
-    for (const { scenario, simulate, suts } of latencyScenarios()) {
-      progress(`${scenario}, ${config.backlog.toLocaleString('en-US')} messages, ${config.runs} run(s) each`);
-      latency.push(...(await inRounds(emulator, scenario, suts, { count: config.backlog, simulate, latencyMs: LATENCY_MS }, config)));
-    }
+    const latency = await latencyRows(emulator, config);
 
     progress(`retry path: every message fails once (retry after 0-1 s), ${config.retryBacklog.toLocaleString('en-US')} messages`);
     // The emulator hands out the oldest messages first, so a run over a fixed backlog is

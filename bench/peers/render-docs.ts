@@ -5,7 +5,8 @@ import type { Document, Row } from './document.js';
 import { HERD } from './herd.js';
 import { LARGE_PREFETCH, LARGE_PREFETCH_SCENARIO, LATENCY_BASELINE_SCENARIO, LATENCY_MS, requestsPerMillion } from './latency.js';
 import { pairedRatio } from './rounds.js';
-import { STEADY } from './feature-rows.js';
+import { STEADY, steadyTiming } from './feature-rows.js';
+import { latencyBacklog } from './latency-rows.js';
 
 function spread(values: { median: number; min: number; max: number }): string {
   const round = (n: number) => n.toFixed(0);
@@ -41,12 +42,14 @@ function retryAgainstHappy(document: Document): string {
 /** The rows with every SQS call 15 ms away, and what a million messages cost in requests. */
 function latencySection(document: Document): string[] {
   if (document.latency.length === 0) return [];
+  const backlog = latencyBacklog(document.config);
+  const timing = steadyTiming(document.config);
   return [
-    `### At a region's round trip (every SQS call ${LATENCY_MS} ms away at the proxy; ${document.config.backlog.toLocaleString('en-US')} messages)`,
+    `### At a region's round trip (every SQS call ${LATENCY_MS} ms away at the proxy; ${backlog.toLocaleString('en-US')} messages, timed after ${timing.warmupSeconds} s of warm-up for ${timing.capSeconds} s)`,
     '',
     "SQS in a region answers in 10-30 ms, loopback in 0.1 ms. requeue's 0 ms rows run in the same rounds as the 15 ms rows of their handler (5 ms @50, 50 ms @200), at equal settings.",
     '',
-    rows(document.latency, document.config.backlog),
+    rows(document.latency, backlog),
     '',
     ...(document.idle
       ? [`Idle, requeue at its defaults on an empty queue for ${document.idle.seconds} s: ${document.idle.callsPerMinute.toFixed(1)} SQS calls a minute (${Object.entries(document.idle.callsPerMinuteByAction).map(([action, n]) => `${action} ${n.toFixed(1)}`).join(', ')}).`, '']
