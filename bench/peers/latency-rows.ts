@@ -41,9 +41,8 @@ export const latencyBacklog = (config: Config): number => config.backlog * STEAD
  * Every latency scenario in `config.runs` rounds, timed like the steady rows (after 2 s
  * of warm-up, for 3 s): the targets compare a worker at 15 ms with its own 0 ms row
  * within 10%, and one of the happy path's 1.4 s windows spreads by ±20% (the 15 ms row's
- * rounds read 3,033-4,403 messages/s in one run). A worker that has run for seconds is
- * also the one a service runs: its 0 ms row gains more from V8's compiling than its
- * 15 ms row does.
+ * rounds read 3,033-4,403 messages/s in one run). The worker a service runs has also
+ * been running for minutes, well past V8's first compiling.
  */
 export async function latencyRows(emulator: BenchEmulator, config: Config): Promise<Row[]> {
   const latency: Row[] = [];

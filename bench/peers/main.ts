@@ -34,7 +34,6 @@ const retryPathSystems = (config: Config): SystemUnderTest[] => [
   { system: 'seed-reference', concurrency: 1, backlog: { count: config.retrySeedBacklog, warmupCount: config.retrySeedBacklog / 10 } },
 ];
 
-
 function configFrom(argv: string[]): Config {
   const quick = argv.includes('--quick');
   const { description: cpuLayoutDescription } = cpuLayout();
