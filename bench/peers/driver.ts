@@ -191,64 +191,88 @@ export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, bac
   const warmupCount = backlog.warmupCount ?? 0;
   const loadFirstPass = () => load(warmupCount > 0 ? warmupCount : backlog.count);
   if (!options.loadWhenReady) await loadFirstPass();
-  const remaining = async () => {
-    const depth = await emulator.control<{ ready: number; delayed: number; inflight: number }>('depth', { queue: name });
-    return depth.ready + depth.delayed + depth.inflight;
-  };
   const fleet = await startFleet(sut, emulator.endpoint, queue.queueUrl, dlq.queueUrl);
-  const started = fleet.first;
-  const rss: Array<[number, number]> = [];
+  const pid = fleet.first.child.pid!;
   try {
     await fleet.ready;
     if (options.loadWhenReady) await loadFirstPass();
     options.onStart?.();
     const spawnedAt = Date.now();
-    const cpuAtStart = cpuSeconds(started.child.pid!) ?? 0;
-    let firstDoneAt: number | undefined;
-    /** Where the throughput clock started: after the warm-up (in seconds or in messages), or at ready with `clockFromStart`. */
-    const windowFrom = async (at: number, processed: number): Promise<TimedWindow> => ({ at, processed, cpu: cpuSeconds(started.child.pid!) ?? cpuAtStart, calls: await callCounts(emulator, name) });
-    let window: TimedWindow | undefined = options.clockFromStart ? { at: spawnedAt, processed: 0, cpu: cpuAtStart, calls: {} } : undefined;
-    const warmupMs = (options.warmupSeconds ?? 0) * 1000;
-    let warmingUp = warmupCount > 0;
-    let loaded = warmingUp ? warmupCount : backlog.count;
-    let left = loaded;
-    const firstDoneCount = Math.max(1, Math.floor(backlog.count / 100));
-    const passEndedAt: number[] = [];
-    let lastSample = 0;
-    for (;;) {
-      left = await remaining();
-      const now = Date.now();
-      if (warmingUp && left === 0) {
-        await load(backlog.count);
-        loaded += backlog.count;
-        left = backlog.count;
-        warmingUp = false;
-        window = await windowFrom(Date.now(), loaded - left);
-        continue;
-      }
-      if (left === 0) passEndedAt.push((now - spawnedAt) / 1000);
-      if (left === 0 && passEndedAt.length < (backlog.passes ?? 1)) {
-        await load(backlog.count);
-        loaded += backlog.count;
-        left = backlog.count;
-      }
-      // Completions under way, not a single message between a delete and its copy's send.
-      if (firstDoneAt === undefined && !warmingUp && left <= backlog.count - firstDoneCount) firstDoneAt = now;
-      if (window === undefined && firstDoneAt !== undefined && now - firstDoneAt >= warmupMs) window = await windowFrom(now, loaded - left);
-      if (now - lastSample >= 200) {
-        const mb = rssMb(started.child.pid!);
-        if (mb !== undefined) rss.push([(now - spawnedAt) / 1000, mb]);
-        lastSample = now;
-      }
-      if (left === 0 || (window !== undefined && now - window.at >= capSeconds * 1000) || now - spawnedAt > warmupMs + (capSeconds + 30) * 1000) break;
-      await sleep(25);
-    }
-    return await summarizeMeasurement({ emulator, name, pid: started.child.pid!, spawnedAt, capSeconds, cpuAtStart, window, firstDoneAt, loaded, left, rss, passEndedAt });
+    const cpuAtStart = cpuSeconds(pid) ?? 0;
+    const run = await watchUntilDone({ emulator, name, pid, backlog, capSeconds, options, spawnedAt, cpuAtStart, load });
+    return await summarizeMeasurement({ emulator, name, pid, spawnedAt, capSeconds, cpuAtStart, ...run });
   } finally {
     await Promise.all(fleet.children.map(killed));
     await emulator.control('delete', { queue: name });
     await emulator.control('delete', { queue: `${name}-dlq` });
   }
+}
+
+interface WatchedRun {
+  emulator: BenchEmulator;
+  name: string;
+  pid: number;
+  backlog: Backlog;
+  capSeconds: number;
+  options: MeasureOptions;
+  spawnedAt: number;
+  cpuAtStart: number;
+  load: (count: number) => Promise<unknown>;
+}
+
+/**
+ * Polls the queue's depth every 25 ms until the backlog is done or the timed window has
+ * run `capSeconds`: loads the backlog after a warm-up pass and for each further pass,
+ * starts the clock once the warm-up is over, and samples the process's RSS every 200 ms.
+ */
+async function watchUntilDone(run: WatchedRun) {
+  const { emulator, name, pid, backlog, capSeconds, options, spawnedAt, cpuAtStart, load } = run;
+  const remaining = async () => {
+    const depth = await emulator.control<{ ready: number; delayed: number; inflight: number }>('depth', { queue: name });
+    return depth.ready + depth.delayed + depth.inflight;
+  };
+  /** Where the throughput clock started: after the warm-up (in seconds or in messages), or at ready with `clockFromStart`. */
+  const windowFrom = async (at: number, processed: number): Promise<TimedWindow> => ({ at, processed, cpu: cpuSeconds(pid) ?? cpuAtStart, calls: await callCounts(emulator, name) });
+  let window: TimedWindow | undefined = options.clockFromStart ? { at: spawnedAt, processed: 0, cpu: cpuAtStart, calls: {} } : undefined;
+  let firstDoneAt: number | undefined;
+  const warmupMs = (options.warmupSeconds ?? 0) * 1000;
+  const warmupCount = backlog.warmupCount ?? 0;
+  let warmingUp = warmupCount > 0;
+  let loaded = warmingUp ? warmupCount : backlog.count;
+  let left: number;
+  const firstDoneCount = Math.max(1, Math.floor(backlog.count / 100));
+  const passEndedAt: number[] = [];
+  const rss: Array<[number, number]> = [];
+  let lastSample = 0;
+  for (;;) {
+    left = await remaining();
+    const now = Date.now();
+    if (warmingUp && left === 0) {
+      await load(backlog.count);
+      loaded += backlog.count;
+      left = backlog.count;
+      warmingUp = false;
+      window = await windowFrom(Date.now(), loaded - left);
+      continue;
+    }
+    if (left === 0) passEndedAt.push((now - spawnedAt) / 1000);
+    if (left === 0 && passEndedAt.length < (backlog.passes ?? 1)) {
+      await load(backlog.count);
+      loaded += backlog.count;
+      left = backlog.count;
+    }
+    // Completions under way, not a single message between a delete and its copy's send.
+    if (firstDoneAt === undefined && !warmingUp && left <= backlog.count - firstDoneCount) firstDoneAt = now;
+    if (window === undefined && firstDoneAt !== undefined && now - firstDoneAt >= warmupMs) window = await windowFrom(now, loaded - left);
+    if (now - lastSample >= 200) {
+      const mb = rssMb(pid);
+      if (mb !== undefined) rss.push([(now - spawnedAt) / 1000, mb]);
+      lastSample = now;
+    }
+    if (left === 0 || (window !== undefined && now - window.at >= capSeconds * 1000) || now - spawnedAt > warmupMs + (capSeconds + 30) * 1000) break;
+    await sleep(25);
+  }
+  return { window, firstDoneAt, loaded, left, rss, passEndedAt };
 }
 
 export { callsPerMessageByAction, summarizeRuns, type Measurement } from './measurement.js';
