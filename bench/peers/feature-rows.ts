@@ -8,6 +8,9 @@ import { at, HAPPY_HANDLERS, inRounds } from './rounds.js';
 /** The steady rows' shape: their targets ask for a few percent, less than one run's spread. */
 export const STEADY = { runs: 5, backlogFactor: 1.5, warmupSeconds: 2, capSeconds: 3 } as const;
 
+/** Messages a steady row's backlog holds: enough for its window at 0 ms. */
+export const steadyBacklog = (config: Config): number => config.backlog * STEADY.backlogFactor;
+
 /** A steady row's window: the longer warm-up and window, or `--quick`'s short one. */
 export function steadyTiming(config: Config): { warmupSeconds: number; capSeconds: number } {
   return config.quick ? { warmupSeconds: 0, capSeconds: 1 } : { warmupSeconds: STEADY.warmupSeconds, capSeconds: STEADY.capSeconds };
@@ -24,7 +27,7 @@ async function steadyRows(emulator: BenchEmulator, config: Config, label: string
   const rows: Row[] = [];
   const timing = steadyTiming(config);
   const runs = config.quick ? 1 : STEADY.runs;
-  const count = config.backlog * STEADY.backlogFactor;
+  const count = steadyBacklog(config);
   for (const [handler, simulate] of HAPPY_HANDLERS) {
     progress(`${label}, ${handler} handler, ${count.toLocaleString('en-US')} messages, ${runs} run(s) each`);
     rows.push(...(await inRounds(emulator, `${label} ${handler}`, suts, { count, simulate }, { ...config, runs }, timing)));

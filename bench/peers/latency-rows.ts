@@ -1,7 +1,7 @@
 import { progress } from '../report.js';
 import type { Config, Row } from './document.js';
 import type { Backlog, BenchEmulator, SystemUnderTest } from './driver.js';
-import { STEADY, steadyTiming } from './feature-rows.js';
+import { steadyBacklog, steadyTiming } from './feature-rows.js';
 import { LARGE_PREFETCH, LARGE_PREFETCH_SCENARIO, LATENCY_BASELINE_SCENARIO, LATENCY_MS, WEBHOOK_BASELINE_SCENARIO } from './latency.js';
 import { at, inRounds } from './rounds.js';
 
@@ -34,9 +34,6 @@ const latencyScenarios = (): Array<{ scenario: string; simulate: Backlog['simula
   },
 ];
 
-/** Messages each latency row's backlog holds: enough for the steady window at 0 ms. */
-export const latencyBacklog = (config: Config): number => config.backlog * STEADY.backlogFactor;
-
 /**
  * Every latency scenario in `config.runs` rounds, timed like the steady rows (after 2 s
  * of warm-up, for 3 s): the targets compare a worker at 15 ms with its own 0 ms row
@@ -46,7 +43,7 @@ export const latencyBacklog = (config: Config): number => config.backlog * STEAD
  */
 export async function latencyRows(emulator: BenchEmulator, config: Config): Promise<Row[]> {
   const latency: Row[] = [];
-  const count = latencyBacklog(config);
+  const count = steadyBacklog(config);
   for (const { scenario, simulate, suts } of latencyScenarios()) {
     progress(`${scenario}, ${count.toLocaleString('en-US')} messages, ${config.runs} run(s) each`);
     latency.push(...(await inRounds(emulator, scenario, suts, { count, simulate, latencyMs: LATENCY_MS }, config, steadyTiming(config))));

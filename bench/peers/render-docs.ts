@@ -5,8 +5,7 @@ import type { Document, Row } from './document.js';
 import { HERD } from './herd.js';
 import { LARGE_PREFETCH, LARGE_PREFETCH_SCENARIO, LATENCY_BASELINE_SCENARIO, LATENCY_MS, requestsPerMillion } from './latency.js';
 import { pairedRatio } from './rounds.js';
-import { STEADY, steadyTiming } from './feature-rows.js';
-import { latencyBacklog } from './latency-rows.js';
+import { STEADY, steadyBacklog, steadyTiming } from './feature-rows.js';
 
 function spread(values: { median: number; min: number; max: number }): string {
   const round = (n: number) => n.toFixed(0);
@@ -42,7 +41,7 @@ function retryAgainstHappy(document: Document): string {
 /** The rows with every SQS call 15 ms away, and what a million messages cost in requests. */
 function latencySection(document: Document): string[] {
   if (document.latency.length === 0) return [];
-  const backlog = latencyBacklog(document.config);
+  const backlog = steadyBacklog(document.config);
   const timing = steadyTiming(document.config);
   return [
     `### At a region's round trip (every SQS call ${LATENCY_MS} ms away at the proxy; ${backlog.toLocaleString('en-US')} messages, timed after ${timing.warmupSeconds} s of warm-up for ${timing.capSeconds} s)`,
@@ -71,7 +70,7 @@ function largePrefetchLine(latency: Row[]): string[] {
 /** The steady rows (more rounds, a longer warm-up), under their heading and what they compare. */
 function steadySection(document: Document, rowsOf: Row[] | undefined, title: string, description: string): string[] {
   if (!rowsOf || rowsOf.length === 0) return [];
-  const backlog = document.config.backlog * STEADY.backlogFactor;
+  const backlog = steadyBacklog(document.config);
   const heading = `### ${title} (${backlog.toLocaleString('en-US')} messages, ${STEADY.runs} rounds, timed after ${STEADY.warmupSeconds} s of warm-up for ${STEADY.capSeconds} s)`;
   return [heading, '', description, '', rows(rowsOf, backlog), ''];
 }
