@@ -104,11 +104,13 @@ class MemoryQueue {
 
 /**
  * `sdk` starts the OpenTelemetry Node SDK as the peer bench's tracing rows preload it (batch
- * processor, in-memory exporter), registered globally as the worker app registers it.
+ * processor, in-memory exporter), registered globally as the worker app registers it;
+ * `sdk-floor`, the same SDK with bare spans, as the peer bench's floor row preloads it.
  */
 async function tracingOption(spec: RunSpec): Promise<SqsWorkerOptions<unknown>['tracing']> {
   if (spec.tracing === 'off') return false;
   if (spec.tracing === 'sdk') await import('../peers/systems/tracing-sdk.js');
+  if (spec.tracing === 'sdk-floor') await import('../peers/systems/tracing-sdk-floor.js');
   return {};
 }
 

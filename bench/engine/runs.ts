@@ -4,8 +4,11 @@ import { promisify } from 'node:util';
 import { workerNodeOptions } from '@requeue/cdk';
 import { rotatingRounds } from '../peers/rounds.js';
 
-/** Tracing as WORKER_TRACING=off, on with no SDK registered, on with the Node SDK. */
-export const TRACING_MODES = ['off', 'no-sdk', 'sdk'] as const;
+/**
+ * Tracing as WORKER_TRACING=off, on with no SDK registered, on with the Node SDK, and on
+ * with the same SDK's bare spans (nothing set on them, no context made active).
+ */
+export const TRACING_MODES = ['off', 'no-sdk', 'sdk', 'sdk-floor'] as const;
 export type TracingMode = (typeof TRACING_MODES)[number];
 
 /** One run of the engine alone (run.ts). */

@@ -1,10 +1,11 @@
 /**
  * `npm run bench:tracing`: what tracing adds to the engine's own CPU per message, with
  * nothing else in the process (no HTTP, no emulator): each mode (off, no SDK, the Node
- * SDK with a batch processor) runs the same backlog against an in-memory queue in its own
- * process (V8 flags as deployed), in rounds, with and without a `traceparent` on every
- * message. The peer bench's tracing rows measure the same through a whole worker, where
- * the machine's noise is larger than what tracing costs; this bench resolves that cost.
+ * SDK with a batch processor, the same SDK's bare spans) runs the same backlog against an
+ * in-memory queue in its own process (V8 flags as deployed), in rounds, with and without
+ * a `traceparent` on every message. The peer bench's tracing rows measure the same
+ * through a whole worker, where the machine's noise is larger than what tracing costs;
+ * this bench resolves that cost.
  */
 import { progress, wantsJson } from '../report.js';
 import { summarizeRuns } from '../peers/measurement.js';

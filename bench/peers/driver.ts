@@ -38,7 +38,7 @@ export async function startBenchEmulator(): Promise<BenchEmulator> {
   };
 }
 
-const REQUEUE_SYSTEMS = ['requeue', 'requeue-no-backpressure', 'requeue-no-schema', 'requeue-tracing-sdk', 'requeue-tracing-off', 'requeue-idempotency'] as const;
+const REQUEUE_SYSTEMS = ['requeue', 'requeue-no-backpressure', 'requeue-no-schema', 'requeue-tracing-sdk', 'requeue-tracing-sdk-floor', 'requeue-tracing-off', 'requeue-idempotency'] as const;
 type RequeueSystem = (typeof REQUEUE_SYSTEMS)[number];
 export type SystemName = RequeueSystem | 'raw-sdk-loop' | 'sqs-consumer' | 'sqs-consumer-batch' | 'seed-reference';
 const isRequeue = (system: SystemName): system is RequeueSystem => (REQUEUE_SYSTEMS as readonly string[]).includes(system);
@@ -61,12 +61,19 @@ export const SYSTEM_LABELS: Record<SystemName, string> = {
   'requeue-no-backpressure': 'requeue, backpressure off',
   'requeue-no-schema': 'requeue, body unchecked (no schema)',
   'requeue-tracing-sdk': 'requeue, OpenTelemetry SDK (batch processor, in-memory exporter)',
+  'requeue-tracing-sdk-floor': 'requeue, the same SDK, bare spans (nothing set on them, no context made active)',
   'requeue-tracing-off': 'requeue, tracing off (WORKER_TRACING=off)',
   'requeue-idempotency': 'requeue, idempotency on (Redis)',
   'raw-sdk-loop': 'raw SDK loop',
   'sqs-consumer': 'sqs-consumer 15 (handleMessage, batchSize 10)',
   'sqs-consumer-batch': 'sqs-consumer 15 (handleMessageBatch)',
   'seed-reference': 'seed reference loop',
+};
+
+/** The OpenTelemetry SDK a tracing row preloads into the worker. */
+const PRELOADS: Partial<Record<SystemName, string>> = {
+  'requeue-tracing-sdk': './systems/tracing-sdk.js',
+  'requeue-tracing-sdk-floor': './systems/tracing-sdk-floor.js',
 };
 
 interface Started {
@@ -84,6 +91,7 @@ async function startFleet(sut: SystemUnderTest, endpoint: string, queueUrl: stri
 export async function startSystem(sut: SystemUnderTest, endpoint: string, queueUrl: string, dlqUrl: string): Promise<Started> {
   const base = { PATH: process.env.PATH ?? '', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench', AWS_REGION: 'us-east-1' };
   if (isRequeue(sut.system)) {
+    const preload = PRELOADS[sut.system];
     const worker = await startWorkerProcess({
       WORKER_QUEUE_URL: queueUrl,
       WORKER_DLQ_URL: dlqUrl,
@@ -92,7 +100,7 @@ export async function startSystem(sut: SystemUnderTest, endpoint: string, queueU
       WORKER_MAX_IN_FLIGHT: String(sut.concurrency),
       LOG_LEVEL: 'error',
       // As deployed: the stack sizes V8 from the default 512 MB task.
-      NODE_OPTIONS: sut.system === 'requeue-tracing-sdk' ? `${workerNodeOptions(512)} --import=${here('./systems/tracing-sdk.js')}` : workerNodeOptions(512),
+      NODE_OPTIONS: preload === undefined ? workerNodeOptions(512) : `${workerNodeOptions(512)} --import=${here(preload)}`,
       ...(sut.system === 'requeue-tracing-off' ? { WORKER_TRACING: 'off' } : {}),
       ...(sut.system === 'requeue-no-backpressure' ? { WORKER_BACKPRESSURE: 'off' } : {}),
       // The simulation handler's body is checked by its zod schema in the engine; this one trusts it.

@@ -78,7 +78,7 @@ function steadySection(document: Document, rowsOf: Row[] | undefined, title: str
 const FEATURE_COST =
   "The same worker at its defaults, with `WORKER_BACKPRESSURE=off`, and with its handler trusting the body (no schema): the backpressure and body-schema targets above are read here. The happy path's rows compare them too, but one of their 1.4 s windows spreads by ±20%, wider than the 5% the targets allow.";
 const TRACING =
-  'The same worker with no OpenTelemetry SDK (as shipped), with the Node SDK preloaded (a span per delivery, its batch span processor exporting to memory), and with `WORKER_TRACING=off`. The longer warm-up keeps V8 compiling the SDK in the first seconds, once per worker, out of the window.';
+  'The same worker with no OpenTelemetry SDK (as shipped), with the Node SDK preloaded (a span per delivery, its batch span processor exporting to memory), with the same SDK handing back bare spans (the SDK\'s own cost per span: nothing set on them, no context made active), and with `WORKER_TRACING=off`. The longer warm-up keeps V8 compiling the SDK in the first seconds, once per worker, out of the window.';
 
 /** requeue with its handler guarded by Redis, beside requeue without, and what the guard asks of Redis. */
 function idempotencySection(document: Document): string[] {
