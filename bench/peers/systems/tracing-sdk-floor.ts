@@ -1,9 +1,10 @@
 /**
  * Preloaded (`node --import`) into the worker for the bench's "SDK floor" row: the same
  * SDK as the tracing rows, but each span requeue starts is the SDK's span with nothing
- * set on it (no attributes, events or status) and no context is ever made active. The row
- * measures what the SDK itself costs per span (ids, sampling, clocks, the batch
- * processor); against the SDK row, what requeue's attributes and handler context add.
+ * set on it (no attributes, links, events or status) and no context is ever made
+ * active. The row measures what the SDK itself costs per span (ids, sampling, clocks,
+ * the batch processor); against the SDK row, what requeue's attributes, links and
+ * handler context add.
  */
 import { ROOT_CONTEXT, trace, type ContextManager, type ProxyTracerProvider, type Span, type SpanContext, type SpanOptions, type Context, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import { startBenchSdk } from './bench-sdk.js';
