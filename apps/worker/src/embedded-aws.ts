@@ -20,11 +20,24 @@ export class EmbeddedAwsError extends Error {
  * creates. Loaded lazily: production images carry neither the emulator nor the CDK.
  */
 export async function startEmbeddedAws(port: number): Promise<EmbeddedAws> {
-  const { startLocalRequeueStack, LocalProvisioningError } = await import('@requeue/local-aws');
+  const { startLocalRequeueStack, LocalProvisioningError } = await loadEmulator();
   try {
     return await startLocalRequeueStack({ port });
   } catch (cause) {
     if (cause instanceof LocalProvisioningError) throw new EmbeddedAwsError(cause.message, { cause });
     throw cause;
+  }
+}
+
+/** The emulator's package, which a production install (the worker image) leaves out. */
+async function loadEmulator(): Promise<typeof import('@requeue/local-aws')> {
+  try {
+    return await import('@requeue/local-aws');
+  } catch (cause) {
+    if ((cause as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND') throw cause;
+    throw new EmbeddedAwsError(
+      'WORKER_QUEUE_URL is not set, and this install has no embedded emulator (a production install, such as the worker image, leaves it out); set WORKER_QUEUE_URL and WORKER_DLQ_URL, or WORKER_CONSUMERS',
+      { cause },
+    );
   }
 }
