@@ -21,7 +21,8 @@ export default defineConfig({
   },
   test: {
     include: ['libs/**/src/**/*.test.ts', 'apps/**/src/**/*.test.ts', 'infra/test/**/*.test.ts', 'test/**/*.test.ts', 'bench/**/*.test.ts'],
-    exclude: ['**/node_modules/**', '**/dist/**'],
+    // The image's tests build it: `npm run test:image` (vitest.image.config.ts).
+    exclude: ['**/node_modules/**', '**/dist/**', 'test/image/**'],
     testTimeout: 30_000,
     // The benchmark model and the process tests are CPU-heavy: two at a time suits 2 cores.
     maxWorkers: 2,

@@ -1,0 +1,29 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+const src = (path) => fileURLToPath(new URL(path, import.meta.url));
+// Tests import workspace packages from their TypeScript sources, so a test run never
+// depends on a stale build of a sibling package.
+export default defineConfig({
+    resolve: {
+        alias: {
+            '@requeue/retry': src('./libs/retry/src/index.ts'),
+            // The subpath first: an alias also matches the paths below it.
+            '@requeue/sqs/metric-names': src('./libs/sqs/src/metric-names.ts'),
+            '@requeue/sqs/publisher': src('./libs/sqs/src/publisher/index.ts'),
+            '@requeue/sqs': src('./libs/sqs/src/index.ts'),
+            '@requeue/nest': src('./libs/nest/src/index.ts'),
+            '@requeue/local-aws': src('./libs/local-aws/src/index.ts'),
+            '@requeue/cdk': src('./libs/cdk/src/index.ts'),
+            '@requeue/infra': src('./infra/lib/index.ts'),
+        },
+    },
+    test: {
+        include: ['libs/**/src/**/*.test.ts', 'apps/**/src/**/*.test.ts', 'infra/test/**/*.test.ts', 'test/**/*.test.ts', 'bench/**/*.test.ts'],
+        // The image's tests build it: `npm run test:image` (test/image/vitest.config.ts).
+        exclude: ['**/node_modules/**', '**/dist/**', 'test/image/**'],
+        testTimeout: 30_000,
+        // The benchmark model and the process tests are CPU-heavy: two at a time suits 2 cores.
+        maxWorkers: 2,
+    },
+});
+//# sourceMappingURL=vitest.config.js.map
