@@ -75,7 +75,7 @@ export class RequeueStack extends Stack {
         : new QueueWorkerService(this, 'Worker', {
             handler: 'webhook',
             ...props.worker,
-            image: props.worker?.image ?? workerImageFromRepository(),
+            image: props.worker?.image ?? workerImageFromRepository(props.worker?.cpuArchitecture),
             queue,
             deadLetterQueue,
             ...(this.idempotencyTable ? { idempotencyTable: this.idempotencyTable, ...(idempotencyKey === undefined ? {} : { idempotencyKey }) } : {}),

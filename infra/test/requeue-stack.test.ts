@@ -277,14 +277,6 @@ describe('alarms', () => {
     expect([alarm('ErrorRate', custom).Threshold, alarm('FailedNotifications', custom).Threshold, alarm('Stalled', custom).EvaluationPeriods]).toEqual([0.5, 7, 4]);
     custom.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
   });
-
-  it('encrypts the alarm topic with a rotating key CloudWatch may use', () => {
-    const key = resource(template, 'AWS::KMS::Key', 'AlarmTopicKey');
-    expect(key.Properties.EnableKeyRotation).toBe(true);
-    const statements = (key.Properties.KeyPolicy as { Statement: Array<{ Principal: unknown; Action: unknown }> }).Statement;
-    expect(statements).toContainEqual(expect.objectContaining({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: ['kms:Decrypt', 'kms:GenerateDataKey*'] }));
-    expect(resource(template, 'AWS::SNS::Topic', 'AlarmTopic').Properties.KmsMasterKeyId).toEqual(arnOf(key.logicalId));
-  });
 });
 
 describe('dashboard', () => {

@@ -1,10 +1,25 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
-import { keyValueTable, type IdempotencyTableProps } from './idempotency-table.js';
+import { keyValueTable } from './idempotency-table.js';
 
 /** How the fleet's table is encrypted and what `cdk destroy` does with it. */
-export type FleetStateTableProps = IdempotencyTableProps;
+export interface FleetStateTableProps {
+  /**
+   * Encrypts the table with this customer-managed key; grants cover it.
+   * @default - an AWS-owned key
+   */
+  readonly encryptionKey?: kms.IKey;
+  /**
+   * What deleting the stack, or replacing the table, does with it. Destroyed by default:
+   * it holds no state worth keeping, only the tasks' last few seconds of reports, each
+   * expiring with its writer, and a new table is as good as the old one.
+   * @default RemovalPolicy.DESTROY
+   */
+  readonly removalPolicy?: RemovalPolicy;
+}
 
 /**
  * Where the worker's tasks share backpressure (`WORKER_FLEET_STATE=dynamodb:<table>`):
@@ -18,7 +33,7 @@ export class FleetStateTable extends Construct {
 
   constructor(scope: Construct, id: string, props: FleetStateTableProps = {}) {
     super(scope, id);
-    this.table = keyValueTable(this, props);
+    this.table = keyValueTable(this, props, RemovalPolicy.DESTROY);
   }
 
   /** What `WORKER_FLEET_STATE=dynamodb:<table>` names. */

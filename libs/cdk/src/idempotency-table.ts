@@ -12,9 +12,11 @@ export interface IdempotencyTableProps {
    */
   readonly encryptionKey?: kms.IKey;
   /**
-   * What `cdk destroy` does with the table. Its records expire within hours (the
-   * completed-record TTL), so losing it only lets duplicates from that window run again.
-   * @default RemovalPolicy.DESTROY
+   * What deleting the stack, or replacing the table, does with it. Retained by default:
+   * its records are what keeps a redelivered or republished job from running twice, and
+   * a new, empty table would let every duplicate of the last hours (the completed-record
+   * TTL) run again.
+   * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;
 }
@@ -24,7 +26,7 @@ export interface IdempotencyTableProps {
  * persistence layer writes, and the fleet's reports fit too. On-demand, point-in-time
  * recovery, encrypted.
  */
-export function keyValueTable(scope: Construct, props: IdempotencyTableProps): dynamodb.Table {
+export function keyValueTable(scope: Construct, props: { encryptionKey?: kms.IKey; removalPolicy?: RemovalPolicy }, defaultRemovalPolicy: RemovalPolicy): dynamodb.Table {
   return new dynamodb.Table(scope, 'Table', {
     partitionKey: { name: 'id', type: dynamodb.AttributeType.STRING },
     billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
@@ -33,7 +35,7 @@ export function keyValueTable(scope: Construct, props: IdempotencyTableProps): d
     ...(props.encryptionKey
       ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: props.encryptionKey }
       : { encryption: dynamodb.TableEncryption.AWS_MANAGED }),
-    removalPolicy: props.removalPolicy ?? RemovalPolicy.DESTROY,
+    removalPolicy: props.removalPolicy ?? defaultRemovalPolicy,
   });
 }
 
@@ -48,7 +50,7 @@ export class IdempotencyTable extends Construct {
 
   constructor(scope: Construct, id: string, props: IdempotencyTableProps = {}) {
     super(scope, id);
-    this.table = keyValueTable(this, props);
+    this.table = keyValueTable(this, props, RemovalPolicy.RETAIN);
   }
 
   /** What `WORKER_IDEMPOTENCY=dynamodb:<table>` names. */

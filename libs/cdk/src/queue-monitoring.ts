@@ -2,13 +2,12 @@ import { Aws, Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as ecs from 'aws-cdk-lib/aws-ecs';
-import * as iam from 'aws-cdk-lib/aws-iam';
-import * as kms from 'aws-cdk-lib/aws-kms';
-import * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { MetricDimension, MetricName } from '@requeue/sqs/metric-names';
+import { allowAlarmsToPublish, createAlarmTopic } from './alarm-topic.js';
 import { resolveThresholds, type AlarmThresholdProps, type Thresholds } from './alarm-thresholds.js';
 import { runningTaskCount } from './service-metrics.js';
 import { workerMetrics, type WorkerMetrics } from './worker-metrics.js';
@@ -38,8 +37,9 @@ export interface QueueMonitoringProps extends AlarmThresholdProps {
    */
   readonly metricsNamespace?: string;
   /**
-   * The topic alarms notify.
-   * @default - a new topic, encrypted with a rotating key CloudWatch may use
+   * The topic alarms notify. Its policy gets a statement letting CloudWatch publish this
+   * construct's alarms; an imported topic's owner must allow that themselves.
+   * @default - a new topic, encrypted with a rotating key this account's CloudWatch alarms may use
    */
   readonly alarmTopic?: sns.ITopic;
   /**
@@ -78,23 +78,27 @@ export class QueueMonitoring extends Construct {
     readonly firstFailures?: cloudwatch.Alarm;
   };
 
+  /** The ARNs CloudWatch may publish to the alarm topic for: this construct's alarms and those given to `addAlarm`. */
+  private readonly notifyingAlarms: cloudwatch.Alarm[] = [];
+
   constructor(scope: Construct, id: string, props: QueueMonitoringProps) {
     super(scope, id);
     const worker = workerMetrics(props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE, props.queue.queueName);
-    this.alarmTopic = props.alarmTopic ?? this.buildAlarmTopic();
+    this.alarmTopic = props.alarmTopic ?? createAlarmTopic(this);
+    allowAlarmsToPublish(this.alarmTopic, () => this.notifyingAlarms.map((alarm) => alarm.alarmArn));
     if (props.alarmEmail) this.alarmTopic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
     this.alarms = this.buildAlarms(props, resolveThresholds(props), worker);
     this.dashboard = this.buildDashboard(props, worker);
   }
 
   /**
-   * CloudWatch can publish to an encrypted topic only through a customer-managed key whose
-   * policy lets it; the AWS-managed SNS key does not.
+   * Notifies the alarm topic when this alarm (one of your own) goes into and out of alarm,
+   * and lets CloudWatch publish for it: the topic's policy admits only the alarms it names.
    */
-  private buildAlarmTopic(): sns.Topic {
-    const alarmKey = new kms.Key(this, 'AlarmTopicKey', { enableKeyRotation: true, description: 'Encrypts the requeue alarm topic' });
-    alarmKey.grant(new iam.ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
-    return new sns.Topic(this, 'AlarmTopic', { masterKey: alarmKey, enforceSSL: true });
+  addAlarm(alarm: cloudwatch.Alarm): void {
+    alarm.addAlarmAction(new actions.SnsAction(this.alarmTopic));
+    alarm.addOkAction(new actions.SnsAction(this.alarmTopic));
+    this.notifyingAlarms.push(alarm);
   }
 
   private alarm(props: QueueMonitoringProps, id: string, description: string, metric: cloudwatch.IMetric, threshold: number, evaluationPeriods = 1): cloudwatch.Alarm {
@@ -108,8 +112,7 @@ export class QueueMonitoring extends Construct {
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       actionsEnabled: props.alarmActionsEnabled ?? true,
     });
-    created.addAlarmAction(new actions.SnsAction(this.alarmTopic));
-    created.addOkAction(new actions.SnsAction(this.alarmTopic));
+    this.addAlarm(created);
     return created;
   }
 

@@ -1,4 +1,5 @@
-import { Duration, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { SNS_SUBSCRIPTIONS_SQS_DECRYPTION_POLICY } from 'aws-cdk-lib/cx-api';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -64,6 +65,14 @@ export interface RetryingQueueProps {
    * @default - SQS-managed encryption (SSE-SQS)
    */
   readonly encryptionKey?: kms.IKey;
+  /**
+   * What happens to the three queues, and the messages in them, when the stack is deleted
+   * or a change replaces a queue (a new name, FIFO on or off). Retained by default: the
+   * DLQ holds up to 14 days of dead letters an operator still has to inspect, and the main
+   * queue the work not yet done. `RemovalPolicy.DESTROY` suits throwaway stacks.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
 }
 
 /**
@@ -98,6 +107,9 @@ export class RetryingQueue extends Construct {
 
   constructor(scope: Construct, id: string, props: RetryingQueueProps = {}) {
     super(scope, id);
+    // With a customer-managed key, SNS's use of it is limited to this topic (aws:SourceArn)
+    // whatever the app's own feature flags say; context must be set before any child exists.
+    this.node.setContext(SNS_SUBSCRIPTIONS_SQS_DECRYPTION_POLICY, true);
     const stack = Stack.of(this);
     const queueName = props.queueName ?? `${stack.stackName}-jobs`;
     const fifo = props.fifo ?? false;
@@ -112,6 +124,7 @@ export class RetryingQueue extends Construct {
       ...(props.encryptionKey ? { encryption: sqs.QueueEncryption.KMS, encryptionMasterKey: props.encryptionKey } : { encryption: sqs.QueueEncryption.SQS_MANAGED }),
       enforceSSL: true,
       retentionPeriod: FOURTEEN_DAYS,
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
       ...(fifo ? { fifo: true, contentBasedDeduplication: true } : {}),
     };
     this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
