@@ -1,4 +1,8 @@
-import { MetricsLogger, Unit } from 'aws-embedded-metrics';
+// Deep imports on purpose: the package's index loads its environment detector, which at
+// import time probes the EC2 metadata service (169.254.169.254) from every process that
+// loads it. These modules serialize EMF without detecting anything.
+import { MetricsLogger } from 'aws-embedded-metrics/lib/logger/MetricsLogger.js';
+import { Unit } from 'aws-embedded-metrics/lib/logger/Unit.js';
 import type { IEnvironment } from 'aws-embedded-metrics/lib/environment/IEnvironment.js';
 import type { MetricsContext } from 'aws-embedded-metrics/lib/logger/MetricsContext.js';
 import { LogSerializer } from 'aws-embedded-metrics/lib/serializers/LogSerializer.js';
