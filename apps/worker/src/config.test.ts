@@ -11,6 +11,28 @@ describe('loadWorkerConfig', () => {
     expect(config.retryPolicy.config.maxAttempts).toBe(20);
   });
 
+  it('never echoes a password or token from a bad setting into its error', () => {
+    for (const [variable, value] of [
+      ['WORKER_IDEMPOTENCY', 'redis//:s3cr3t@cache:6379'],
+      ['WORKER_FLEET_STATE', 'memcached://ops:s3cr3t@cache'],
+      ['WORKER_QUEUE_URL', 'https://ops:s3cr3t@sqs.example.com:bad/q'],
+      ['WORKER_DLQ_URL', 'ftp://sqs.example.com/q?token=s3cr3t'],
+    ]) {
+      const env = { WORKER_QUEUE_URL: 'https://sqs.example.com/1/q', WORKER_DLQ_URL: 'https://sqs.example.com/1/d', [variable!]: value };
+      const error = (() => {
+        try {
+          loadWorkerConfig(env);
+        } catch (thrown) {
+          return thrown as WorkerConfigError;
+        }
+        throw new Error(`${variable}=${value} was accepted`);
+      })();
+      expect(error).toBeInstanceOf(WorkerConfigError);
+      expect(error.message).toContain(`${variable}:`);
+      expect(`${error.message} ${error.problem}`).not.toContain('s3cr3t');
+    }
+  });
+
   it('reads RETRY_POLICY inline or from a file', () => {
     expect(loadWorkerConfig({ RETRY_POLICY: '{"maxAttempts":4}' }).retryPolicy.config.maxAttempts).toBe(4);
     const file = join(mkdtempSync(join(tmpdir(), 'policy-')), 'policy.json');

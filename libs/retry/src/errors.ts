@@ -1,3 +1,4 @@
+import { redactSecrets } from './redact.js';
 const RETRYABLE = Symbol.for('requeue.RetryableError');
 const NON_RETRYABLE = Symbol.for('requeue.NonRetryableError');
 
@@ -27,13 +28,19 @@ export interface RetryableErrorOptions {
  * says what is wrong and what would be right. Every package's configuration error is one.
  */
 export class ConfigError extends Error {
+  /** What is wrong, with any secret the offending value carried (a URL's password, a token) redacted. */
+  readonly problem: string;
+
   constructor(
     readonly setting: string,
-    readonly problem: string,
+    problem: string,
     options?: { cause?: unknown },
-    message = `${setting}: ${problem}`,
+    // A config error is printed and logged as it is: it echoes the bad value, so it goes
+    // through the same scrubbing as error text in logs.
+    message = `${setting}: ${redactSecrets(problem)}`,
   ) {
-    super(message, options);
+    super(redactSecrets(message), options);
+    this.problem = redactSecrets(problem);
     this.name = 'ConfigError';
   }
 }

@@ -12,6 +12,7 @@ describe('redactSecrets', () => {
     ["config {token: 'tok_abc'}", 'tok_abc'],
     ['header x-api-key: k-98765', 'k-98765'],
     ['connect failed with db_password=s3cr3t', 's3cr3t'],
+    ['WORKER_IDEMPOTENCY: must be off, redis://host:port or dynamodb:<table>, got "redis//:s3cr3t@cache:6379"', 's3cr3t'],
   ])('removes the secret from %j', (text, secret) => {
     const redacted = redactSecrets(text);
     expect(redacted).not.toContain(secret);

@@ -6,6 +6,8 @@ export const REDACTED = '[redacted]';
 const SECRET_PATTERNS: ReadonlyArray<[RegExp, string]> = [
   // Credentials in a URL: scheme://user:password@host
   [/(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s:@"']+(?::[^/\s@"']*)?@/gi, `$1${REDACTED}@`],
+  // The same in a mistyped URL (`redis//:password@host`): whatever stands between `//` and `@`.
+  [/(\/\/)[^/\s@"']+@/g, `$1${REDACTED}@`],
   // A URL's query string carries API keys and signatures as often as not.
   [/(\b[a-z][a-z0-9+.-]*:\/\/[^\s?#"'<>]*)\?[^\s#"'<>]*/gi, `$1?${REDACTED}`],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/-]+=*/g, `$1 ${REDACTED}`],
