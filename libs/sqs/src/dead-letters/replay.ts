@@ -3,6 +3,7 @@ import { encodeRetryState, parseRetryState, RETRY_POLICY_ATTRIBUTE, RETRY_STATE_
 import { userAttributes, type MessageAttributes } from '../message-attributes.js';
 import { DeadLetterOperationError } from './errors.js';
 import { release, scanDlq, type DeadLetterQueue, type DlqEntry, type DlqFilter } from './scan.js';
+import { sourceQueuePolicy } from './source-queues.js';
 
 export interface ReplayOptions {
   /** Where to send; by default each message's source queue from `x-dead-letter`. */
@@ -53,18 +54,6 @@ function fifoFields(to: string, entry: DlqEntry): { MessageGroupId?: string; Mes
   return { MessageGroupId: group, MessageDeduplicationId: entry.message.MessageId ?? undefined };
 }
 
-/**
- * Whether two queue URLs name the same account and region: the same scheme, host and port
- * (an SQS host names its region, `sqs.<region>.amazonaws.com`; an emulator is one host)
- * and the same account, the URL's first path segment.
- */
-function sameAccountAndRegion(dlqUrl: string, queueUrl: string): boolean {
-  if (!URL.canParse(dlqUrl) || !URL.canParse(queueUrl)) return false;
-  const [dlq, queue] = [new URL(dlqUrl), new URL(queueUrl)];
-  const accountOf = (url: URL) => url.pathname.split('/')[1] ?? '';
-  return dlq.origin === queue.origin && accountOf(dlq) !== '' && accountOf(dlq) === accountOf(queue) && queue.username === '' && queue.password === '';
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -72,6 +61,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * after its send succeeded: a failure leaves it in the DLQ, never nowhere.
  */
 export async function replayDeadLetters(target: DeadLetterQueue, filter: DlqFilter, options: ReplayOptions): Promise<ReplayResult> {
+  const sources = options.to === undefined ? await sourceQueuePolicy(target) : undefined;
   const { matched, skipped } = await scanDlq(target, filter, { limit: options.max, hideSeconds: 120 });
   const result: ReplayResult = { replayed: [], skipped: [], dryRun: options.dryRun };
   const untouched = [...skipped];
@@ -85,10 +75,9 @@ export async function replayDeadLetters(target: DeadLetterQueue, filter: DlqFilt
         untouched.push(entry.message);
         continue;
       }
-      // x-dead-letter is data anyone who can send to the DLQ can forge: its source queue is
-      // followed only within the DLQ's own account and region, never to a host it names.
-      if (options.to === undefined && !sameAccountAndRegion(target.dlqUrl, to)) {
-        result.skipped.push({ messageId, why: `its x-dead-letter source queue ${to} is outside the DLQ's account and region: pass --to <queue-url> to send it there` });
+      // x-dead-letter is data anyone who can send to the DLQ can forge (see sourceQueuePolicy).
+      if (sources && !sources.allows(to)) {
+        result.skipped.push({ messageId, why: `its x-dead-letter source queue ${to} ${sources.refusal}: pass --to <queue-url> to send it there` });
         untouched.push(entry.message);
         continue;
       }
