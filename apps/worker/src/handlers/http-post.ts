@@ -1,5 +1,5 @@
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 
 export interface PostOptions {
@@ -17,19 +17,30 @@ export interface PostResult {
 }
 
 /**
+ * Agents of our own, never the global ones: with NODE_USE_ENV_PROXY, Node gives its global
+ * agents the HTTP(S)_PROXY from the environment, and a request through a proxy connects to
+ * the proxy, which then reaches whatever the publisher named: the egress check of the
+ * address connected to would be bypassed. An agent made without `proxyEnv` never proxies.
+ */
+const HTTP_AGENT = new HttpAgent({ keepAlive: true });
+const HTTPS_AGENT = new HttpsAgent({ keepAlive: true });
+
+/**
  * One POST with node:http(s), not `fetch`: it takes a `lookup`, so the address that was
  * checked is the address connected to, it never follows a redirect, and a response body
  * is read only up to a small cap (a 2 GiB answer would otherwise sit in memory, once per
  * message in flight).
  */
 export function postJson(url: URL, body: string, options: PostOptions): Promise<PostResult> {
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const https = url.protocol === 'https:';
+  const send = https ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const request = send(url, {
       method: 'POST',
       headers: { ...options.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
       signal: options.signal,
       lookup: options.lookup,
+      agent: https ? HTTPS_AGENT : HTTP_AGENT,
     });
     request.on('error', reject);
     request.once('response', (response) => {
