@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startEmulator, type Emulator, type QueuePair } from '../support/emulator.js';
-import { freePort } from '../support/worker-process.js';
+import { freePort, TEST_RETRY_STATE_KEY } from '../support/worker-process.js';
 import { runContainer, runOnce, type RunningContainer } from './container.js';
 import { buildImage, dockerfileBase, imageBytes, synthesizeApp, type SynthesizedApp } from './image-build.js';
 
@@ -97,6 +97,8 @@ describe('the worker image on the emulator, with the stack task definition setti
         WORKER_HEALTH_PORT: String(healthPort),
         WORKER_HANDLER: 'simulation',
         SIMULATION_LEDGER: '/ledger/ledger.jsonl',
+        // The task definition passes this as a secret, which the template does not hold.
+        WORKER_RETRY_STATE_KEYS: TEST_RETRY_STATE_KEY,
       },
       volumes: { [folder]: '/ledger' },
     });

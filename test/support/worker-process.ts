@@ -13,6 +13,9 @@ export const WORKER_ENTRY = [new URL('../../apps/worker/dist/main.js', import.me
 
 export { freePort };
 
+/** The x-retry key every test worker shares, as a deployment's workers share theirs. */
+export const TEST_RETRY_STATE_KEY = 'test-only-retry-state-key-0123456789abcdef';
+
 /**
  * A Redis URL where nothing listens, for a store that is down: port 1 is privileged and
  * unused. A probed free port would not do: another test's server may take it meanwhile.
@@ -46,6 +49,8 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
       WORKER_HEALTH_PORT: '0',
       // Many workers run at once in the suites; the dashboard has its own tests.
       WORKER_DASHBOARD: 'off',
+      // What a deployment shares between its workers, so that every test worker trusts the others' x-retry.
+      WORKER_RETRY_STATE_KEYS: TEST_RETRY_STATE_KEY,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

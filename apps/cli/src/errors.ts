@@ -12,8 +12,8 @@ export class CliError extends Error {
 
 /** Bad arguments: exit code 2, like most CLIs. */
 export class CliUsageError extends CliError {
-  constructor(message: string) {
-    super(message, 2);
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, 2, options);
     this.name = 'CliUsageError';
   }
 }

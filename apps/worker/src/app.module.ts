@@ -41,6 +41,7 @@ export class AppModule {
       ...(config.prefetch === undefined ? {} : { prefetch: config.prefetch }),
       ...(config.tracing ? {} : { tracing: false as const }),
       ...(config.visibilityTimeoutSeconds === undefined ? {} : { visibilityTimeoutSeconds: config.visibilityTimeoutSeconds }),
+      ...optional('retryStateKeys', config.retryStateKeys),
       logger,
     };
     const consumers = (config.consumers ?? [{ name: config.handler, handler: config.handler, maxInFlight: config.maxInFlight, retryPolicy: config.retryPolicy, ...queues }]).map((consumer) => ({

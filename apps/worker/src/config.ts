@@ -6,6 +6,7 @@ import { loadConsumers, type ConsumerConfig, type ConsumerDefaults } from './con
 import { idempotencySetting, type IdempotencySetting } from './idempotency-config.js';
 import { storeLocation, type StoreLocation } from './store-location.js';
 import { readJsonSetting } from './json-setting.js';
+import { retryStateKeys } from './retry-state-keys.js';
 import { DEFAULT_LOG_REDACT } from './logger.js';
 
 /** One configuration problem, reported as one line naming the variable. */
@@ -60,6 +61,8 @@ export interface WorkerConfig {
   /** The local dashboard: on by default outside production, off in production unless WORKER_DASHBOARD=on. */
   dashboard: { enabled: boolean; host: string; port: number; traceUrl: string | undefined };
   production: boolean;
+  /** WORKER_RETRY_STATE_KEYS; unset outside production, where the worker keys x-retry with a key of its own. */
+  retryStateKeys: readonly string[] | undefined;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -282,5 +285,6 @@ export function loadWorkerConfig(env: Env): WorkerConfig {
     metricsNamespace: metricsNamespace(env),
     dashboard: dashboard(env, production),
     production,
+    retryStateKeys: retryStateKeys(env, production),
   };
 }

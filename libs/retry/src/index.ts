@@ -57,3 +57,4 @@ export {
   RETRY_STATE_ATTRIBUTE,
   type RetryState,
 } from './retry-state.js';
+export { MIN_RETRY_STATE_KEY_LENGTH, RetryStateSigner } from './retry-state-signer.js';

@@ -17,6 +17,8 @@ export interface RetryState {
   lastError?: string;
   /** Epoch ms before which the handler must not run: the remainder of a long delay. */
   notBefore?: number;
+  /** The worker's HMAC over the other fields (see `RetryStateSigner`); absent on a publisher's. */
+  mac?: string;
 }
 
 export const RETRY_STATE_ATTRIBUTE = 'x-retry';
@@ -38,6 +40,8 @@ const stateSchema = z.strictObject({
   lastErrorType: z.string().max(64).optional(),
   lastError: z.string().max(MAX_ERROR_TEXT).optional(),
   notBefore: z.number().int().min(EARLIEST_PLAUSIBLE_MS).optional(),
+  // HMAC-SHA256, base64url: 43 characters.
+  mac: z.string().regex(/^[A-Za-z0-9_-]{43}$/).optional(),
 });
 
 /** The state of a message that has never failed. */
@@ -51,6 +55,7 @@ export function encodeRetryState(state: RetryState): string {
   if (state.lastErrorType !== undefined) ordered.lastErrorType = state.lastErrorType;
   if (state.lastError !== undefined) ordered.lastError = state.lastError.slice(0, MAX_ERROR_TEXT);
   if (state.notBefore !== undefined) ordered.notBefore = state.notBefore;
+  if (state.mac !== undefined) ordered.mac = state.mac;
   return JSON.stringify(ordered);
 }
 

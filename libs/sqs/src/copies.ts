@@ -2,11 +2,11 @@ import {
   DEAD_LETTER_ATTRIBUTE,
   encodeDeadLetterRecord,
   encodePolicyOverride,
-  encodeRetryState,
   RETRY_POLICY_ATTRIBUTE,
   RETRY_STATE_ATTRIBUTE,
   type DeadLetterRecord,
   type RetryState,
+  type RetryStateSigner,
 } from '@requeue/retry';
 import type { DecodedMessage } from './decode.js';
 import { fitsInOneMessage, stringAttribute, type MessageAttributes } from './message-attributes.js';
@@ -19,8 +19,8 @@ import { withTraceAttributes } from './tracing/carry.js';
  * copy cannot carry them within SQS limits; the caller then uses the visibility
  * transport, which keeps the original message and so loses nothing.
  */
-export function retryCopyAttributes(message: DecodedMessage, state: RetryState): MessageAttributes | undefined {
-  const attributes: MessageAttributes = { ...message.sqsUserAttributes, [RETRY_STATE_ATTRIBUTE]: stringAttribute(encodeRetryState(state)) };
+export function retryCopyAttributes(message: DecodedMessage, state: RetryState, signer: RetryStateSigner): MessageAttributes | undefined {
+  const attributes: MessageAttributes = { ...message.sqsUserAttributes, [RETRY_STATE_ATTRIBUTE]: stringAttribute(signer.sign(state)) };
   if (message.override) attributes[RETRY_POLICY_ATTRIBUTE] = stringAttribute(encodePolicyOverride(message.override));
   return fitsInOneMessage(message.sqsBody, attributes) ? withTraceAttributes(message.sqsBody, attributes, message.trace?.carried) : undefined;
 }
@@ -36,11 +36,11 @@ export interface DeadLetterAttributes {
  * then `x-dead-letter`, then, room permitting, `x-retry` and `x-retry-policy` so that a
  * replay can keep the message's history, and the trace context.
  */
-export function deadLetterAttributes(message: DecodedMessage, record: DeadLetterRecord): DeadLetterAttributes {
+export function deadLetterAttributes(message: DecodedMessage, record: DeadLetterRecord, signer: RetryStateSigner): DeadLetterAttributes {
   const attributes: MessageAttributes = { ...message.sqsUserAttributes };
   const optional: Array<[string, string]> = [
     [DEAD_LETTER_ATTRIBUTE, encodeDeadLetterRecord(record)],
-    [RETRY_STATE_ATTRIBUTE, encodeRetryState(message.state)],
+    [RETRY_STATE_ATTRIBUTE, signer.sign(message.state)],
   ];
   if (message.override) optional.push([RETRY_POLICY_ATTRIBUTE, encodePolicyOverride(message.override)]);
   for (const [name, value] of optional) {

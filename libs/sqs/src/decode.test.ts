@@ -1,5 +1,14 @@
+import { RetryStateSigner } from '@requeue/retry';
 import { describe, expect, it } from 'vitest';
 import { decodeMessage, parseBody } from './decode.js';
+
+const signer = new RetryStateSigner(['k'.repeat(32)]);
+const withRetry = (MessageId: string, xRetry: string, receiveCount = '2') => ({
+  MessageId,
+  Body: 'x',
+  Attributes: { ApproximateReceiveCount: receiveCount },
+  MessageAttributes: { 'x-retry': { DataType: 'String', StringValue: xRetry } },
+});
 
 const NOW = Date.UTC(2026, 10, 22);
 const envelope = (fields: Record<string, unknown>) =>
@@ -12,13 +21,31 @@ describe('decodeMessage', () => {
     expect(result.message.state).toMatchObject({ attempt: 1, originalMessageId: 'm1' });
   });
 
-  it('counts every receive of the same message as an attempt on top of x-retry', () => {
-    const xRetry = JSON.stringify({ v: 1, attempt: 3, firstReceivedAt: NOW - 1000, originalMessageId: 'orig' });
-    const result = decodeMessage(
-      { MessageId: 'm2', Body: 'x', Attributes: { ApproximateReceiveCount: '2' }, MessageAttributes: { 'x-retry': { DataType: 'String', StringValue: xRetry } } },
-      NOW,
-    );
-    expect(result.message.state).toMatchObject({ attempt: 4, originalMessageId: 'orig' });
+  it('counts every receive of the same message as an attempt on top of x-retry, and keeps a signed identity', () => {
+    const xRetry = signer.sign({ v: 1, attempt: 3, firstReceivedAt: NOW - 1000, originalMessageId: 'orig' });
+    const result = decodeMessage(withRetry('m2', xRetry), NOW, { signer });
+    expect(result.message.state).toEqual({ v: 1, attempt: 4, firstReceivedAt: NOW - 1000, originalMessageId: 'orig' });
+    expect(result.message.handlerMessage.idempotencyKey).toBe('orig');
+  });
+
+  it('never takes its identity from an x-retry a publisher wrote, unsigned or with a MAC of another key', () => {
+    const state = { v: 1 as const, attempt: 3, firstReceivedAt: NOW - 1000, originalMessageId: 'victim' };
+    const otherKey = new RetryStateSigner(['o'.repeat(32)]).sign(state);
+    const altered = JSON.stringify({ ...JSON.parse(signer.sign(state)), originalMessageId: 'victim-2' });
+    for (const forged of [JSON.stringify(state), otherKey, altered]) {
+      const result = decodeMessage(withRetry('attacker', forged), NOW, { signer });
+      expect(result.ok).toBe(true);
+      // Its own budget counts (it can only shorten its own life); its identity is its own.
+      expect(result.message.state).toMatchObject({ attempt: 4, originalMessageId: 'attacker' });
+      expect(result.message.handlerMessage.idempotencyKey).toBe('attacker');
+    }
+  });
+
+  it('trusts a key being rotated out: the previous key still verifies', () => {
+    const old = new RetryStateSigner(['o'.repeat(32)]);
+    const rotated = new RetryStateSigner(['n'.repeat(32), 'o'.repeat(32)]);
+    const xRetry = old.sign({ v: 1, attempt: 2, firstReceivedAt: NOW - 1000, originalMessageId: 'orig' });
+    expect(decodeMessage(withRetry('m3', xRetry), NOW, { signer: rotated }).message.state.originalMessageId).toBe('orig');
   });
 
   it('unwraps an SNS envelope, merging its attributes, and keeps the SQS body for copies', () => {

@@ -7,6 +7,7 @@ import {
   RETRY_STATE_ATTRIBUTE,
   type PolicyOverride,
   type RetryState,
+  type RetryStateSigner,
 } from '@requeue/retry';
 import type { SpanContext } from '@opentelemetry/api';
 import { attributeStrings, userAttributes, type MessageAttributes } from './message-attributes.js';
@@ -47,6 +48,8 @@ export interface DecodeContext {
   parseOverride?: (raw: string) => PolicyOverride;
   /** Reads the incoming trace context. @default true */
   traced?: boolean;
+  /** Verifies `x-retry`'s MAC. @default none: no message's claimed identity is trusted */
+  signer?: RetryStateSigner;
 }
 
 export type DecodeResult =
@@ -61,7 +64,7 @@ export type DecodeResult =
  * policy's own custom strategy names.
  */
 export function decodeMessage(message: Message, now: number, context: DecodeContext = {}): DecodeResult {
-  const { unusedReceives = 0, parseOverride = parsePolicyOverride, traced = true } = context;
+  const { unusedReceives = 0, parseOverride = parsePolicyOverride, traced = true, signer } = context;
   const messageId = message.MessageId ?? '';
   const attributes = (message.MessageAttributes ?? {}) as MessageAttributes;
   const receiveCount = positiveInt(message.Attributes?.ApproximateReceiveCount) ?? 1;
@@ -69,7 +72,7 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
   const sqsBody = message.Body ?? '';
 
   const retry = readAttribute(attributes[RETRY_STATE_ATTRIBUTE]?.StringValue, (raw) => parseRetryState(raw, now));
-  const recorded = retry.value ?? freshRetryState(messageId, Math.min(firstReceivedAt, now));
+  const recorded = retry.value ? withTrustedIdentity(retry.value, messageId, signer) : freshRetryState(messageId, Math.min(firstReceivedAt, now));
   const { value: override, problem: overrideProblem } = readAttribute(attributes[RETRY_POLICY_ATTRIBUTE]?.StringValue, parseOverride);
 
   const unwrapped = unwrapSnsEnvelope(sqsBody, attributes);
@@ -110,6 +113,18 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
     return { ok: false, message: decoded, reason: 'non-retryable', errorType: 'INVALID_ENVELOPE', error: unwrapped.problem };
   }
   return { ok: true, message: decoded };
+}
+
+/**
+ * `x-retry` as far as it can be trusted. Its budget (attempt, first receive, wait) only
+ * ever shortens or delays this message, so it counts whoever wrote it. Its identity
+ * (`originalMessageId`, the idempotency key) would let a publisher claim another
+ * message's, so it counts only under a valid MAC; otherwise the message is itself. The
+ * MAC is dropped either way: a copy is signed anew.
+ */
+function withTrustedIdentity(claimed: RetryState, messageId: string, signer: RetryStateSigner | undefined): RetryState {
+  const { mac: _mac, ...state } = claimed;
+  return signer?.verifies(claimed) ? state : { ...state, originalMessageId: messageId };
 }
 
 /** An optional attribute, parsed: its value, or why it could not be read; neither when it is absent. */

@@ -6,8 +6,9 @@ export class SqsWorkerConfigError extends ConfigError {
   constructor(
     readonly option: string,
     problem: string,
+    options?: { cause?: unknown },
   ) {
-    super(option, problem);
+    super(option, problem, options);
     this.name = 'SqsWorkerConfigError';
   }
 }

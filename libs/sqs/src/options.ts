@@ -1,6 +1,6 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { TracerProvider } from '@opentelemetry/api';
-import { createRetryPolicy, type RetryPolicy, type Random } from '@requeue/retry';
+import { createRetryPolicy, RetryStateSigner, type RetryPolicy, type Random } from '@requeue/retry';
 import { resolveBackpressure, type BackpressureOptions, type ResolvedBackpressure } from './backpressure/options.js';
 import { SqsWorkerConfigError } from './errors.js';
 import type { WorkerLogger } from './logger.js';
@@ -103,6 +103,16 @@ export interface SqsWorkerOptions<Body = unknown> {
    * handler, and one running elsewhere waits without using an attempt. @default off
    */
   idempotency?: IdempotencyOptions;
+  /**
+   * Keys for the HMAC on `x-retry` (at least 32 characters each): the first signs, all
+   * verify, so a key rotates by going first while the old one stays until its retries
+   * are gone. A message's identity (its `idempotencyKey`) is taken from `x-retry` only
+   * when the MAC checks out, so a publisher cannot borrow another message's. Give every
+   * worker of the queue the same keys.
+   * @default a random key of this process: retries another process handles keep their
+   * attempt count but not their idempotency key
+   */
+  retryStateKeys?: readonly string[];
   /** The clock, for tests. @default Date.now */
   now?: () => number;
   /** The jitter's random source, for tests (`seededRandom`). @default Math.random */
@@ -111,8 +121,8 @@ export interface SqsWorkerOptions<Body = unknown> {
 
 type Optional = 'visibilityTimeoutSeconds' | 'maxReceiveCount' | 'dependencyKey' | 'schema' | 'tracing' | 'idempotency';
 
-export type ResolvedWorkerOptions = Required<Omit<SqsWorkerOptions, Optional | 'backpressure'>> &
-  Pick<SqsWorkerOptions, Optional> & { backpressure: ResolvedBackpressure | false };
+export type ResolvedWorkerOptions = Required<Omit<SqsWorkerOptions, Optional | 'backpressure' | 'retryStateKeys'>> &
+  Pick<SqsWorkerOptions, Optional | 'retryStateKeys'> & { backpressure: ResolvedBackpressure | false; retryStateSigner: RetryStateSigner };
 
 function integerIn(option: string, value: number | undefined, fallback: number, min: number, max: number): number {
   const chosen = value ?? fallback;
@@ -120,6 +130,15 @@ function integerIn(option: string, value: number | undefined, fallback: number, 
     throw new SqsWorkerConfigError(option, `must be a whole number from ${min} to ${max}, got ${String(value)}`);
   }
   return chosen;
+}
+
+function retryStateSigner(keys: readonly string[] | undefined): RetryStateSigner {
+  if (keys === undefined) return RetryStateSigner.ephemeral();
+  try {
+    return new RetryStateSigner(keys);
+  } catch (cause) {
+    throw new SqsWorkerConfigError('retryStateKeys', (cause as Error & { problem: string }).problem, { cause });
+  }
 }
 
 /** Validates every option at construction, naming the one that is wrong. */
@@ -171,5 +190,6 @@ export function resolveWorkerOptions(options: SqsWorkerOptions, defaults: { logg
     metricsFlushIntervalMs: integerIn('metricsFlushIntervalMs', options.metricsFlushIntervalMs, 60_000, 100, 3_600_000),
     now: options.now ?? Date.now,
     random: options.random ?? Math.random,
+    retryStateSigner: retryStateSigner(options.retryStateKeys),
   };
 }

@@ -43,7 +43,7 @@ export class MessageProcessor {
   async process(raw: Message, receivedAt: number, handOffSlot: () => void): Promise<Settled> {
     const { options, settler, heartbeat, unusedReceives } = this.context;
     const { tracer } = this.context;
-    const decoded = decodeMessage(raw, receivedAt, { unusedReceives: unusedReceives.of(raw.MessageId ?? ''), parseOverride: options.retryPolicy.parseOverride, traced: tracer !== undefined });
+    const decoded = decodeMessage(raw, receivedAt, { unusedReceives: unusedReceives.of(raw.MessageId ?? ''), parseOverride: options.retryPolicy.parseOverride, traced: tracer !== undefined, signer: options.retryStateSigner });
     const message = decoded.message;
     if (tracer) message.trace = tracer.start(deliveryFacts(message));
     try {

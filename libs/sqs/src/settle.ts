@@ -76,7 +76,7 @@ export class MessageSettler {
       originalMessageId: message.state.originalMessageId,
       ...(message.groupId === undefined ? {} : { messageGroupId: message.groupId }),
     };
-    const { attributes, carriesRecord } = deadLetterAttributes(message, record);
+    const { attributes, carriesRecord } = deadLetterAttributes(message, record, options.retryStateSigner);
     // A FIFO DLQ needs a group and a deduplication id. Each dead letter is a group of its
     // own: SQS hides a group's later messages while its first is read, so one group per
     // source group would let an operator see one dead letter per group. The source group
@@ -146,7 +146,7 @@ export class MessageSettler {
     const extending = heartbeat.untrack(message.receiptHandle);
     if (extending) await extending;
     const { decision } = wait;
-    const attributes = facts.fifo ? undefined : retryCopyAttributes(message, decision.state);
+    const attributes = facts.fifo ? undefined : retryCopyAttributes(message, decision.state, options.retryStateSigner);
     if (attributes) {
       const sent = await batch.send(options.queueUrl, { body: message.sqsBody, attributes, delaySeconds: decision.delaySeconds, ...traceHeaderOf(message) });
       if (sent.ok) {

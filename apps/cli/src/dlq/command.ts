@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import { parseCommandArgs, parseDuration, parsePositiveInteger, parseRate } from '../args.js';
 import { CliError, CliUsageError } from '../errors.js';
-import { DEAD_LETTER_REASONS, REDRIVE_BACKSTOP } from '@requeue/retry';
+import { DEAD_LETTER_REASONS, REDRIVE_BACKSTOP, RetryStateSigner } from '@requeue/retry';
 import { DeadLetterOperationError, discardDeadLetters, redriveDeadLetters, replayDeadLetters, type DlqEntry, type DlqFilter } from '@requeue/sqs';
 import { entryJson, entryTable } from './format.js';
 import { listDeadLetters } from './list.js';
@@ -121,6 +121,20 @@ async function withDlq<T>(dlqFlag: string | undefined, io: CliIo, run: (target: 
   }
 }
 
+/**
+ * The workers' x-retry keys (WORKER_RETRY_STATE_KEYS), when the operator has them: a
+ * replay signed with them keeps each message's identity, not only its attempts.
+ */
+function retryStateSigner(env: Readonly<Record<string, string | undefined>>): RetryStateSigner | undefined {
+  const raw = env.WORKER_RETRY_STATE_KEYS?.trim();
+  if (!raw) return undefined;
+  try {
+    return new RetryStateSigner(raw.split(',').map((key) => key.trim()));
+  } catch (cause) {
+    throw new CliUsageError(`WORKER_RETRY_STATE_KEYS: ${(cause as { problem: string }).problem}`, { cause });
+  }
+}
+
 /** `requeue dlq replay`: back to each message's source queue (or `--to`), deleted from the DLQ only once sent. */
 async function replayCommand(rest: string[], io: CliIo): Promise<void> {
   const { values } = parseCommandArgs('replay', rest, {
@@ -138,6 +152,7 @@ async function replayCommand(rest: string[], io: CliIo): Promise<void> {
     ratePerSecond: values.rate === undefined ? undefined : parseRate('--rate', values.rate),
     max: values.max === undefined ? undefined : parsePositiveInteger('--max', values.max),
     dryRun: values['dry-run'],
+    signer: retryStateSigner(io.env),
   };
   const result = await withDlq(values.dlq, io, (target) => replayDeadLetters(target, filter, options));
   if (values.json) io.out(JSON.stringify(result, null, 2));

@@ -1,5 +1,5 @@
 import { DeleteMessageCommand, SendMessageCommand, type MessageAttributeValue } from '@aws-sdk/client-sqs';
-import { encodeRetryState, parseRetryState, RETRY_POLICY_ATTRIBUTE, RETRY_STATE_ATTRIBUTE } from '@requeue/retry';
+import { encodeRetryState, parseRetryState, RETRY_POLICY_ATTRIBUTE, RETRY_STATE_ATTRIBUTE, type RetryStateSigner } from '@requeue/retry';
 import { userAttributes, type MessageAttributes } from '../message-attributes.js';
 import { DeadLetterOperationError } from './errors.js';
 import { release, scanDlq, type DeadLetterQueue, type DlqEntry, type DlqFilter } from './scan.js';
@@ -12,6 +12,11 @@ export interface ReplayOptions {
   ratePerSecond?: number;
   max?: number;
   dryRun: boolean;
+  /**
+   * Signs the replayed `x-retry` with the workers' keys, so the message keeps its identity
+   * (idempotency key). @default unsigned: it keeps its attempts, and is its own message
+   */
+  signer?: RetryStateSigner;
 }
 
 export interface ReplayResult {
@@ -25,15 +30,16 @@ export interface ReplayResult {
  * `x-retry-policy`; and, unless the budget is reset, its `x-retry` moved on to the next
  * attempt, so the message keeps its history (and its deadline).
  */
-export function replayAttributes(entry: DlqEntry, resetAttempts: boolean, now: number): MessageAttributes {
+export function replayAttributes(entry: DlqEntry, resetAttempts: boolean, now: number, signer?: RetryStateSigner): MessageAttributes {
   const all = (entry.message.MessageAttributes ?? {}) as Record<string, MessageAttributeValue>;
   const attributes: MessageAttributes = { ...userAttributes(all) };
   if (all[RETRY_POLICY_ATTRIBUTE]) attributes[RETRY_POLICY_ATTRIBUTE] = all[RETRY_POLICY_ATTRIBUTE];
   const rawState = all[RETRY_STATE_ATTRIBUTE]?.StringValue;
   if (!resetAttempts && rawState !== undefined) {
     try {
-      const state = parseRetryState(rawState, now);
-      attributes[RETRY_STATE_ATTRIBUTE] = { DataType: 'String', StringValue: encodeRetryState({ ...state, attempt: state.attempt + 1, notBefore: undefined }) };
+      const { mac: _mac, ...state } = parseRetryState(rawState, now);
+      const next = { ...state, attempt: state.attempt + 1, notBefore: undefined };
+      attributes[RETRY_STATE_ATTRIBUTE] = { DataType: 'String', StringValue: signer ? signer.sign(next) : encodeRetryState(next) };
     } catch {
       // A state the worker would reject anyway: the replay starts afresh rather than re-fail.
     }
@@ -89,7 +95,7 @@ export async function replayDeadLetters(target: DeadLetterQueue, filter: DlqFilt
       if (interval > 0 && index > 0) await sleep(interval);
       try {
         await target.sqs.send(
-          new SendMessageCommand({ QueueUrl: to, MessageBody: entry.message.Body!, MessageAttributes: replayAttributes(entry, options.resetAttempts, Date.now()), ...fifoFields(to, entry) }),
+          new SendMessageCommand({ QueueUrl: to, MessageBody: entry.message.Body!, MessageAttributes: replayAttributes(entry, options.resetAttempts, Date.now(), options.signer), ...fifoFields(to, entry) }),
         );
       } catch (cause) {
         untouched.push(...matched.slice(index).map((e) => e.message));

@@ -1,0 +1,61 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ConfigError } from './errors.js';
+import { encodeRetryState, type RetryState } from './retry-state.js';
+
+/** Shorter keys can be guessed; 32 characters of a random string carry well over 128 bits. */
+export const MIN_RETRY_STATE_KEY_LENGTH = 32;
+
+/**
+ * Authenticates `x-retry`: the worker writes it with an HMAC-SHA256 (`mac`) over its other
+ * fields, and trusts what a message claims about its identity (`originalMessageId`, the
+ * idempotency key) only when the MAC checks out. A publisher can write `x-retry` too, but
+ * cannot compute the MAC without the key, so it cannot borrow another message's identity.
+ *
+ * Keys: the first signs, every one verifies, so a key is rotated by putting the new one
+ * first and keeping the old one until the retries it signed are gone (the longest
+ * deadline, 24 h by default). Every worker of a queue needs the same keys.
+ */
+export class RetryStateSigner {
+  private readonly keys: Buffer[];
+
+  constructor(keys: readonly string[]) {
+    if (keys.length === 0) throw new ConfigError('retryStateKeys', 'is empty: give at least one key, the same on every worker of the queue');
+    for (const [index, key] of keys.entries()) {
+      if (key.length < MIN_RETRY_STATE_KEY_LENGTH) {
+        throw new ConfigError('retryStateKeys', `key ${index + 1} has ${key.length} characters; use at least ${MIN_RETRY_STATE_KEY_LENGTH} random ones (for example: openssl rand -base64 48)`);
+      }
+    }
+    this.keys = keys.map((key) => Buffer.from(key, 'utf8'));
+  }
+
+  /** A random key of this process only: retries this process signs are trusted by it alone. */
+  static ephemeral(): RetryStateSigner {
+    return new RetryStateSigner([randomBytes(32).toString('base64url')]);
+  }
+
+  /** `x-retry` as the worker writes it: the state with its MAC. */
+  sign(state: RetryState): string {
+    const unsigned = withoutMac(state);
+    return encodeRetryState({ ...unsigned, mac: this.mac(this.keys[0]!, unsigned) });
+  }
+
+  /** Whether the state's MAC was made with one of the keys over exactly these fields. */
+  verifies(state: RetryState): boolean {
+    if (state.mac === undefined) return false;
+    const claimed = Buffer.from(state.mac, 'base64url');
+    const unsigned = withoutMac(state);
+    return this.keys.some((key) => {
+      const expected = Buffer.from(this.mac(key, unsigned), 'base64url');
+      return claimed.length === expected.length && timingSafeEqual(claimed, expected);
+    });
+  }
+
+  private mac(key: Buffer, unsigned: RetryState): string {
+    return createHmac('sha256', key).update(encodeRetryState(unsigned)).digest('base64url');
+  }
+}
+
+function withoutMac(state: RetryState): RetryState {
+  const { mac: _mac, ...unsigned } = state;
+  return unsigned;
+}
