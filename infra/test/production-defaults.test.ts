@@ -113,6 +113,18 @@ describe('alarm notifications', () => {
   });
 });
 
+describe('the x-retry key', () => {
+  it('comes from a generated secret as WORKER_RETRY_STATE_KEYS, which the execution role may read and the task role may not', () => {
+    const secret = resource(template, 'AWS::SecretsManager::Secret', 'RetryStateKeys');
+    expect(secret.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 64, ExcludePunctuation: true });
+    const task = Object.values(template.findResources('AWS::ECS::TaskDefinition'))[0]!;
+    expect(task.Properties.ContainerDefinitions[0].Secrets).toEqual([{ Name: 'WORKER_RETRY_STATE_KEYS', ValueFrom: { Ref: secret.logicalId } }]);
+    const policies = Object.values(template.findResources('AWS::IAM::Policy') as Resources);
+    const readers = policies.filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes(JSON.stringify({ Ref: secret.logicalId })));
+    expect(readers.map((p) => JSON.stringify(p.Properties.Roles))).toEqual([JSON.stringify([{ Ref: task.Properties.ExecutionRoleArn['Fn::GetAtt'][0] }])]);
+  });
+});
+
 describe('cpuArchitecture', () => {
   it('runs on x86-64 by default and on Graviton with ARM64, building the image asset for the same platform', () => {
     const platformOf = (architecture?: ecs.CpuArchitecture) => {

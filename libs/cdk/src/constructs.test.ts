@@ -100,7 +100,7 @@ describe('tokens', () => {
   it('refuses a token where the construct computes with the number, saying why', () => {
     const { stack, queues } = stackWithQueue();
     const backlog = new CfnParameter(stack, 'Backlog', { type: 'Number' }).valueAsNumber;
-    expect(() => worker(stack, queues, { backlogPerTask: backlog })).toThrow(/^backlogPerTask: must be a concrete number, not a token: the scaling steps/);
+    expect(() => worker(stack, queues, { backlogPerTask: backlog })).toThrow(/^backlogPerTask: must be a concrete number, not a token \(the scaling steps/);
   });
 
   it('still rejects concrete numbers out of range', () => {

@@ -5,6 +5,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { RetryPolicyJson } from '@requeue/retry';
 import { Construct } from 'constructs';
@@ -13,6 +14,7 @@ import type { FleetStateTable } from './fleet-state-table.js';
 import type { IdempotencyTable } from './idempotency-table.js';
 import { backlogPerTask } from './service-metrics.js';
 import { addWorkerContainer } from './worker-container.js';
+import { retryStateKeysSecret } from './retry-state-secret.js';
 import { resolveWorkerNetwork, validateWorkerNetwork, type WorkerNetwork } from './worker-network.js';
 import { resolveSettings, type Settings } from './worker-settings.js';
 
@@ -89,6 +91,11 @@ export interface QueueWorkerServiceProps {
    * @default - each task on its own
    */
   readonly fleetStateTable?: FleetStateTable;
+  /**
+   * The secret holding the `x-retry` HMAC key(s) every task shares (`WORKER_RETRY_STATE_KEYS`, comma-separated).
+   * @default a new secret of 64 random characters
+   */
+  readonly retryStateKeys?: secretsmanager.ISecret;
   /**
    * The retry policy (`RETRY_POLICY`), merged over the shipped preset. Validated at synth.
    * @default - the shipped preset
@@ -195,7 +202,7 @@ export class QueueWorkerService extends Construct {
       taskRole: this.taskRole,
       runtimePlatform: { cpuArchitecture: props.cpuArchitecture ?? ecs.CpuArchitecture.X86_64, operatingSystemFamily: ecs.OperatingSystemFamily.LINUX },
     });
-    this.container = addWorkerContainer(taskDefinition, { ...props, logGroup: this.logGroup, settings });
+    this.container = addWorkerContainer(taskDefinition, { ...props, logGroup: this.logGroup, settings, retryStateKeys: retryStateKeysSecret(this, props.retryStateKeys) });
     acknowledgeTaskFindings(taskDefinition);
     this.service = this.buildService(network, taskDefinition, settings);
     this.backlogPerTaskMetric = backlogPerTask(props.queue, this.cluster, this.service);

@@ -16,6 +16,8 @@ export interface WorkerContainerInput {
   readonly deadLetterQueue: sqs.IQueue;
   readonly environment?: Record<string, string>;
   readonly secrets?: Record<string, ecs.Secret>;
+  /** WORKER_RETRY_STATE_KEYS, from Secrets Manager. */
+  readonly retryStateKeys: ecs.Secret;
   readonly healthCheck?: ecs.HealthCheck;
   readonly idempotencyTable?: IdempotencyTable;
   readonly idempotencyKey?: string;
@@ -46,7 +48,7 @@ export function addWorkerContainer(taskDefinition: ecs.FargateTaskDefinition, in
         : {}),
       ...(input.fleetStateTable ? { WORKER_FLEET_STATE: `dynamodb:${input.fleetStateTable.tableName}` } : {}),
     },
-    secrets: input.secrets,
+    secrets: { ...input.secrets, WORKER_RETRY_STATE_KEYS: input.retryStateKeys },
     stopTimeout: settings.stopTimeout,
     healthCheck: input.healthCheck ?? LIVENESS_PROBE,
   });

@@ -84,6 +84,6 @@ function stopTimeoutAfter(drainTimeout: Duration): Duration {
 
 /** A whole number the construct computes with at synth, so a token cannot stand for it. */
 function concrete(prop: string, value: number, why: string, min: number, max: number): number {
-  if (Token.isUnresolved(value)) throw new InfraConfigError(prop, `must be a concrete number, not a token: ${why}`);
+  if (Token.isUnresolved(value)) throw new InfraConfigError(prop, `must be a concrete number, not a token (${why})`);
   return wholeNumber(prop, value, min, max);
 }
