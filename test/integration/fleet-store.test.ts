@@ -64,6 +64,16 @@ describe.each([
     await b.exchange(dependency, report('b', now + 1), 3000);
     expect(await b.exchange(dependency, report('b', now + 2), 3000)).toEqual([report('b', now + 2)]);
   });
+
+  it('removes a report from the future (a forged one, or a clock running ahead), which would otherwise never go stale', async () => {
+    const [a, b] = await pairOf();
+    const dependency = `api-${Math.random()}`;
+    const now = Date.now();
+    await a.exchange(dependency, { ...report('ahead', now + 365 * 86_400_000), pausedUntil: now + 400 * 86_400_000 }, 3000);
+    await b.exchange(dependency, report('b', now), 3000);
+    await b.exchange(dependency, report('b', now + 1), 3000);
+    expect(await b.exchange(dependency, report('b', now + 2), 3000)).toEqual([report('b', now + 2)]);
+  });
 });
 
 describe('a fleet sharing backpressure through Redis', () => {

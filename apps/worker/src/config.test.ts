@@ -4,11 +4,22 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadWorkerConfig, WorkerConfigError } from './config.js';
 
+/** What production needs besides the queues: the fleet's x-retry key. */
+const KEYS = { WORKER_RETRY_STATE_KEYS: 'k'.repeat(40) };
+
 describe('loadWorkerConfig', () => {
   it('runs on the embedded emulator with sensible defaults when nothing is set', () => {
     const config = loadWorkerConfig({});
     expect(config).toMatchObject({ queues: 'embedded', handler: 'simulation', maxInFlight: 50, waitTimeSeconds: 20, healthPort: 8080, logLevel: 'info' });
     expect(config.retryPolicy.config.maxAttempts).toBe(20);
+  });
+
+  it('needs the x-retry keys in production, at least 32 characters each, and reads them comma-separated, first signing', () => {
+    const production = { NODE_ENV: 'production', WORKER_QUEUE_URL: 'https://q', WORKER_DLQ_URL: 'https://d' };
+    expect(() => loadWorkerConfig(production)).toThrow(/^WORKER_RETRY_STATE_KEYS: is not set: .*openssl rand -base64 48/);
+    expect(() => loadWorkerConfig({ ...production, WORKER_RETRY_STATE_KEYS: 'short' })).toThrow(/^WORKER_RETRY_STATE_KEYS: key 1 has 5 characters; use at least 32/);
+    expect(loadWorkerConfig({ ...production, WORKER_RETRY_STATE_KEYS: `${'n'.repeat(32)}, ${'o'.repeat(32)}` }).retryStateKeys).toEqual(['n'.repeat(32), 'o'.repeat(32)]);
+    expect(loadWorkerConfig({}).retryStateKeys).toBeUndefined();
   });
 
   it('never echoes a password or token from a bad setting into its error', () => {
@@ -59,7 +70,7 @@ describe('loadWorkerConfig', () => {
   it('needs both queue URLs, and both in production', () => {
     expect(() => loadWorkerConfig({ WORKER_QUEUE_URL: 'http://q' })).toThrow(WorkerConfigError);
     expect(() => loadWorkerConfig({ NODE_ENV: 'production' })).toThrow(/WORKER_QUEUE_URL/);
-    expect(loadWorkerConfig({ NODE_ENV: 'production', WORKER_QUEUE_URL: 'https://q', WORKER_DLQ_URL: 'https://d' }).queues).toEqual({ queueUrl: 'https://q', dlqUrl: 'https://d' });
+    expect(loadWorkerConfig({ NODE_ENV: 'production', WORKER_QUEUE_URL: 'https://q', WORKER_DLQ_URL: 'https://d', ...KEYS }).queues).toEqual({ queueUrl: 'https://q', dlqUrl: 'https://d' });
   });
 
   it('turns backpressure on by default with the measured breaker defaults, and lets each part be tuned or turned off', () => {
@@ -84,7 +95,7 @@ describe('loadWorkerConfig', () => {
 
   it('binds health to 127.0.0.1 outside production and to every interface in production, unless told', () => {
     expect(loadWorkerConfig({}).healthHost).toBe('127.0.0.1');
-    expect(loadWorkerConfig({ NODE_ENV: 'production', WORKER_QUEUE_URL: 'https://q', WORKER_DLQ_URL: 'https://d' }).healthHost).toBe('0.0.0.0');
+    expect(loadWorkerConfig({ NODE_ENV: 'production', WORKER_QUEUE_URL: 'https://q', WORKER_DLQ_URL: 'https://d', ...KEYS }).healthHost).toBe('0.0.0.0');
     expect(loadWorkerConfig({ WORKER_HEALTH_HOST: '0.0.0.0' }).healthHost).toBe('0.0.0.0');
   });
 

@@ -10,6 +10,7 @@ describe('WORKER_CONSUMERS: several queues in one worker', () => {
   it('reads a JSON list, taking WORKER_HANDLER, WORKER_MAX_IN_FLIGHT and RETRY_POLICY where a consumer says nothing', () => {
     const config = loadWorkerConfig({
       NODE_ENV: 'production',
+      WORKER_RETRY_STATE_KEYS: 'k'.repeat(32),
       WORKER_HANDLER: 'webhook',
       WORKER_MAX_IN_FLIGHT: '30',
       RETRY_POLICY: '{"maxAttempts":7}',

@@ -1,5 +1,5 @@
 import { DynamoDBClient, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import type { FleetMemberState, FleetStateStore } from '@requeue/sqs';
+import { isCurrentReport, type FleetMemberState, type FleetStateStore } from '@requeue/sqs';
 import type { Logger } from 'pino';
 import { closeRedis, connectRedis, type RedisConnection } from './redis-connection.js';
 import type { StoreLocation } from './store-location.js';
@@ -35,8 +35,9 @@ function parsed(json: string): unknown {
   }
 }
 
+/** Reports the engine would not trust: unreadable, stale, or from further in the future than staleMs (a forged or fast clock, never stale otherwise). */
 function staleIds(reports: ReadonlyMap<string, unknown>, self: FleetMemberState, staleMs: number): string[] {
-  const old = (report: unknown) => typeof report !== 'object' || report === null || !(self.seenAt - Number((report as { seenAt?: unknown }).seenAt) <= staleMs);
+  const old = (report: unknown) => typeof report !== 'object' || report === null || !isCurrentReport(Number((report as { seenAt?: unknown }).seenAt), self.seenAt, staleMs);
   return [...reports].filter(([id, report]) => id !== self.workerId && old(report)).map(([id]) => id);
 }
 

@@ -26,6 +26,7 @@ export {
 export { queueDepth, type QueueDepth } from './queue-depth.js';
 export {
   DEFAULT_BREAKER,
+  isCurrentReport,
   type BackpressureOptions,
   type BreakerState,
   type CircuitBreakerOptions,

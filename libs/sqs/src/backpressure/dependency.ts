@@ -156,17 +156,18 @@ export class Dependency {
   /**
    * Calls at this worker's share of the rate the fleet is admitted at, so that one whose
    * breaker closes late starts at its share instead of taking the burst the others left.
-   * Joining (its breaker not closed or just closing, or not paced yet), it also waits out
-   * the fleet's longest pause after a 429, its probe too. Once paced it does not: its pace
-   * is its share, and paced workers pausing together would resume together into a full
-   * bucket.
+   * Joining (its breaker just closing, or not paced yet), it also waits out the fleet's
+   * longest pause after a 429. Not while its breaker is open or probing: the probe is what
+   * finds out, and a report must not keep it from running. Once paced it does not either:
+   * its pace is its share, and paced workers pausing together would resume together into
+   * a full bucket.
    */
   private joinFleet(closing: boolean): void {
     const recovering = this.breaker !== undefined && this.breaker.state !== 'closed';
     const terms = this.fleet?.terms(closing || recovering || !(this.pace?.active ?? false), this.pace);
     if (!terms) return;
     const now = this.now();
-    this.pausedUntil = Math.max(this.pausedUntil, Math.min(terms.pausedUntil, now + this.options.maxPauseMs));
+    if (!recovering) this.pausedUntil = Math.max(this.pausedUntil, Math.min(terms.pausedUntil, now + this.options.maxPauseMs));
     // A breaker not closed takes its share when it closes, from the view it has then.
     if (terms.sharePerSecond === undefined || recovering || !this.pace) return;
     this.pace.adopt(terms.sharePerSecond, now);

@@ -54,11 +54,22 @@ export interface FleetView {
 }
 
 /**
- * Reads a store's reports into one view. Reports come from other processes, so any that
- * is malformed or older than `staleMs` is left out rather than trusted.
+ * Whether a report is within `staleMs` of `now`, either way. One from further ahead is a
+ * clock running fast or a forgery: trusted, it would never go stale.
  */
-export function fleetView(reports: readonly unknown[], self: FleetMemberState, now: number, staleMs: number): FleetView {
-  const fresh = reports.filter((report): report is FleetMemberState => isMemberState(report) && report.workerId !== self.workerId && now - report.seenAt <= staleMs);
+export function isCurrentReport(seenAt: number, now: number, staleMs: number): boolean {
+  return Math.abs(now - seenAt) <= staleMs;
+}
+
+/**
+ * Reads a store's reports into one view. Reports come from other processes, so any that
+ * is malformed, older than `staleMs` or as far in the future is left out rather than
+ * trusted, and a pause is believed for at most `maxPauseMs` from its report.
+ */
+export function fleetView(reports: readonly unknown[], self: FleetMemberState, now: number, staleMs: number, maxPauseMs: number): FleetView {
+  const fresh = reports.filter(
+    (report): report is FleetMemberState => isMemberState(report) && report.workerId !== self.workerId && isCurrentReport(report.seenAt, now, staleMs),
+  );
   const calling = fresh.filter((member) => member.breaker !== 'open');
   const estimates = [self, ...calling].filter((member) => member.breaker !== 'open' && member.ratePerSecond > 0).map((member) => member.ratePerSecond);
   const others = (pick: (member: FleetMemberState) => number) => Math.max(0, ...fresh.map(pick));
@@ -67,7 +78,7 @@ export function fleetView(reports: readonly unknown[], self: FleetMemberState, n
     members: 1 + fresh.length,
     othersPaces: calling.filter((member) => member.pacePerSecond > 0).map(({ pacePerSecond, pacedSince }) => ({ pacePerSecond, pacedSince })),
     ratePerSecond: estimates.length === 0 ? 0 : estimates.reduce((sum, rate) => sum + rate, 0) / estimates.length,
-    pausedUntil: others((member) => member.pausedUntil),
+    pausedUntil: others((member) => Math.min(member.pausedUntil, Math.min(member.seenAt, now) + maxPauseMs)),
     recoveredAt: others((member) => (member.breaker === 'open' ? 0 : member.recoveredAt)),
   };
 }

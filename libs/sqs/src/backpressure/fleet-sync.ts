@@ -54,7 +54,7 @@ export class FleetSync {
       const reports = await Promise.race([this.fleet.store.exchange(gate.key, state, this.fleet.staleMs), timedOut]);
       if (!Array.isArray(reports)) throw new TypeError(`the fleet store answered ${typeof reports}, not a list of reports`);
       if (this.stopped) return;
-      gate.applyFleet(fleetView(reports, state, this.now(), this.fleet.staleMs));
+      gate.applyFleet(fleetView(reports, state, this.now(), this.fleet.staleMs, this.fleet.maxPauseMs));
       this.health(false, undefined);
     } catch (error) {
       this.health(true, error);

@@ -3,5 +3,5 @@ export { CircuitBreaker, type BreakerAdmission, type BreakerState, type BreakerT
 export { Dependencies } from './dependencies.js';
 export { Dependency, type Admission, type CallOutcome, type DeferCause, type DependencySnapshot, type DependencyTicket } from './dependency.js';
 export { DEFAULT_BREAKER, resolveBackpressure, type BackpressureOptions, type FleetOptions, type ResolvedBackpressure } from './options.js';
-export { fleetView, type FleetMemberState, type FleetStateStore, type FleetView } from './fleet-state.js';
+export { fleetView, isCurrentReport, type FleetMemberState, type FleetStateStore, type FleetView } from './fleet-state.js';
 export { callOutcomeOf, dependencyKeyOf } from './call-outcome.js';

@@ -26,6 +26,8 @@ export interface ResolvedFleet {
   timeoutMs: number;
   /** Reports older than this (three sync intervals) are the reports of a worker gone. */
   staleMs: number;
+  /** A pause another worker reports is believed for at most this long from its report. */
+  maxPauseMs: number;
 }
 
 export interface BackpressureOptions {
@@ -95,18 +97,19 @@ export function resolveBackpressure(options: BackpressureOptions = {}): Resolved
   if (breaker && breaker.maxCooldownMs < breaker.cooldownMs) {
     throw new SqsWorkerConfigError('backpressure.breaker.maxCooldownMs', `must be at least cooldownMs (${breaker.cooldownMs}), got ${breaker.maxCooldownMs}`);
   }
+  const maxPauseMs = breaker ? breaker.maxCooldownMs : DEFAULT_BREAKER.maxCooldownMs;
   return {
     breaker,
     adaptiveConcurrency: options.adaptiveConcurrency ?? true,
     decreaseFactor: checked('decreaseFactor', options.decreaseFactor ?? 0.5, 0.05, 0.95, false),
     holdMs: checked('holdMs', options.holdMs ?? 2000, 0, 60_000),
     rateLimitPauseMs: checked('rateLimitPauseMs', options.rateLimitPauseMs ?? 1000, 1, 3_600_000),
-    maxPauseMs: breaker ? breaker.maxCooldownMs : DEFAULT_BREAKER.maxCooldownMs,
-    fleet: options.fleet === undefined ? undefined : resolveFleet(options.fleet),
+    maxPauseMs,
+    fleet: options.fleet === undefined ? undefined : resolveFleet(options.fleet, maxPauseMs),
   };
 }
 
-function resolveFleet(fleet: FleetOptions): ResolvedFleet {
+function resolveFleet(fleet: FleetOptions, maxPauseMs: number): ResolvedFleet {
   if (typeof fleet?.store?.exchange !== 'function') {
     throw new SqsWorkerConfigError('backpressure.fleet.store', 'needs an exchange(dependency, state, staleMs) method: a Redis or DynamoDB fleet store');
   }
@@ -115,5 +118,5 @@ function resolveFleet(fleet: FleetOptions): ResolvedFleet {
     throw new SqsWorkerConfigError('backpressure.fleet.workerId', `must be 1 to 200 characters, got ${JSON.stringify(workerId)}`);
   }
   const syncIntervalMs = checked('fleet.syncIntervalMs', fleet.syncIntervalMs ?? 1000, 100, 60_000);
-  return { store: fleet.store, workerId, syncIntervalMs, timeoutMs: checked('fleet.timeoutMs', fleet.timeoutMs ?? 500, 10, 60_000), staleMs: 3 * syncIntervalMs };
+  return { store: fleet.store, workerId, syncIntervalMs, timeoutMs: checked('fleet.timeoutMs', fleet.timeoutMs ?? 500, 10, 60_000), staleMs: 3 * syncIntervalMs, maxPauseMs };
 }
