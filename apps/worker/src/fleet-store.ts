@@ -3,6 +3,7 @@ import { isCurrentReport, type FleetMemberState, type FleetStateStore } from '@r
 import type { Logger } from 'pino';
 import { closeRedis, connectRedis, type RedisConnection } from './redis-connection.js';
 import type { StoreLocation } from './store-location.js';
+import { STORE_REQUEST_TIMEOUTS } from './idempotency-store.js';
 
 /** The fleet store of WORKER_FLEET_STATE, and the connection behind it. */
 export interface FleetStore {
@@ -19,7 +20,7 @@ const DYNAMODB_ITEM_TTL_SECONDS = 3600;
 export function fleetStore(location: StoreLocation, region: string, logger: Logger): FleetStore {
   if (location.store === 'dynamodb') {
     // Two tries, so an outage shows within a second; the SDK reads AWS_ENDPOINT_URL_DYNAMODB itself.
-    const client = new DynamoDBClient({ region, maxAttempts: 2 });
+    const client = new DynamoDBClient({ region, maxAttempts: 2, requestHandler: STORE_REQUEST_TIMEOUTS });
     return { store: new DynamoDbFleetStore(client, location.tableName), close: async () => client.destroy() };
   }
   const client = connectRedis(location.url, logger, 'fleet store');

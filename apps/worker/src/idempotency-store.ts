@@ -12,6 +12,9 @@ export interface IdempotencyStores {
   close(): Promise<void>;
 }
 
+/** A black-holed endpoint fails a call within seconds instead of the socket's minutes; the engine's deadline covers the rest. */
+export const STORE_REQUEST_TIMEOUTS = { connectionTimeout: 1000, requestTimeout: 2000 };
+
 const OFF: IdempotencyStores = { forConsumer: () => undefined, close: async () => undefined };
 
 /** The configured store; one that is down makes the worker not ready until it answers. */
@@ -21,7 +24,7 @@ export function idempotencyStores(setting: IdempotencySetting, region: string, l
   const { validatePayload } = setting;
   if (setting.store === 'dynamodb') {
     // The SDK reads AWS_ENDPOINT_URL_DYNAMODB (or AWS_ENDPOINT_URL) itself; two tries, so an outage shows within a second.
-    const client = new DynamoDBClient({ region, maxAttempts: 2 });
+    const client = new DynamoDBClient({ region, maxAttempts: 2, requestHandler: STORE_REQUEST_TIMEOUTS });
     return {
       forConsumer: () => ({ store: new DynamoDBPersistenceLayer({ tableName: setting.tableName, awsSdkV3Client: client }), key, validatePayload }),
       close: async () => client.destroy(),

@@ -158,6 +158,7 @@ export function resolveWorkerOptions(options: SqsWorkerOptions, defaults: { logg
   if (options.dependencyKey !== undefined && typeof options.dependencyKey !== 'function') {
     throw new SqsWorkerConfigError('dependencyKey', 'must be a function from the message to a key, or left out');
   }
+  if (options.idempotency?.storeTimeoutMs !== undefined) integerIn('idempotency.storeTimeoutMs', options.idempotency.storeTimeoutMs, 2000, 10, 60_000);
   const maxInFlight = integerIn('maxInFlight', options.maxInFlight, 50, 1, 10_000);
   const fifo = options.queueUrl.endsWith('.fifo');
   const prefetch = integerIn('prefetch', options.prefetch, fifo ? 0 : maxInFlight, 0, 10_000);

@@ -205,6 +205,7 @@ export class SqsWorker<Body = unknown> {
     await this.slots.whenNoneSettling();
     await this.batch.flush();
     this.running?.heartbeat.stop();
+    this.idempotency?.stop();
     if (this.metricsTimer) clearInterval(this.metricsTimer);
     await this.flushMetrics();
     logger.info({}, 'worker stopped');

@@ -14,6 +14,18 @@ export type Claim =
 
 /** How long receiving pauses after the store fails, before a message tries it again. */
 const STORE_RETRY_MS = 5000;
+/** While the store fails, how often a read of a key no message has asks whether it is back. */
+const STORE_PROBE_MS = 1000;
+/** Read by the probe: absent, so "not found" is the store answering. */
+const PROBE_KEY = 'requeue:store-probe';
+
+/** A store call that did not answer within its deadline: a hung connection or an unreachable endpoint. */
+export class IdempotencyStoreTimeoutError extends Error {
+  constructor(call: string, timeoutMs: number) {
+    super(`the idempotency store did not answer ${call} within ${timeoutMs} ms; the message waits in the queue unrun. Check that the store is reachable and responsive`);
+    this.name = 'IdempotencyStoreTimeoutError';
+  }
+}
 /** The most a duplicate of a running message waits before it looks again. */
 const IN_PROGRESS_RECHECK_MS = 2000;
 
@@ -26,6 +38,8 @@ const IN_PROGRESS_RECHECK_MS = 2000;
 export class IdempotencyGuard {
   /** When the store last failed, while it is failing. */
   private failedAt: number | undefined;
+  /** While the store fails: the timer of the probe that notices it is back. */
+  private probeTimer: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly store: IdempotencyStore,
@@ -33,6 +47,7 @@ export class IdempotencyGuard {
     private readonly handlerTimeoutMs: number,
     private readonly now: () => number,
     private readonly validatePayload: boolean,
+    private readonly timeoutMs: number,
   ) {}
 
   /** Configures the store (once, with this consumer's queue as the key prefix); loads the optional peer only when used. */
@@ -44,7 +59,8 @@ export class IdempotencyGuard {
       // layer's payload validation: the cache layer drops that hash when it completes a record.
       config: new IdempotencyConfig({ eventKeyJmesPath: 'key', expiresAfterSeconds: options.expiresAfterSeconds ?? 3600, throwOnNoIdempotencyKey: true }),
     });
-    return new IdempotencyGuard(options.store, options.key ?? ((message) => message.idempotencyKey), handlerTimeoutMs, now, options.validatePayload ?? false);
+    const key = options.key ?? ((message) => message.idempotencyKey);
+    return new IdempotencyGuard(options.store, key, handlerTimeoutMs, now, options.validatePayload ?? false, options.storeTimeoutMs ?? 2000);
   }
 
   /** The store answered the last call: readiness depends on it. */
@@ -70,11 +86,15 @@ export class IdempotencyGuard {
     if (key === undefined || key === '') return { kind: 'unguarded' };
     const data: IdempotencyRecordData = { key };
     const payloadHash = this.validatePayload ? createHash('sha256').update(message.rawBody).digest('base64') : undefined;
+    // The in-progress record outlives the handler's timeout by a little, never by less.
+    const write = this.store.saveInProgress(data, this.handlerTimeoutMs + 1000);
     try {
-      // The in-progress record outlives the handler's timeout by a little, never by less.
-      await this.store.saveInProgress(data, this.handlerTimeoutMs + 1000);
+      await this.withDeadline('saveInProgress', write);
       return this.reached({ kind: 'run', data, payloadHash });
     } catch (error) {
+      // A write that lands after its deadline would hold the key for the handler's timeout
+      // though nothing runs it: it is taken back as soon as it lands.
+      if (error instanceof IdempotencyStoreTimeoutError) void write.then(() => this.store.deleteRecord(data)).catch(() => undefined);
       return this.reached(await this.existing(error, data, payloadHash));
     }
   }
@@ -82,13 +102,13 @@ export class IdempotencyGuard {
   /** After a success: the record says completed, so duplicates short-circuit. */
   async complete(claim: Claim): Promise<unknown> {
     if (claim.kind !== 'run') return undefined;
-    return this.call(() => this.store.saveSuccess(claim.data, claim.payloadHash === undefined ? null : { payloadHash: claim.payloadHash }));
+    return this.call(() => this.withDeadline('saveSuccess', this.store.saveSuccess(claim.data, claim.payloadHash === undefined ? null : { payloadHash: claim.payloadHash })));
   }
 
   /** After a failure (or a stop): the record goes, so the retry runs. */
   async abandon(claim: Claim): Promise<unknown> {
     if (claim.kind !== 'run') return undefined;
-    return this.call(() => this.store.deleteRecord(claim.data));
+    return this.call(() => this.withDeadline('deleteRecord', this.store.deleteRecord(claim.data)));
   }
 
   /** Why the in-progress record could not be written: a duplicate, a reused key, or the store. */
@@ -99,7 +119,7 @@ export class IdempotencyGuard {
     if (name !== 'IdempotencyItemAlreadyExistsError') return { kind: 'store-unavailable', error };
     const existing = (error as { existingRecord?: IdempotencyStoreRecord }).existingRecord;
     try {
-      const record = existing ?? (await this.store.getRecord(data));
+      const record = existing ?? (await this.withDeadline('getRecord', this.store.getRecord(data)));
       if (record.getStatus() === 'COMPLETED') return sameBody(record.responseData, payloadHash) ? { kind: 'completed' } : { kind: 'payload-mismatch', error: REUSED };
       const expiresAt = record.inProgressExpiryTimestamp ?? this.now() + IN_PROGRESS_RECHECK_MS;
       return { kind: 'in-progress', untilMs: Math.min(expiresAt, this.now() + IN_PROGRESS_RECHECK_MS) };
@@ -109,7 +129,8 @@ export class IdempotencyGuard {
   }
 
   private reached(claim: Claim): Claim {
-    this.failedAt = claim.kind === 'store-unavailable' ? this.now() : undefined;
+    if (claim.kind === 'store-unavailable') this.failing();
+    else this.answered();
     return claim;
   }
 
@@ -117,12 +138,52 @@ export class IdempotencyGuard {
   private async call(write: () => Promise<void>): Promise<unknown> {
     try {
       await write();
-      this.failedAt = undefined;
+      this.answered();
       return undefined;
     } catch (error) {
-      this.failedAt = this.now();
+      this.failing();
       return error;
     }
+  }
+
+  /** Stops the probe: the worker is stopping. */
+  stop(): void {
+    if (this.probeTimer) clearInterval(this.probeTimer);
+    this.probeTimer = undefined;
+  }
+
+  private answered(): void {
+    this.failedAt = undefined;
+    this.stop();
+  }
+
+  /**
+   * Marks the store failing, and probes it every second until it answers: with receiving
+   * paused, no message would call it, and readiness would stay false after it is back.
+   */
+  private failing(): void {
+    this.failedAt = this.now();
+    this.probeTimer ??= setInterval(() => void this.probe(), STORE_PROBE_MS).unref();
+  }
+
+  private async probe(): Promise<void> {
+    try {
+      await this.withDeadline('getRecord', this.store.getRecord({ key: PROBE_KEY }));
+      this.answered();
+    } catch (error) {
+      if ((error as Error).name === 'IdempotencyItemNotFoundError') this.answered();
+    }
+  }
+
+  /** The store call, or an IdempotencyStoreTimeoutError once it has taken `timeoutMs`. */
+  private withDeadline<T>(call: string, promise: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new IdempotencyStoreTimeoutError(call, this.timeoutMs)), this.timeoutMs);
+    });
+    // A late answer from an abandoned call must not surface as an unhandled rejection.
+    promise.catch(() => undefined);
+    return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
   }
 }
 

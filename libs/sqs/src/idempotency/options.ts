@@ -54,4 +54,10 @@ export interface IdempotencyOptions {
   validatePayload?: boolean;
   /** How long a completed key short-circuits its duplicates. @default 3600 */
   expiresAfterSeconds?: number;
+  /**
+   * Each store call's deadline. One that takes longer counts as the store being down: the
+   * message waits in the queue unrun, its attempt unused, and the worker is not ready
+   * until the store answers again. @default 2000
+   */
+  storeTimeoutMs?: number;
 }

@@ -1,0 +1,62 @@
+import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { CachePersistenceLayer } from '@aws-lambda-powertools/idempotency/cache';
+import { createClient } from '@redis/client';
+import type { WorkerMessage } from '@requeue/sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/emulator.js';
+import { startRedis, type RedisServer } from '../support/redis.js';
+import { emulatorSuite } from '../support/suite.js';
+
+const suite = emulatorSuite();
+let redis: RedisServer;
+beforeAll(async () => {
+  redis = await startRedis();
+}, 300_000);
+afterAll(async () => {
+  if (redis) process.kill(redis.process.pid!, 'SIGCONT');
+  await redis?.stop();
+});
+
+describe('an idempotency store that hangs (Redis stopped with SIGSTOP, fauxqs)', () => {
+  it('makes the worker not ready within seconds, runs nothing and uses no attempt, stops within the drain, and is ready again as soon as the store answers', async () => {
+    const queues = await suite.emulator.createQueues();
+    const client = createClient({ url: redis.url, disableOfflineQueue: true });
+    client.on('error', () => undefined);
+    await client.connect();
+    const handled: Array<{ body: string; attempt: number }> = [];
+    const handler = async (message: WorkerMessage) => void handled.push({ body: message.rawBody, attempt: message.attempt });
+    const idempotency = { store: new CachePersistenceLayer({ client }), storeTimeoutMs: 1000 };
+    const worker = await suite.engine(queues, handler, {}, { idempotency, waitTimeSeconds: 1, drainTimeoutMs: 3000 });
+    try {
+      await eventually(() => (worker.health().ready ? true : undefined), 10_000, 'ready with the store up');
+      process.kill(redis.process.pid!, 'SIGSTOP');
+      const stoppedAt = performance.now();
+      await suite.emulator.sqs.send(new SendMessageBatchCommand({ QueueUrl: queues.queueUrl, Entries: Array.from({ length: 10 }, (_, i) => ({ Id: String(i), MessageBody: `job-${i}` })) }));
+      await eventually(() => (worker.health().ready ? undefined : true), 15_000, 'not ready with the store hung');
+      const notReadyAfterMs = performance.now() - stoppedAt;
+      process.stdout.write(`hung store: not ready ${(notReadyAfterMs / 1000).toFixed(1)} s after SIGSTOP\n`);
+      expect(notReadyAfterMs).toBeLessThan(10_000);
+      expect(handled).toEqual([]);
+
+      process.kill(redis.process.pid!, 'SIGCONT');
+      const resumedAt = performance.now();
+      await eventually(() => (worker.health().ready ? true : undefined), 10_000, 'ready again once the store answers');
+      process.stdout.write(`hung store: ready ${((performance.now() - resumedAt) / 1000).toFixed(1)} s after SIGCONT\n`);
+      await eventually(() => (handled.length === 10 ? true : undefined), 30_000, `every message run: ${JSON.stringify(handled)}`);
+      // Held back while the store hung: no attempt was used.
+      expect(handled.map((h) => h.attempt)).toEqual(Array(10).fill(1));
+      expect(await suite.emulator.drain(queues.dlqUrl)).toEqual([]);
+
+      // A stop while the store hangs again still ends within the drain.
+      process.kill(redis.process.pid!, 'SIGSTOP');
+      await suite.emulator.sqs.send(new SendMessageBatchCommand({ QueueUrl: queues.queueUrl, Entries: [{ Id: '0', MessageBody: 'late' }] }));
+      await eventually(() => (worker.health().ready ? undefined : true), 15_000, 'not ready again');
+      const stopping = performance.now();
+      await worker.stop({ drainTimeoutMs: 3000 });
+      expect(performance.now() - stopping).toBeLessThan(5000);
+    } finally {
+      process.kill(redis.process.pid!, 'SIGCONT');
+      await client.close().catch(() => client.destroy());
+    }
+  }, 90_000);
+});
