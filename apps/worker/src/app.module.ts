@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { WorkerConfig } from './config.js';
 import type { IdempotencyStores } from './idempotency-store.js';
 import { SimulationHandler } from './handlers/simulation.handler.js';
+import { EgressPolicy } from './handlers/egress.js';
 import { WebhookHandler, webhookDependencyKey } from './handlers/webhook.handler.js';
 import { HealthController } from './health.controller.js';
 import { APP_CONFIG } from './tokens.js';
@@ -56,7 +57,7 @@ export class AppModule {
       // Each consumer its own member of the fleet: two of them may call the same host.
       ...(fleet && config.backpressure ? { backpressure: { ...config.backpressure, fleet: { store: fleet, workerId: `${FLEET_MEMBER_ID}/${consumer.name}` } } } : {}),
       // Webhooks to different hosts fail apart: each host gets its own breaker and limit.
-      ...(consumer.handler === 'webhook' ? { dependencyKey: webhookDependencyKey(config.webhookUrl) } : {}),
+      ...(consumer.handler === 'webhook' ? { dependencyKey: webhookDependencyKey(config.webhookUrl, new EgressPolicy(config.webhookAllowHosts)) } : {}),
     }));
     return {
       module: AppModule,

@@ -29,9 +29,17 @@ export interface WorkerHealth {
   maxInFlight: number;
   lastPollActivityAt: number;
   consecutivePollFailures: number;
-  /** Each dependency's breaker and concurrency limit: details, never a reason to be unready. */
+  /**
+   * Dependencies' breakers and concurrency limits, at most 20: those pushing back first,
+   * then the most recently used. Details, never a reason to be unready.
+   */
   dependencies: DependencySnapshot[];
 }
+
+/** What the health body lists at most: a publisher naming hosts must not grow it without bound. */
+const HEALTH_DEPENDENCIES = 20;
+/** Per-dependency metrics go only to dependencies that push back, and to at most this many per flush. */
+const METRIC_DEPENDENCIES = 50;
 
 /** Raised into a handler's signal when shutdown outlasts the drain timeout. */
 export class WorkerStoppingError extends Error {
@@ -170,7 +178,7 @@ export class SqsWorker<Body = unknown> {
       maxInFlight: this.slots.running.capacity,
       lastPollActivityAt: poller?.lastActivityAt ?? 0,
       consecutivePollFailures: poller?.consecutiveFailures ?? 0,
-      dependencies: this.dependencies?.snapshot() ?? [],
+      dependencies: this.dependencies?.snapshot(HEALTH_DEPENDENCIES) ?? [],
     };
   }
 
@@ -180,7 +188,7 @@ export class SqsWorker<Body = unknown> {
   }
 
   private flushMetrics(): Promise<void> {
-    if (this.dependencies) this.options.metrics.dependencyStates(this.dependencies.snapshot());
+    if (this.dependencies) this.options.metrics.dependencyStates(this.dependencies.snapshot(METRIC_DEPENDENCIES, true));
     return this.options.metrics.flush();
   }
 

@@ -65,10 +65,15 @@ export class EgressPolicy {
     return this.allowed.has(host) || this.allowed.has(`${host}:${port}`) || this.allowed.has(`[${host}]:${port}`);
   }
 
+  /** Whether `url` names an internal IP address that no allowance covers: refused before any lookup. */
+  refusesLiteral(url: URL): boolean {
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    return isIP(host) !== 0 && isInternalAddress(host) && !this.allows(url.hostname, portOf(url));
+  }
+
   /** Refuses a literal internal address up front: a connection to an IP address does no lookup. */
   checkLiteral(url: URL): void {
-    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    if (isIP(host) !== 0 && isInternalAddress(host) && !this.allows(url.hostname, portOf(url))) {
+    if (this.refusesLiteral(url)) {
       throw new EgressRefusedError(`webhook target ${url.host} is an internal address; allow it with WEBHOOK_ALLOW_HOSTS if it is meant`);
     }
   }

@@ -4,6 +4,7 @@ import { classifyFailure, NonRetryableError, RetryableError } from '@requeue/ret
 import type { WorkerMessage } from '@requeue/sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadWorkerConfig } from '../config.js';
+import { EgressPolicy } from './egress.js';
 import { WebhookHandler, webhookDependencyKey } from './webhook.handler.js';
 
 let server: Server;
@@ -106,15 +107,22 @@ describe('webhook handler', () => {
   });
 
   it('keys each message by its target host, so hosts fail apart', () => {
-    const keyOf = webhookDependencyKey(undefined);
+    const keyOf = webhookDependencyKey(undefined, new EgressPolicy([]));
     expect(keyOf({ body: { url: 'https://a.example.com/x', payload: 1 } })).toBe('a.example.com');
     expect(keyOf({ body: { url: 'http://b.example.com:9000/y' } })).toBe('b.example.com:9000');
     expect(keyOf({ body: { order: 7 } })).toBeUndefined();
     expect(keyOf({ body: { url: 'not a url' } })).toBeUndefined();
     // WEBHOOK_URL pins the host: every message keys to it, and a body naming another host has no key (it is dead-lettered).
-    const pinned = webhookDependencyKey('http://default.example.com:8080/hooks');
+    const pinned = webhookDependencyKey('http://default.example.com:8080/hooks', new EgressPolicy([]));
     expect(pinned({ body: { order: 7 } })).toBe('default.example.com:8080');
     expect(pinned({ body: { url: 'http://default.example.com:8080/hooks/v2' } })).toBe('default.example.com:8080');
     expect(pinned({ body: { url: 'https://a.example.com/x' } })).toBeUndefined();
+  });
+
+  it('gives no key of its own to a target the egress policy refuses: it is never called, so it gets no state', () => {
+    const keyOf = webhookDependencyKey(undefined, new EgressPolicy(['10.0.0.7']));
+    expect(keyOf({ body: { url: 'http://10.1.2.3/x' } })).toBeUndefined();
+    expect(keyOf({ body: { url: 'http://[fd00::1]:8080/x' } })).toBeUndefined();
+    expect(keyOf({ body: { url: 'http://10.0.0.7/x' } })).toBe('10.0.0.7');
   });
 });

@@ -76,11 +76,16 @@ function serialised(payload: unknown): string {
   }
 }
 
-/** The dependency a webhook message calls: its target's host (and port). A body with no usable URL gets the queue's key. */
-export function webhookDependencyKey(webhookUrl: string | undefined): (message: Pick<WorkerMessage, 'body'>) => string | undefined {
+/**
+ * The dependency a webhook message calls: its target's host (and port). A body with no
+ * usable URL, or a target the egress policy refuses (it is never called), gets the
+ * queue's key: a publisher naming a new refused host per message makes no state for it.
+ */
+export function webhookDependencyKey(webhookUrl: string | undefined, egress: EgressPolicy): (message: Pick<WorkerMessage, 'body'>) => string | undefined {
   return (message) => {
     try {
-      return webhookTarget(message.body, webhookUrl).url.host;
+      const { url } = webhookTarget(message.body, webhookUrl);
+      return egress.refusesLiteral(url) ? undefined : url.host;
     } catch {
       return undefined;
     }

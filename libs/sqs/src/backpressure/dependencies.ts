@@ -13,6 +13,12 @@ export interface DependencyEvents {
 
 /** Idle gates older than this are forgotten, so per-host keys cannot grow without bound. */
 const IDLE_EVICTION_MS = 10 * 60 * 1000;
+/**
+ * The most gates kept: past it, the least recently used idle one goes. Keys come from
+ * messages (the webhook's host), and a publisher naming a new host per message must not
+ * grow the worker's memory, its metrics and its health body with them.
+ */
+export const MAX_DEPENDENCIES = 1000;
 
 /** Every dependency the worker has seen, by key. */
 export class Dependencies {
@@ -34,11 +40,27 @@ export class Dependencies {
   get(key: string): Dependency {
     this.sweep();
     const known = this.gates.get(key);
-    if (known) return known;
+    if (known) {
+      // Most recently used last: eviction takes from the front.
+      this.gates.delete(key);
+      this.gates.set(key, known);
+      return known;
+    }
     const gate: Dependency = new Dependency(key, this.options, this.maxInFlight, this.now, this.random, this.events.onBreakerTransition, () => void this.fleet?.sync(gate));
     this.gates.set(key, gate);
+    if (this.gates.size > MAX_DEPENDENCIES) this.evictLeastRecentlyUsed();
     this.fleet?.ensureStarted();
     return gate;
+  }
+
+  /** The oldest idle gate; a gate with calls running or waiting keeps its state until they end. */
+  private evictLeastRecentlyUsed(): void {
+    for (const [key, gate] of this.gates) {
+      if (gate.idle) {
+        this.gates.delete(key);
+        return;
+      }
+    }
   }
 
   /**
@@ -62,8 +84,15 @@ export class Dependencies {
     return false;
   }
 
-  snapshot(): DependencySnapshot[] {
-    return [...this.gates.values()].map((gate) => gate.snapshot());
+  /**
+   * At most `limit` dependencies, those pushing back first (paced, paused or their
+   * breaker not closed), then the most recently used; with `pushingBackOnly`, no others.
+   */
+  snapshot(limit = Number.POSITIVE_INFINITY, pushingBackOnly = false): DependencySnapshot[] {
+    const recentFirst = [...this.gates.values()].reverse();
+    const pushing = recentFirst.filter((gate) => gate.pushingBack);
+    const chosen = pushingBackOnly ? pushing : [...pushing, ...recentFirst.filter((gate) => !gate.pushingBack)];
+    return chosen.slice(0, limit).map((gate) => gate.snapshot());
   }
 
   stop(): void {
