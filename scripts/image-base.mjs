@@ -24,7 +24,10 @@ function fail(message) {
 
 /** The one base the Dockerfile's stages start from, with Docker Hub's implicit prefix. */
 function baseImage() {
-  const bases = new Set([...readFileSync(DOCKERFILE, 'utf8').matchAll(/^FROM\s+(\S+)/gm)].map((m) => m[1]));
+  const froms = [...readFileSync(DOCKERFILE, 'utf8').matchAll(/^FROM\s+(\S+)(?:\s+AS\s+(\S+))?/gim)];
+  // A FROM naming an earlier stage builds on it, not on an image.
+  const stages = new Set(froms.map((m) => m[2]).filter(Boolean));
+  const bases = new Set(froms.map((m) => m[1]).filter((name) => !stages.has(name)));
   if (bases.size !== 1) fail(`expected one base image in ${DOCKERFILE}, found ${[...bases].join(', ')}`);
   const [name] = bases;
   return name.includes('/') ? name : `docker.io/library/${name}`;

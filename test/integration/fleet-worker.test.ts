@@ -3,22 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@redis/client';
 import { readSimulationLedger } from '@requeue/local-aws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventually, type QueuePair } from '../support/emulator.js';
 import { sendAll, simulation } from '../support/publish.js';
-import { startRedis, type RedisServer } from '../support/redis.js';
+import { redisForSuite } from '../support/redis.js';
 import { emulatorSuite } from '../support/suite.js';
 import { NOTHING_LISTENS, waitUntilReady } from '../support/worker-process.js';
 
 const suite = emulatorSuite();
-let redis: RedisServer;
-
-beforeAll(async () => {
-  redis = await startRedis();
-}, 300_000);
-afterAll(async () => {
-  await redis?.stop();
-});
+const redisServer = redisForSuite();
 
 const ledgerPath = () => join(mkdtempSync(join(tmpdir(), 'requeue-ledger-')), 'ledger.jsonl');
 
@@ -34,9 +27,9 @@ describe('the worker app with WORKER_FLEET_STATE', () => {
   it('reports to the fleet in Redis while its dependency pushes back, and finishes every job', async () => {
     const queues = await suite.emulator.createQueues();
     const ledger = ledgerPath();
-    const started = await suite.workerProcess(queues, { SIMULATION_LEDGER: ledger, WORKER_FLEET_STATE: redis.url });
+    const started = await suite.workerProcess(queues, { SIMULATION_LEDGER: ledger, WORKER_FLEET_STATE: redisServer().url });
     await waitUntilReady(started);
-    const client = createClient({ url: redis.url });
+    const client = createClient({ url: redisServer().url });
     await client.connect();
     try {
       await sendAll(suite.emulator.sqs, queues.queueUrl, rateLimitedOnce(20));

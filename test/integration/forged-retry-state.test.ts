@@ -3,24 +3,18 @@ import { CachePersistenceLayer } from '@aws-lambda-powertools/idempotency/cache'
 import { createClient } from '@redis/client';
 import { RetryableError } from '@requeue/retry';
 import type { WorkerMessage } from '@requeue/sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '../support/emulator.js';
-import { startRedis, type RedisServer } from '../support/redis.js';
+import { redisForSuite } from '../support/redis.js';
 import { emulatorSuite } from '../support/suite.js';
 
 const suite = emulatorSuite();
-let redis: RedisServer;
-beforeAll(async () => {
-  redis = await startRedis();
-}, 300_000);
-afterAll(async () => {
-  await redis?.stop();
-});
+const redis = redisForSuite();
 
 describe('a publisher cannot take another message’s identity through x-retry (Redis idempotency, fauxqs)', () => {
   it('an ok message carrying x-retry with a waiting victim’s id runs as itself, and the victim’s retry still runs', async () => {
     const queues = await suite.emulator.createQueues();
-    const client = createClient({ url: redis.url });
+    const client = createClient({ url: redis().url });
     client.on('error', () => undefined);
     await client.connect();
     const calls: Array<{ body: string; key: string; messageId: string }> = [];

@@ -2,24 +2,18 @@ import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { CachePersistenceLayer } from '@aws-lambda-powertools/idempotency/cache';
 import { createClient } from '@redis/client';
 import type { WorkerMessage } from '@requeue/sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '../support/emulator.js';
-import { startRedis, type RedisServer } from '../support/redis.js';
+import { redisForSuite } from '../support/redis.js';
 import { emulatorSuite } from '../support/suite.js';
 
 const suite = emulatorSuite();
-let redis: RedisServer;
-beforeAll(async () => {
-  redis = await startRedis();
-}, 300_000);
-afterAll(async () => {
-  if (redis) process.kill(redis.process.pid!, 'SIGCONT');
-  await redis?.stop();
-});
+const redisServer = redisForSuite();
 
 describe('an idempotency store that hangs (Redis stopped with SIGSTOP, fauxqs)', () => {
   it('makes the worker not ready within seconds, runs nothing and uses no attempt, stops within the drain, and is ready again as soon as the store answers', async () => {
     const queues = await suite.emulator.createQueues();
+    const redis = redisServer();
     const client = createClient({ url: redis.url, disableOfflineQueue: true });
     client.on('error', () => undefined);
     await client.connect();

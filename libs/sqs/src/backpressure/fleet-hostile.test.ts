@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Dependency, type Admission } from './dependency.js';
 import { fleetView, type FleetMemberState, type FleetStateStore } from './fleet-state.js';
+import { memberReport } from './fleet-report.fake.js';
 import { resolveBackpressure } from './options.js';
 
 const START = 1_000_000_000;
@@ -8,17 +9,7 @@ const YEAR = 365 * 86_400_000;
 const STALE = 3000;
 const MAX_PAUSE = 5000;
 
-const report = (workerId: string, fields: Partial<FleetMemberState> = {}): FleetMemberState => ({
-  workerId,
-  pacePerSecond: 0,
-  pacedSince: 0,
-  ratePerSecond: 0,
-  pausedUntil: 0,
-  breaker: 'closed',
-  recoveredAt: 0,
-  seenAt: START,
-  ...fields,
-});
+const report = (workerId: string, fields: Partial<FleetMemberState> = {}): FleetMemberState => memberReport(workerId, START, fields);
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });

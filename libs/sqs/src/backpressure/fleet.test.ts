@@ -2,22 +2,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Dependencies, type DependencyEvents } from './dependencies.js';
 import { Dependency, type Admission, type DependencyTicket } from './dependency.js';
 import { fleetView, type FleetMemberState, type FleetStateStore, type FleetView } from './fleet-state.js';
+import { memberReport } from './fleet-report.fake.js';
 import { resolveBackpressure, type BackpressureOptions } from './options.js';
 import { SqsWorkerConfigError } from '../errors.js';
 
 const START = 1_000_000;
 
-const report = (workerId: string, fields: Partial<FleetMemberState> = {}): FleetMemberState => ({
-  workerId,
-  pacePerSecond: 0,
-  pacedSince: 0,
-  ratePerSecond: 0,
-  pausedUntil: 0,
-  breaker: 'closed',
-  recoveredAt: 0,
-  seenAt: START,
-  ...fields,
-});
+const report = (workerId: string, fields: Partial<FleetMemberState> = {}): FleetMemberState => memberReport(workerId, START, fields);
 
 const view = (fields: Partial<FleetView> = {}): FleetView => ({ readAt: Date.now(), members: 1, othersPaces: [], ratePerSecond: 0, pausedUntil: 0, recoveredAt: 0, ...fields });
 
