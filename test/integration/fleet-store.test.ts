@@ -81,7 +81,7 @@ describe('a fleet sharing backpressure through Redis', () => {
     const store = await redisStore();
     const worker = (workerId: string) =>
       new Dependencies(
-        resolveBackpressure({ holdMs: 60_000, breaker: { minimumRequests: 1, cooldownMs: 200, maxCooldownMs: 200 }, fleet: { store, workerId, syncIntervalMs: 100 } }),
+        resolveBackpressure({ holdMs: 60_000, rateLimitEvidence: 1, breaker: { minimumRequests: 1, cooldownMs: 200, maxCooldownMs: 200 }, fleet: { store, workerId, syncIntervalMs: 100 } }),
         10,
         () => Date.now(),
         () => 0,
@@ -119,7 +119,7 @@ describe('a fleet sharing backpressure through Redis', () => {
   it('goes on alone, without waiting on it, when the store is down', async () => {
     const down = fleetStore({ store: 'redis', url: 'redis://127.0.0.1:1' }, 'us-east-1', pino({ level: 'silent' }));
     const changes: string[] = [];
-    const gates = new Dependencies(resolveBackpressure({ breaker: false, fleet: { store: down.store, syncIntervalMs: 100, timeoutMs: 100 } }), 10, () => Date.now(), () => 0, {
+    const gates = new Dependencies(resolveBackpressure({ breaker: false, rateLimitEvidence: 1, fleet: { store: down.store, syncIntervalMs: 100, timeoutMs: 100 } }), 10, () => Date.now(), () => 0, {
       onFleetStoreHealth: (health) => changes.push(health.kind),
     });
     const gate = gates.get('api');

@@ -6,7 +6,12 @@ export type CallOutcome =
   /** Unavailable: 503, timeouts, refused connections. Feeds the breaker and the limit. */
   | { kind: 'unavailable' }
   /** 429 or quota: the dependency is up but wants less. Pauses dispatch and feeds the limit. */
-  | { kind: 'rate-limited'; retryAfterMs: number | undefined }
+  | {
+      kind: 'rate-limited';
+      retryAfterMs: number | undefined;
+      /** The message's first call (no attempt or deferral before): only those count as evidence (see RateLimitEvidence). */
+      firstCall?: boolean;
+    }
   /** Answered, but says nothing about the dependency's health (a 400, a handler bug). */
   | { kind: 'neutral' };
 

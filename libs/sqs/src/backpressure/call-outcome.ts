@@ -1,15 +1,20 @@
-import { ErrorType, failureScope, type Classification } from '@requeue/retry';
+import { ErrorType, failureScope, type Classification, type RetryState } from '@requeue/retry';
 import type { CallOutcome } from './dependency.js';
 
 const RATE_LIMIT_TYPES: ReadonlySet<string> = new Set([ErrorType.RATE_LIMIT, ErrorType.QUOTA_EXCEEDED]);
 
-/** What a handler failure says about its dependency. */
-export function callOutcomeOf(failure: Classification): CallOutcome {
+/** What a handler failure says about its dependency; `firstCall`: the message had not failed or waited before. */
+export function callOutcomeOf(failure: Classification, firstCall = true): CallOutcome {
   if (!failure.retryable || failureScope(failure) !== 'systemic') return { kind: 'neutral' };
   if (RATE_LIMIT_TYPES.has(failure.errorType) || failure.retryAfterMs !== undefined) {
-    return { kind: 'rate-limited', retryAfterMs: failure.retryAfterMs };
+    return { kind: 'rate-limited', retryAfterMs: failure.retryAfterMs, firstCall };
   }
   return { kind: 'unavailable' };
+}
+
+/** A message calling for the first time: its first attempt, and no deferral has recorded an error on it. */
+export function isFirstCall(state: Pick<RetryState, 'attempt' | 'lastErrorType'>): boolean {
+  return state.attempt === 1 && state.lastErrorType === undefined;
 }
 
 /** Longest dependency key kept: a hostname is at most 253 characters. */

@@ -20,7 +20,7 @@ describe('dependencies named by messages', () => {
   });
 
   it('lists those pushing back first, and at most as many as asked; metrics take only those', async () => {
-    const dependencies = new Dependencies(resolveBackpressure({}), 10, () => Date.now(), () => 0.5);
+    const dependencies = new Dependencies(resolveBackpressure({ rateLimitEvidence: 1 }), 10, () => Date.now(), () => 0.5);
     for (let i = 0; i < 30; i++) dependencies.get(`quiet-${i}.example.com`);
     const limited = dependencies.get('limited.example.com');
     const call = await limited.admit();

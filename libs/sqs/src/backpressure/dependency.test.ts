@@ -6,7 +6,8 @@ import { resolveBackpressure, type BackpressureOptions } from './options.js';
 const START = 1_000_000;
 
 function gate(options: BackpressureOptions = {}, maxInFlight = 4) {
-  return new Dependency('api.example.com', resolveBackpressure(options), maxInFlight, () => Date.now(), () => 1);
+  // One 429 is evidence enough here: these tests are about what follows it (rate-limit-evidence.test.ts: how many it takes).
+  return new Dependency('api.example.com', resolveBackpressure({ rateLimitEvidence: 1, ...options }), maxInFlight, () => Date.now(), () => 1);
 }
 
 const ticketOf = (admission: Admission): DependencyTicket => {
@@ -238,26 +239,33 @@ describe('Dependency gate, once paced (as one worker of a fleet)', () => {
     expect(dependency.busyUntil()).toBeUndefined();
   });
 
-  it('speeds the pace up by 1% per second of successes however few they are', async () => {
+  it('speeds the pace up 1% a second of successes, however few, then 30% a second once nothing was rejected for 5 s', async () => {
     const dependency = gate({ breaker: false, holdMs: 60_000 }, 50);
     await learnPace(dependency);
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 3; i++) {
       vi.advanceTimersByTime(1000);
       dependency.finish(await admitted(dependency), { kind: 'success' });
     }
-    // 11 s since the pace was learnt: 0.99^11 of 11.55 ms, 10.34 ms apart.
+    // 4 s since the 429: 0.99^4 of 11.55 ms, 11.10 ms apart.
     await admitted(dependency);
     const next = dependency.admit();
-    await vi.advanceTimersByTimeAsync(10);
+    await vi.advanceTimersByTimeAsync(11);
     expect(await peek(next)).toBe('pending');
     await vi.advanceTimersByTimeAsync(1);
     expect((await next).kind).toBe('run');
+    for (let i = 0; i < 7; i++) {
+      vi.advanceTimersByTime(1000);
+      dependency.finish(await admitted(dependency), { kind: 'success' });
+    }
+    // 11 s since it, 6 of them quiet: about 0.99^4 x 0.7^7 of 11.55 ms, under a millisecond: the pace has lifted.
+    expect(dependency.pushingBack).toBe(false);
+    for (let i = 0; i < 5; i++) expect((await dependency.admit()).kind).toBe('run');
   });
 });
 
 describe('Dependencies', () => {
   it('blocks receiving only while every known dependency is blocked', async () => {
-    const dependencies = new Dependencies(resolveBackpressure({ breaker: false }), 10, () => Date.now(), () => 1);
+    const dependencies = new Dependencies(resolveBackpressure({ breaker: false, rateLimitEvidence: 1 }), 10, () => Date.now(), () => 1);
     const a = dependencies.get('a.example.com');
     const b = dependencies.get('b.example.com');
     a.finish(ticketOf(await a.admit()), { kind: 'rate-limited', retryAfterMs: 5000 });

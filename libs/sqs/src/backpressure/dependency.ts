@@ -6,6 +6,7 @@ import { DispatchPace } from './dispatch-pace.js';
 import { FleetMembership } from './fleet-membership.js';
 import type { FleetMemberState, FleetView } from './fleet-state.js';
 import type { ResolvedBackpressure } from './options.js';
+import { RateLimitEvidence } from './rate-limit-evidence.js';
 
 export type { Admission, CallOutcome, DeferCause, DependencySnapshot, DependencyTicket } from './admission.js';
 
@@ -37,6 +38,7 @@ export class Dependency {
   private readonly fleet: FleetMembership | undefined;
   /** Just recovered, calls wait (up to the store's timeout) for the fleet's latest view. */
   private awaitingFleetUntil = 0;
+  private readonly evidence: RateLimitEvidence;
   lastUsedAt: number;
 
   constructor(
@@ -58,6 +60,7 @@ export class Dependency {
     this.limit = options.adaptiveConcurrency ? new AimdLimit({ min: 1, max: maxInFlight, decreaseFactor: options.decreaseFactor }, now) : undefined;
     this.pace = options.adaptiveConcurrency ? new DispatchPace() : undefined;
     this.fleet = options.fleet ? new FleetMembership(options.fleet, now) : undefined;
+    this.evidence = new RateLimitEvidence(options.rateLimitEvidence);
     this.lastUsedAt = now();
   }
 
@@ -91,7 +94,8 @@ export class Dependency {
       // 30% mix of them would otherwise halve the limit every round trip, down to 1.
       this.limit?.onOverload(ticket.startedAt);
     }
-    if (outcome.kind === 'rate-limited') this.onRateLimited(ticket.startedAt, outcome.retryAfterMs, now);
+    // Once the dependency is paced or paused, every 429 measures it; before, only enough of them.
+    if (outcome.kind === 'rate-limited' && (this.evidence.record(now, outcome.firstCall ?? ticket.sampled) || this.pushingBack)) this.onRateLimited(ticket.startedAt, outcome.retryAfterMs, now);
     this.pump();
   }
 
@@ -210,14 +214,16 @@ export class Dependency {
   /**
    * Until when a failed call's message waits without using an attempt, when the
    * dependency's state confirms the failure is the dependency's: paused, its breaker
-   * open, or a 429 while it is paced (it admits less than asked; the message waits its
-   * own Retry-After). Undefined when the failure is the message's own.
+   * open, or a 429 (the message waits its own Retry-After; at least `rateLimitPauseMs`
+   * while too few 429s have come to pace or pause the dependency). Undefined when the
+   * failure is the message's own.
    */
   confirmedUntil(call: CallOutcome): number | undefined {
     if (call.kind === 'neutral' || call.kind === 'success') return undefined;
     const blocked = this.blockedUntil();
     if (blocked !== undefined) return blocked;
-    return call.kind === 'rate-limited' && this.pace?.active ? this.now() : undefined;
+    if (call.kind !== 'rate-limited') return undefined;
+    return this.now() + (this.pace?.active ? 0 : this.options.rateLimitPauseMs);
   }
 
   get idle(): boolean {

@@ -11,6 +11,38 @@
  */
 const SLOWER_THAN_ADMITTED = 1.05;
 const SPEED_UP_PER_SECOND = 0.99;
+/**
+ * Once the dependency has accepted every call for this long, the pace lifts 30% a second:
+ * a limit that was a passing episode (or one message's 429 that still got through) must
+ * not throttle the host for minutes.
+ */
+const QUIET_AFTER_MS = 5000;
+const SPEED_UP_PER_QUIET_SECOND = 0.7;
+/** A pace is learnt from at most the last 10 s: older successes say little about the limit now. */
+const MEASURE_WINDOW_MS = 10_000;
+
+/** Successes per second over the last `MEASURE_WINDOW_MS`, in one-second buckets. */
+class RecentSuccesses {
+  private readonly buckets = Array.from({ length: MEASURE_WINDOW_MS / 1000 }, () => ({ second: -1, count: 0 }));
+
+  add(now: number): void {
+    const second = Math.floor(now / 1000);
+    const bucket = this.buckets[second % this.buckets.length]!;
+    if (bucket.second !== second) Object.assign(bucket, { second, count: 0 });
+    bucket.count++;
+  }
+
+  /** How many in the window, and since when: the start of the oldest second that has any. */
+  window(now: number): { count: number; since: number } {
+    const current = this.buckets.filter((bucket) => bucket.second > Math.floor(now / 1000) - this.buckets.length && bucket.count > 0);
+    const count = current.reduce((sum, bucket) => sum + bucket.count, 0);
+    return { count, since: Math.min(now, ...current.map((bucket) => bucket.second * 1000)) };
+  }
+
+  clear(): void {
+    for (const bucket of this.buckets) Object.assign(bucket, { second: -1, count: 0 });
+  }
+}
 
 export class DispatchPace {
   private spacingMs = 0;
@@ -18,6 +50,8 @@ export class DispatchPace {
   private firstSuccessAt: number | undefined;
   private successesSince = 0;
   private spedUpAt = 0;
+  private lastRejectedAt = 0;
+  private readonly recent = new RecentSuccesses();
   /** When the pace was last measured from this worker's own calls; 0 before. */
   measuredAt = 0;
   /** Since when dispatches have been spaced; 0 while they are not. */
@@ -30,8 +64,12 @@ export class DispatchPace {
    */
   onSuccess(now: number, inThisCycle: boolean): void {
     this.firstSuccessAt ??= now;
-    if (inThisCycle) this.successesSince++;
-    if (now > this.spedUpAt) this.spacingMs *= SPEED_UP_PER_SECOND ** ((now - this.spedUpAt) / 1000);
+    if (inThisCycle) {
+      this.successesSince++;
+      this.recent.add(now);
+    }
+    const factor = now - this.lastRejectedAt > QUIET_AFTER_MS ? SPEED_UP_PER_QUIET_SECOND : SPEED_UP_PER_SECOND;
+    if (now > this.spedUpAt) this.spacingMs *= factor ** ((now - this.spedUpAt) / 1000);
     this.spedUpAt = now;
   }
 
@@ -42,16 +80,23 @@ export class DispatchPace {
    */
   onRateLimited(now: number, retryAfterMs: number, cycleStartedAt: number | undefined): boolean {
     const wasPaced = this.active;
-    const admitted = this.successesSince > 0;
+    // A cycle runs from one rate limit to the next, its pause included. The first has no
+    // start: its successes, plus the pause the dependency asked for, stand for one. Either
+    // is measured over its last MEASURE_WINDOW_MS at most.
+    const startedAt = cycleStartedAt ?? this.firstSuccessAt ?? now;
+    // Past the window, the successes of its last seconds, over the time since the first of them.
+    const recent = now - startedAt > MEASURE_WINDOW_MS ? this.recent.window(now) : { count: this.successesSince, since: startedAt };
+    const successes = recent.count;
+    const admitted = successes > 0;
     if (admitted) {
-      // A cycle runs from one rate limit to the next, its pause included. The first has
-      // no start: its successes, plus the pause the dependency asked for, stand for one.
-      const cycleMs = cycleStartedAt !== undefined ? now - cycleStartedAt : now - (this.firstSuccessAt ?? now) + retryAfterMs;
-      this.setSpacing((SLOWER_THAN_ADMITTED * cycleMs) / this.successesSince, now);
+      const cycleMs = now - recent.since + (cycleStartedAt === undefined ? retryAfterMs : 0);
+      this.setSpacing((SLOWER_THAN_ADMITTED * cycleMs) / successes, now);
       this.measuredAt = now;
     }
     this.spedUpAt = now;
+    this.lastRejectedAt = now;
     this.successesSince = 0;
+    this.recent.clear();
     return wasPaced && admitted;
   }
 
@@ -64,6 +109,8 @@ export class DispatchPace {
   adopt(ratePerSecond: number, now: number): void {
     this.setSpacing(1000 / ratePerSecond, now);
     this.spedUpAt = now;
+    // The fleet is being rejected: no quiet period has begun.
+    this.lastRejectedAt = now;
   }
 
   private setSpacing(spacingMs: number, now: number): void {

@@ -38,7 +38,7 @@ describe('fleet reports a worker cannot trust', () => {
     const hostile = report('hostile', { seenAt, pausedUntil: START + 2 * YEAR });
     // The hostile report is written once and stays in the store; this worker exchanges every second.
     const store: FleetStateStore = { exchange: async (_dependency, state) => [state, hostile] };
-    const gate = new Dependency('api.example.com', resolveBackpressure({ holdMs: 60_000, fleet: { store, workerId: 'me' } }), 10, () => Date.now(), () => 1);
+    const gate = new Dependency('api.example.com', resolveBackpressure({ holdMs: 60_000, rateLimitEvidence: 1, fleet: { store, workerId: 'me' } }), 10, () => Date.now(), () => 1);
     const ran: number[] = [];
     const admissions: Promise<Admission>[] = [];
     // Something pushes back, so the worker shares state: one 429.

@@ -28,7 +28,7 @@ class FakeFleetStore implements FleetStateStore {
 }
 
 function sharedGate(store: FleetStateStore, options: BackpressureOptions = {}, maxInFlight = 10) {
-  return new Dependency('api.example.com', resolveBackpressure({ holdMs: 60_000, ...options, fleet: { store, workerId: 'me' } }), maxInFlight, () => Date.now(), () => 1);
+  return new Dependency('api.example.com', resolveBackpressure({ holdMs: 60_000, rateLimitEvidence: 1, ...options, fleet: { store, workerId: 'me' } }), maxInFlight, () => Date.now(), () => 1);
 }
 
 const ticketOf = (admission: Admission): DependencyTicket => {
@@ -235,7 +235,7 @@ describe('a fleet member\'s estimate of the fleet rate', () => {
 
 describe('Dependencies sharing state with the fleet', () => {
   function fleetOf(store: FleetStateStore, events: DependencyEvents = {}) {
-    return new Dependencies(resolveBackpressure({ breaker: false, holdMs: 60_000, fleet: { store, workerId: 'me', syncIntervalMs: 1000, timeoutMs: 200 } }), 10, () => Date.now(), () => 1, events);
+    return new Dependencies(resolveBackpressure({ breaker: false, holdMs: 60_000, rateLimitEvidence: 1, fleet: { store, workerId: 'me', syncIntervalMs: 1000, timeoutMs: 200 } }), 10, () => Date.now(), () => 1, events);
   }
 
   it('makes no store call while no dependency pushes back', async () => {

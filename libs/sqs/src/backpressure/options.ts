@@ -44,6 +44,11 @@ export interface BackpressureOptions {
   holdMs?: number;
   /** Pause after a rate limit that names no Retry-After; doubles while they continue, up to the breaker's maximum cool-down. @default 1000 */
   rateLimitPauseMs?: number;
+  /**
+   * 429s on first attempts within 5 s before the dependency itself is paused or paced;
+   * fewer are their messages' own to wait out. @default 3
+   */
+  rateLimitEvidence?: number;
   /** Share state with the fleet's other workers. @default - each worker on its own */
   fleet?: FleetOptions;
 }
@@ -54,6 +59,7 @@ export interface ResolvedBackpressure {
   decreaseFactor: number;
   holdMs: number;
   rateLimitPauseMs: number;
+  rateLimitEvidence: number;
   maxPauseMs: number;
   fleet: ResolvedFleet | undefined;
 }
@@ -104,6 +110,7 @@ export function resolveBackpressure(options: BackpressureOptions = {}): Resolved
     decreaseFactor: checked('decreaseFactor', options.decreaseFactor ?? 0.5, 0.05, 0.95, false),
     holdMs: checked('holdMs', options.holdMs ?? 2000, 0, 60_000),
     rateLimitPauseMs: checked('rateLimitPauseMs', options.rateLimitPauseMs ?? 1000, 1, 3_600_000),
+    rateLimitEvidence: checked('rateLimitEvidence', options.rateLimitEvidence ?? 3, 1, 1000),
     maxPauseMs,
     fleet: options.fleet === undefined ? undefined : resolveFleet(options.fleet, maxPauseMs),
   };
