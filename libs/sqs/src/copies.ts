@@ -20,8 +20,11 @@ import { withTraceAttributes } from './tracing/carry.js';
  * transport, which keeps the original message and so loses nothing.
  */
 export function retryCopyAttributes(message: DecodedMessage, state: RetryState, signer: RetryStateSigner): MessageAttributes | undefined {
-  const attributes: MessageAttributes = { ...message.sqsUserAttributes, [RETRY_STATE_ATTRIBUTE]: stringAttribute(signer.sign(state)) };
-  if (message.override) attributes[RETRY_POLICY_ATTRIBUTE] = stringAttribute(encodePolicyOverride(message.override));
+  const attributes: MessageAttributes = {
+    ...message.sqsUserAttributes,
+    [RETRY_STATE_ATTRIBUTE]: stringAttribute(signer.sign(state)),
+    ...(message.override ? { [RETRY_POLICY_ATTRIBUTE]: stringAttribute(encodePolicyOverride(message.override)) } : {}),
+  };
   return fitsInOneMessage(message.sqsBody, attributes) ? withTraceAttributes(message.sqsBody, attributes, message.trace?.carried) : undefined;
 }
 
@@ -37,7 +40,7 @@ export interface DeadLetterAttributes {
  * replay can keep the message's history, and the trace context.
  */
 export function deadLetterAttributes(message: DecodedMessage, record: DeadLetterRecord, signer: RetryStateSigner): DeadLetterAttributes {
-  const attributes: MessageAttributes = { ...message.sqsUserAttributes };
+  let attributes: MessageAttributes = { ...message.sqsUserAttributes };
   const optional: Array<[string, string]> = [
     [DEAD_LETTER_ATTRIBUTE, encodeDeadLetterRecord(record)],
     [RETRY_STATE_ATTRIBUTE, signer.sign(message.state)],
@@ -45,7 +48,8 @@ export function deadLetterAttributes(message: DecodedMessage, record: DeadLetter
   if (message.override) optional.push([RETRY_POLICY_ATTRIBUTE, encodePolicyOverride(message.override)]);
   for (const [name, value] of optional) {
     const candidate = { ...attributes, [name]: stringAttribute(value) };
-    if (fitsInOneMessage(message.sqsBody, candidate)) Object.assign(attributes, candidate);
+    // A spread, not Object.assign: assignment would turn a `__proto__` attribute into a prototype.
+    if (fitsInOneMessage(message.sqsBody, candidate)) attributes = candidate;
   }
   return { attributes: withTraceAttributes(message.sqsBody, attributes, message.trace?.carried), carriesRecord: DEAD_LETTER_ATTRIBUTE in attributes };
 }

@@ -82,4 +82,13 @@ describe('decodeMessage', () => {
     expect(ignored.message.override).toBeUndefined();
     expect(ignored.message.overrideProblem).toMatch(/maxAttempts/);
   });
+
+  it('dead-letters a message with an attribute the SDK delivered without a value, keeping the others, never crashing', () => {
+    // What the SDK's deserializer makes of an attribute named __proto__ when nothing restores it.
+    const attributes = Object.assign(Object.create(null) as Record<string, unknown>, { tenant: { DataType: 'String', StringValue: 'acme' } });
+    Object.defineProperty(attributes, '__proto__', { value: undefined, enumerable: true });
+    const result = decodeMessage({ MessageId: 'm', Body: 'x', MessageAttributes: attributes as never }, NOW);
+    expect(result).toMatchObject({ ok: false, reason: 'non-retryable', errorType: 'UNREADABLE_ATTRIBUTE' });
+    expect(result.message.sqsUserAttributes).toEqual({ tenant: { DataType: 'String', StringValue: 'acme' } });
+  });
 });

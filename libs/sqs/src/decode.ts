@@ -10,7 +10,7 @@ import {
   type RetryStateSigner,
 } from '@requeue/retry';
 import type { SpanContext } from '@opentelemetry/api';
-import { attributeStrings, userAttributes, type MessageAttributes } from './message-attributes.js';
+import { attributeStrings, unreadableAttribute, userAttributes, type MessageAttributes } from './message-attributes.js';
 import { unwrapSnsEnvelope } from './sns-envelope.js';
 import { incomingTraceContext } from './tracing/carry.js';
 import type { ProcessTrace } from './tracing/process-trace.js';
@@ -66,7 +66,10 @@ export type DecodeResult =
 export function decodeMessage(message: Message, now: number, context: DecodeContext = {}): DecodeResult {
   const { unusedReceives = 0, parseOverride = parsePolicyOverride, traced = true, signer } = context;
   const messageId = message.MessageId ?? '';
-  const attributes = (message.MessageAttributes ?? {}) as MessageAttributes;
+  // An attribute the SDK delivered without a value cannot be carried: the message is
+  // dead-lettered with the rest, and says which (see keepProtoAttribute).
+  const unreadable = unreadableAttribute(message.MessageAttributes as MessageAttributes | undefined);
+  const attributes = Object.fromEntries(Object.entries(message.MessageAttributes ?? {}).filter(([name]) => name !== unreadable)) as MessageAttributes;
   const receiveCount = positiveInt(message.Attributes?.ApproximateReceiveCount) ?? 1;
   const firstReceivedAt = positiveInt(message.Attributes?.ApproximateFirstReceiveTimestamp) ?? now;
   const sqsBody = message.Body ?? '';
@@ -111,6 +114,10 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
   }
   if (unwrapped.kind === 'invalid-envelope') {
     return { ok: false, message: decoded, reason: 'non-retryable', errorType: 'INVALID_ENVELOPE', error: unwrapped.problem };
+  }
+  if (unreadable !== undefined) {
+    const error = `message attribute ${JSON.stringify(unreadable)} arrived without a value the AWS SDK could read, so no copy could carry it; this dead letter carries the body and every other attribute`;
+    return { ok: false, message: decoded, reason: 'non-retryable', errorType: 'UNREADABLE_ATTRIBUTE', error };
   }
   return { ok: true, message: decoded };
 }

@@ -11,11 +11,18 @@ export type MessageAttributes = Record<string, MessageAttributeValue>;
 /** The attributes requeue manages on a message. */
 export const RESERVED_ATTRIBUTES: ReadonlySet<string> = new Set([RETRY_STATE_ATTRIBUTE, RETRY_POLICY_ATTRIBUTE, DEAD_LETTER_ATTRIBUTE]);
 
-/** The publisher's own attributes: everything except the ones requeue manages. */
+/**
+ * The publisher's own attributes: everything except the ones requeue manages. Built with
+ * `Object.fromEntries` (and copied with spreads, never assignment), which keep an
+ * attribute named `__proto__` as an attribute rather than a prototype.
+ */
 export function userAttributes(all: MessageAttributes | undefined): MessageAttributes {
-  const user: MessageAttributes = {};
-  for (const [name, value] of Object.entries(all ?? {})) if (!RESERVED_ATTRIBUTES.has(name)) user[name] = value;
-  return user;
+  return Object.fromEntries(Object.entries(all ?? {}).filter(([name]) => !RESERVED_ATTRIBUTES.has(name)));
+}
+
+/** The first attribute the SDK delivered without a value (a `__proto__` it could not read), if any. */
+export function unreadableAttribute(all: MessageAttributes | undefined): string | undefined {
+  return Object.entries(all ?? {}).find(([, value]) => typeof value !== 'object' || value === null)?.[0];
 }
 
 export function stringAttribute(value: string): MessageAttributeValue {
@@ -24,12 +31,12 @@ export function stringAttribute(value: string): MessageAttributeValue {
 
 /** Attribute values as the handler sees them: strings, with binary values in base64. */
 export function attributeStrings(attributes: MessageAttributes): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value.StringValue !== undefined) out[name] = value.StringValue;
-    else if (value.BinaryValue !== undefined) out[name] = Buffer.from(value.BinaryValue).toString('base64');
-  }
-  return out;
+  return Object.fromEntries(
+    Object.entries(attributes).flatMap(([name, value]): Array<[string, string]> => {
+      if (value.StringValue !== undefined) return [[name, value.StringValue]];
+      return value.BinaryValue === undefined ? [] : [[name, Buffer.from(value.BinaryValue).toString('base64')]];
+    }),
+  );
 }
 
 /**

@@ -13,6 +13,7 @@ import { resolveWorkerOptions, type ResolvedWorkerOptions, type SqsWorkerOptions
 import { Poller } from './poller.js';
 import { MessageProcessor } from './process-message.js';
 import { IdempotencyGuard } from './idempotency/guard.js';
+import { keepProtoAttribute } from './proto-attribute.js';
 import { MessageTracer } from './tracing/message-tracer.js';
 import { readQueueFacts } from './queue-facts.js';
 import { ScheduledRetries, type ScheduledRetry } from './scheduled-retries.js';
@@ -82,6 +83,7 @@ export class SqsWorker<Body = unknown> {
     // With a schema the body is its output; without one, `Body` is the caller's own claim.
     this.options = resolveWorkerOptions(options as unknown as SqsWorkerOptions, { logger: silentLogger, metrics: noMetrics });
     this.slots = new MessageSlots(this.options.maxInFlight, this.options.prefetch, this.options.now);
+    keepProtoAttribute(this.options.sqs);
     this.batch = new SqsBatchClient(this.options.sqs, this.options.batchWaitMs);
     this.queueName = this.options.queueUrl.split('/').pop() ?? this.options.queueUrl;
     const { backpressure, maxInFlight, now, random, logger } = this.options;
