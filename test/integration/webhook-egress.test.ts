@@ -67,7 +67,7 @@ describe('publisher-chosen hosts (2,000 distinct refused targets)', () => {
     // The shutdown flushes the metrics: count the distinct Dependency dimensions written.
     worker.child.kill('SIGTERM');
     await worker.exited;
-    const emf = worker.output().split('\n').filter((line) => line.startsWith('{"_aws"'));
+    const emf = worker.output().split('\n').filter((line) => line.startsWith('{') && line.includes('"_aws":{'));
     expect(emf.length).toBeGreaterThan(0);
     const perDependency = new Set(
       emf.flatMap((line) => {

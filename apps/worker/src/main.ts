@@ -147,6 +147,8 @@ function stopOnSignals(logger: ReturnType<typeof createWorkerLogger>, close: () 
     stopping = true;
     logger.info({ signal }, 'shutting down');
     await close();
+    // The last metrics flush is on stdout: a pipe's pending writes die with process.exit.
+    await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
     process.exit(0);
   };
   process.on('SIGTERM', (signal) => void shutDown(signal));
