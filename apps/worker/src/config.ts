@@ -8,18 +8,9 @@ import { storeLocation, type StoreLocation } from './store-location.js';
 import { readJsonSetting } from './json-setting.js';
 import { retryStateKeys } from './retry-state-keys.js';
 import { DEFAULT_LOG_REDACT } from './logger.js';
+import { WorkerConfigError } from './config-error.js';
 
-/** One configuration problem, reported as one line naming the variable. */
-export class WorkerConfigError extends ConfigError {
-  constructor(
-    readonly variable: string,
-    problem: string,
-    options?: { cause?: unknown },
-  ) {
-    super(variable, problem, options);
-    this.name = 'WorkerConfigError';
-  }
-}
+export { WorkerConfigError };
 
 export interface WorkerConfig {
   /** Queue URLs, or `embedded` to start the local emulator (never in production). With WORKER_CONSUMERS, the first consumer's. */

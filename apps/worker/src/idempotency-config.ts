@@ -1,4 +1,4 @@
-import { WorkerConfigError } from './config.js';
+import { WorkerConfigError } from './config-error.js';
 import { storeLocation, type StoreLocation } from './store-location.js';
 
 /** Where the idempotency records live (WORKER_IDEMPOTENCY), and which key a duplicate shares (WORKER_IDEMPOTENCY_KEY). */

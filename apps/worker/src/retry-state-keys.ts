@@ -1,5 +1,5 @@
 import { RetryStateSigner } from '@requeue/retry';
-import { WorkerConfigError } from './config.js';
+import { WorkerConfigError } from './config-error.js';
 
 /**
  * WORKER_RETRY_STATE_KEYS: the keys of the HMAC on `x-retry`, comma-separated, the first

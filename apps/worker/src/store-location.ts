@@ -1,4 +1,4 @@
-import { WorkerConfigError } from './config.js';
+import { WorkerConfigError } from './config-error.js';
 
 /** A Redis (or Valkey) server, or a DynamoDB table, named by one setting. */
 export type StoreLocation = { store: 'redis'; url: string } | { store: 'dynamodb'; tableName: string };
