@@ -1,6 +1,6 @@
 import type { Message } from '@aws-sdk/client-sqs';
 import { classifyFailure, ErrorType, type Classification, type RetryableFailure } from '@requeue/retry';
-import { callOutcomeOf, dependencyKeyOf, isFirstCall } from './backpressure/call-outcome.js';
+import { callOutcomeOf, dependencyKeyOf, isFirstRateLimit } from './backpressure/call-outcome.js';
 import { validateBody } from './body-schema.js';
 import type { Dependencies } from './backpressure/dependencies.js';
 import type { CallOutcome, DeferCause } from './backpressure/dependency.js';
@@ -99,7 +99,7 @@ export class MessageProcessor {
     handOffSlot();
     const durationMs = options.now() - started;
     const failure = outcome.ok || outcome.stopped ? undefined : classifyFailure(outcome.error, options.now(), options.retryPolicy.config.classifier);
-    const call: CallOutcome = outcome.ok ? { kind: 'success' } : failure ? callOutcomeOf(failure, isFirstCall(message.state)) : { kind: 'neutral' };
+    const call: CallOutcome = outcome.ok ? { kind: 'success' } : failure ? callOutcomeOf(failure, isFirstRateLimit(message.state)) : { kind: 'neutral' };
     // The gate hears how the call went before the message's fate is decided.
     if (gate && admission?.kind === 'run') gate.finish(admission.ticket, call);
     if (outcome.ok) {

@@ -9,8 +9,8 @@ export type CallOutcome =
   | {
       kind: 'rate-limited';
       retryAfterMs: number | undefined;
-      /** The message's first call (no attempt or deferral before): only those count as evidence (see RateLimitEvidence). */
-      firstCall?: boolean;
+      /** The message's first 429 (none recorded on it before): only those count as evidence (see RateLimitEvidence). @default true */
+      firstRateLimit?: boolean;
     }
   /** Answered, but says nothing about the dependency's health (a 400, a handler bug). */
   | { kind: 'neutral' };

@@ -3,18 +3,21 @@ import type { CallOutcome } from './dependency.js';
 
 const RATE_LIMIT_TYPES: ReadonlySet<string> = new Set([ErrorType.RATE_LIMIT, ErrorType.QUOTA_EXCEEDED]);
 
-/** What a handler failure says about its dependency; `firstCall`: the message had not failed or waited before. */
-export function callOutcomeOf(failure: Classification, firstCall = true): CallOutcome {
+/** What a handler failure says about its dependency; `firstRateLimit`: the message had not been rate-limited before. */
+export function callOutcomeOf(failure: Classification, firstRateLimit = true): CallOutcome {
   if (!failure.retryable || failureScope(failure) !== 'systemic') return { kind: 'neutral' };
   if (RATE_LIMIT_TYPES.has(failure.errorType) || failure.retryAfterMs !== undefined) {
-    return { kind: 'rate-limited', retryAfterMs: failure.retryAfterMs, firstCall };
+    return { kind: 'rate-limited', retryAfterMs: failure.retryAfterMs, firstRateLimit };
   }
   return { kind: 'unavailable' };
 }
 
-/** A message calling for the first time: its first attempt, and no deferral has recorded an error on it. */
-export function isFirstCall(state: Pick<RetryState, 'attempt' | 'lastErrorType'>): boolean {
-  return state.attempt === 1 && state.lastErrorType === undefined;
+/**
+ * Whether this is the first 429 the message meets: none is recorded on it (a 503 or a
+ * timeout before does not matter). One message rejected again and again is one message.
+ */
+export function isFirstRateLimit(state: Pick<RetryState, 'lastErrorType'>): boolean {
+  return state.lastErrorType === undefined || !RATE_LIMIT_TYPES.has(state.lastErrorType);
 }
 
 /** Longest dependency key kept: a hostname is at most 253 characters. */

@@ -239,7 +239,7 @@ describe('Dependency gate, once paced (as one worker of a fleet)', () => {
     expect(dependency.busyUntil()).toBeUndefined();
   });
 
-  it('speeds the pace up 1% a second of successes, however few, then 30% a second once nothing was rejected for 5 s', async () => {
+  it('speeds the pace up 1% a second of successes, however few, then 5% a second once nothing was rejected for 10 s', async () => {
     const dependency = gate({ breaker: false, holdMs: 60_000 }, 50);
     await learnPace(dependency);
     for (let i = 0; i < 3; i++) {
@@ -253,11 +253,17 @@ describe('Dependency gate, once paced (as one worker of a fleet)', () => {
     expect(await peek(next)).toBe('pending');
     await vi.advanceTimersByTimeAsync(1);
     expect((await next).kind).toBe('run');
-    for (let i = 0; i < 7; i++) {
+    for (let i = 0; i < 26; i++) {
       vi.advanceTimersByTime(1000);
       dependency.finish(await admitted(dependency), { kind: 'success' });
     }
-    // 11 s since it, 6 of them quiet: about 0.99^4 x 0.7^7 of 11.55 ms, under a millisecond: the pace has lifted.
+    // 30 s since it, 20 of them quiet: about 0.99^10 x 0.95^20 of 11.55 ms, still paced.
+    expect(dependency.pushingBack).toBe(true);
+    for (let i = 0; i < 30; i++) {
+      vi.advanceTimersByTime(1000);
+      dependency.finish(await admitted(dependency), { kind: 'success' });
+    }
+    // A minute since it: under a millisecond apart, the pace has lifted.
     expect(dependency.pushingBack).toBe(false);
     for (let i = 0; i < 5; i++) expect((await dependency.admit()).kind).toBe('run');
   });

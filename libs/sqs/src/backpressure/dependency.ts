@@ -95,7 +95,7 @@ export class Dependency {
       this.limit?.onOverload(ticket.startedAt);
     }
     // Once the dependency is paced or paused, every 429 measures it; before, only enough of them.
-    if (outcome.kind === 'rate-limited' && (this.evidence.record(now, outcome.firstCall ?? ticket.sampled) || this.pushingBack)) this.onRateLimited(ticket.startedAt, outcome.retryAfterMs, now);
+    if (outcome.kind === 'rate-limited' && (this.evidence.record(now, outcome.firstRateLimit ?? true) || this.pushingBack)) this.onRateLimited(ticket.startedAt, outcome.retryAfterMs, now);
     this.pump();
   }
 
