@@ -17,7 +17,7 @@ const ticketOf = (admission: Admission): DependencyTicket => {
 };
 
 describe('RateLimitEvidence', () => {
-  it('is convinced by three messages' first 429s within 5 s, not by fewer, older ones or a message's later 429s', () => {
+  it('is convinced by three messages meeting their first 429 within 5 s, not by fewer, older ones or a message rejected again', () => {
     const evidence = new RateLimitEvidence(3);
     expect(evidence.record(START, true)).toBe(false);
     expect(evidence.record(START + 1000, false)).toBe(false);
