@@ -35,10 +35,10 @@ export class ConfigError extends Error {
     readonly setting: string,
     problem: string,
     options?: { cause?: unknown },
+    message = `${setting}: ${problem}`,
+  ) {
     // A config error is printed and logged as it is: it echoes the bad value, so it goes
     // through the same scrubbing as error text in logs.
-    message = `${setting}: ${redactSecrets(problem)}`,
-  ) {
     super(redactSecrets(message), options);
     this.problem = redactSecrets(problem);
     this.name = 'ConfigError';

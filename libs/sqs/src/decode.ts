@@ -69,7 +69,9 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
   // An attribute the SDK delivered without a value cannot be carried: the message is
   // dead-lettered with the rest, and says which (see keepProtoAttribute).
   const unreadable = unreadableAttribute(message.MessageAttributes as MessageAttributes | undefined);
-  const attributes = Object.fromEntries(Object.entries(message.MessageAttributes ?? {}).filter(([name]) => name !== unreadable)) as MessageAttributes;
+  const attributes = (
+    unreadable === undefined ? (message.MessageAttributes ?? {}) : Object.fromEntries(Object.entries(message.MessageAttributes ?? {}).filter(([name]) => name !== unreadable))
+  ) as MessageAttributes;
   const receiveCount = positiveInt(message.Attributes?.ApproximateReceiveCount) ?? 1;
   const firstReceivedAt = positiveInt(message.Attributes?.ApproximateFirstReceiveTimestamp) ?? now;
   const sqsBody = message.Body ?? '';

@@ -68,6 +68,8 @@ async function bodyBytes(body: unknown): Promise<Uint8Array | undefined> {
 /** Every `__proto__` attribute of the response's messages (JSON.parse keeps the key as an own property). */
 function protoValues(bytes: Uint8Array): Recovered {
   const found: Recovered = new Map();
+  // Every receive passes here: the body is parsed a second time only when the name is in it.
+  if (!Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes(`"${PROTO_ATTRIBUTE}"`)) return found;
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(bytes).toString('utf8'));

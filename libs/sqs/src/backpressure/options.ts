@@ -45,8 +45,8 @@ export interface BackpressureOptions {
   /** Pause after a rate limit that names no Retry-After; doubles while they continue, up to the breaker's maximum cool-down. @default 1000 */
   rateLimitPauseMs?: number;
   /**
-   * 429s on first attempts within 5 s before the dependency itself is paused or paced;
-   * fewer are their messages' own to wait out. @default 3
+   * Messages meeting their first 429 within 5 s before the dependency itself is paused or
+   * paced; fewer are their messages' own to wait out. @default 3
    */
   rateLimitEvidence?: number;
   /** Share state with the fleet's other workers. @default - each worker on its own */
