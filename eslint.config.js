@@ -1,15 +1,43 @@
 import js from '@eslint/js';
+import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
+
+/**
+ * The layers, lowest first. A library depends only on the layers below it, never on an
+ * app; apps (the worker, the CLI, the demo, this repository's CDK app) may use any
+ * library; the tests and benchmarks may use anything. Tags live in each project.json.
+ */
+const moduleBoundaries = [
+  { sourceTag: 'layer:core', onlyDependOnLibsWithTags: ['layer:core'] },
+  { sourceTag: 'layer:engine', onlyDependOnLibsWithTags: ['layer:core', 'layer:engine'] },
+  { sourceTag: 'layer:framework', onlyDependOnLibsWithTags: ['layer:core', 'layer:engine', 'layer:framework'] },
+  { sourceTag: 'layer:construct', onlyDependOnLibsWithTags: ['layer:core', 'layer:engine', 'layer:construct'] },
+  { sourceTag: 'layer:tooling', onlyDependOnLibsWithTags: ['layer:tooling'] },
+  { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
+  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib', 'type:app'] },
+  { sourceTag: 'type:harness', onlyDependOnLibsWithTags: ['type:lib', 'type:app', 'type:harness'] },
+];
+
+function boundaryRule(allow) {
+  return { allow, depConstraints: moduleBoundaries, enforceBuildableLibDependency: false };
+}
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'cdk.out/**', '**/*.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    plugins: { '@nx': nx },
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-console': 'off',
+      '@nx/enforce-module-boundaries': ['error', boundaryRule([])],
     },
+  },
+  {
+    // The tests and benchmarks reach into sources and scripts to test what is not exported.
+    files: ['test/**', 'bench/**'],
+    rules: { '@nx/enforce-module-boundaries': ['error', boundaryRule(['../../libs/**', '../../apps/**', '../../scripts/**'])] },
   },
 );

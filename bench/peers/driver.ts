@@ -1,19 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cpuLayout } from './cpu-layout.js';
+import type { BenchEmulator } from './bench-emulator.js';
 import { callCounts, cpuSeconds, rssMb, summarizeMeasurement, type Measurement, type TimedWindow } from './measurement.js';
 import { workerNodeOptions } from '@requeue/cdk';
 import { startWorkerProcess, waitUntilReady } from '@requeue/test/support/worker-process';
 
+export type { BenchEmulator };
+
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The emulator process: fauxqs behind the counting proxy. */
-export interface BenchEmulator {
-  endpoint: string;
-  control<T>(path: string, body?: object): Promise<T>;
-  stop(): Promise<void>;
-}
 
 export async function startBenchEmulator(): Promise<BenchEmulator> {
   const { command, args } = cpuLayout().emulatorCommand([process.execPath, here('./counting-emulator.js')]);

@@ -1,7 +1,7 @@
 import { createClient } from '@redis/client';
 import { startRedis } from '@requeue/test/support/redis';
 import { progress } from '../report.js';
-import type { Config, IdempotencyRun, Row } from './document.js';
+import type { Config, IdempotencyRun, Row } from './rows.js';
 import type { BenchEmulator, SystemUnderTest } from './driver.js';
 import { at, HAPPY_HANDLERS, inRounds } from './rounds.js';
 

@@ -1,7 +1,7 @@
 import { createClient } from '@redis/client';
 import { startRedis } from '@requeue/test/support/redis';
 import { markdownTable, progress } from '../report.js';
-import type { Config } from './document.js';
+import type { Config } from './rows.js';
 import type { BenchEmulator } from './driver.js';
 import { commandCount } from './feature-rows.js';
 import { HERD, idealDrainSeconds, runHerd, summarizeHerd, type HerdSummary } from './herd.js';

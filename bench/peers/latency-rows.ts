@@ -1,5 +1,5 @@
 import { progress } from '../report.js';
-import type { Config, Row } from './document.js';
+import type { Config, Row } from './rows.js';
 import type { Backlog, BenchEmulator, SystemUnderTest } from './driver.js';
 import { steadyBacklog, steadyTiming } from './feature-rows.js';
 import { LARGE_PREFETCH, LARGE_PREFETCH_SCENARIO, LATENCY_BASELINE_SCENARIO, LATENCY_MS, WEBHOOK_BASELINE_SCENARIO } from './latency.js';

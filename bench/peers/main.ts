@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { progress, replaceDocsSection, wantsJson } from '../report.js';
-import { HERD_POLICIES, type Config, type Document, type Row } from './document.js';
+import type { Document } from './document.js';
+import { HERD_POLICIES, type Config, type Row } from './rows.js';
 import { startBenchEmulator, type Backlog, type BenchEmulator, type SystemName, type SystemUnderTest } from './driver.js';
 import { writeHerdChart } from './herd-chart.js';
 import { HERD, runHerd, summarizeHerd, type HerdSummary } from './herd.js';

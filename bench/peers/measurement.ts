@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import type { BenchEmulator } from './driver.js';
+import type { BenchEmulator } from './bench-emulator.js';
 
 export interface Measurement {
   processed: number;

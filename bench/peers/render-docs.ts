@@ -1,7 +1,8 @@
 import { cpus, totalmem } from 'node:os';
 import { markdownTable } from '../report.js';
 import { SYSTEM_LABELS } from './driver.js';
-import type { Document, Row } from './document.js';
+import type { Document } from './document.js';
+import type { Row } from './rows.js';
 import { HERD } from './herd.js';
 import { LARGE_PREFETCH, LARGE_PREFETCH_SCENARIO, LATENCY_BASELINE_SCENARIO, LATENCY_MS, requestsPerMillion } from './latency.js';
 import { pairedRatio } from './rounds.js';

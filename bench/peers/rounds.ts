@@ -1,5 +1,5 @@
 import { progress } from '../report.js';
-import type { Config, Row } from './document.js';
+import type { Config, Row } from './rows.js';
 import { callsPerMessageByAction, measure, summarizeRuns, SYSTEM_LABELS, type Backlog, type BenchEmulator, type SystemName, type SystemUnderTest } from './driver.js';
 
 /** These systems, each at this concurrency. */

@@ -3,7 +3,7 @@ import { callsPerMessageByAction } from './driver.js';
 import { callsSince } from './measurement.js';
 import { summarizeHerd, type HerdRun } from './herd.js';
 import { slopeMbPerMinute } from './memory.js';
-import type { Row } from './document.js';
+import type { Row } from './rows.js';
 import { pairedRatio } from './rounds.js';
 
 const run = (downstreamRequests: number, drained = true): HerdRun => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Row } from './document.js';
+import type { Row } from './rows.js';
 import { LATENCY_BASELINE_SCENARIO, LATENCY_MS } from './latency.js';
 import { targets } from './targets.js';
 

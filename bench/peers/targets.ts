@@ -1,5 +1,6 @@
 import type { SystemName } from './driver.js';
-import { HERD_POLICIES, type Document, type Row, type Target } from './document.js';
+import type { Document } from './document.js';
+import { HERD_POLICIES, type Row, type Target } from './rows.js';
 import { isLatencyBaseline, LATENCY_BASELINE_SCENARIO, LATENCY_MS, WEBHOOK_BASELINE_SCENARIO } from './latency.js';
 import { pairedRatio } from './rounds.js';
 import { HERD, idealDrainSeconds, type HerdSummary } from './herd.js';

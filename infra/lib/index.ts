@@ -1,3 +1,3 @@
 export { RequeueStack, type RequeueStackProps, type RequeueWorkerProps } from './requeue-stack.js';
-export { createRequeueApp, REQUEUE_STACK_ID, synthesizeRequeueTemplate } from './requeue-app.js';
-export { DEPLOYMENT_PROPS } from './deployment-props.js';
+export { createRequeueApp, REQUEUE_STACK_ID, requeueStackTemplate, synthesizeRequeueTemplate } from './requeue-app.js';
+export { DEPLOYMENT_PROPS, deploymentProps } from './deployment-props.js';

@@ -1,5 +1,6 @@
 import { App, Validations } from 'aws-cdk-lib';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
+import { asTemplate, type CloudFormationTemplate } from '@requeue/local-aws';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { DEPLOYMENT_PROPS } from './deployment-props.js';
 import { RequeueStack, type RequeueStackProps } from './requeue-stack.js';
@@ -34,4 +35,9 @@ export function synthesizeRequeueTemplate(props: RequeueStackProps = DEPLOYMENT_
     worker: props.worker === false ? false : { image: ecs.ContainerImage.fromRegistry('requeue-worker:local'), ...props.worker },
   });
   return app.synth().getStackByName(stack.stackName).template;
+}
+
+/** The stack's template in the shape `@requeue/local-aws` provisions an emulator from. */
+export function requeueStackTemplate(props: RequeueStackProps = DEPLOYMENT_PROPS): CloudFormationTemplate {
+  return asTemplate(synthesizeRequeueTemplate(props), 'the synthesized requeue stack');
 }

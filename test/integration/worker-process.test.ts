@@ -1,6 +1,6 @@
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { synthesizeStackTemplate } from '@requeue/local-aws';
+import { requeueStackTemplate } from '@requeue/infra';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,7 +46,7 @@ describe('worker app with no queue URLs (npm start)', () => {
     try {
       // The queue is the deployed one: the template's visibility, retention and redrive.
       const attributes = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['All'] }))).Attributes!;
-      const template = synthesizeStackTemplate();
+      const template = requeueStackTemplate();
       const deployedQueue = Object.values(template.Resources).find((r) => r.Type === 'AWS::SQS::Queue' && r.Properties?.QueueName === 'Requeue-jobs')!;
       expect(Number(attributes.VisibilityTimeout)).toBe(deployedQueue.Properties!.VisibilityTimeout);
       expect(Number(attributes.MessageRetentionPeriod)).toBe(deployedQueue.Properties!.MessageRetentionPeriod);

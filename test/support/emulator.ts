@@ -1,7 +1,8 @@
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
 import { queueDepth } from '@requeue/sqs';
 import { SNSClient } from '@aws-sdk/client-sns';
-import { provisionFromTemplate, startLoopbackEmulator, synthesizeStackTemplate } from '@requeue/local-aws';
+import { requeueStackTemplate } from '@requeue/infra';
+import { provisionFromTemplate, startLoopbackEmulator } from '@requeue/local-aws';
 import { Duration } from 'aws-cdk-lib';
 import { startFauxqs } from 'fauxqs';
 
@@ -66,7 +67,7 @@ interface StackQueueOptions {
  */
 async function createStackQueues(sqs: SQSClient, sns: SNSClient, options: StackQueueOptions): Promise<QueuePair> {
   const name = `q${Date.now().toString(36)}${(counter++).toString(36)}`;
-  const template = synthesizeStackTemplate({
+  const template = requeueStackTemplate({
     queue: {
       queueName: name,
       visibilityTimeout: Duration.seconds(options.visibilityTimeoutSeconds ?? 30),

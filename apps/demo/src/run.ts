@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { PublishBatchCommand, SNSClient } from '@aws-sdk/client-sns';
 import { ChangeMessageVisibilityCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import { deploymentProps, requeueStackTemplate } from '@requeue/infra';
 import { readSimulationLedger, startLocalRequeueStack, type LocalRequeueStack, type SimulationLedgerLine } from '@requeue/local-aws';
 import { queueDepth } from '@requeue/sqs';
 import { DemoError } from './errors.js';
@@ -105,7 +106,7 @@ export interface DemoOptions {
 
 export async function runDemo(workload: readonly DemoMessage[], options: DemoOptions): Promise<DemoRun> {
   if (!existsSync(WORKER_ENTRY)) throw new DemoError(`the worker is not built (${WORKER_ENTRY}): run \`npm run demo\`, which builds first`);
-  const local = await startLocalRequeueStack({ port: 0, fifo: options.fifo ?? false });
+  const local = await startLocalRequeueStack({ port: 0, template: requeueStackTemplate(deploymentProps({ fifo: options.fifo ?? false })) });
   const { queueUrl, dlqUrl, topicArn } = local;
   const sqs = new SQSClient({ endpoint: local.endpoint, region: local.region, credentials });
   const sns = new SNSClient({ endpoint: local.endpoint, region: local.region, credentials });

@@ -7,7 +7,7 @@ import { idempotencySetting, type IdempotencySetting } from './idempotency-confi
 import { storeLocation, type StoreLocation } from './store-location.js';
 import { readJsonSetting } from './json-setting.js';
 import { retryStateKeys } from './retry-state-keys.js';
-import { DEFAULT_LOG_REDACT } from './logger.js';
+import { DEFAULT_LOG_REDACT } from './log-redact.js';
 import { WorkerConfigError } from './config-error.js';
 
 export { WorkerConfigError };

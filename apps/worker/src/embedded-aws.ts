@@ -20,19 +20,20 @@ export class EmbeddedAwsError extends Error {
  * creates. Loaded lazily: production images carry neither the emulator nor the CDK.
  */
 export async function startEmbeddedAws(port: number): Promise<EmbeddedAws> {
-  const { startLocalRequeueStack, LocalProvisioningError } = await loadEmulator();
+  const { startLocalRequeueStack, LocalProvisioningError, requeueStackTemplate } = await loadEmulator();
   try {
-    return await startLocalRequeueStack({ port });
+    return await startLocalRequeueStack({ port, template: requeueStackTemplate() });
   } catch (cause) {
     if (cause instanceof LocalProvisioningError) throw new EmbeddedAwsError(cause.message, { cause });
     throw cause;
   }
 }
 
-/** The emulator's package, which a production install (the worker image) leaves out. */
-async function loadEmulator(): Promise<typeof import('@requeue/local-aws')> {
+/** The emulator and the stack's CDK app, which a production install (the worker image) leaves out. */
+async function loadEmulator(): Promise<typeof import('@requeue/local-aws') & Pick<typeof import('@requeue/infra'), 'requeueStackTemplate'>> {
   try {
-    return await import('@requeue/local-aws');
+    const [emulator, { requeueStackTemplate }] = await Promise.all([import('@requeue/local-aws'), import('@requeue/infra')]);
+    return { ...emulator, requeueStackTemplate };
   } catch (cause) {
     if ((cause as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND') throw cause;
     throw new EmbeddedAwsError(

@@ -1,7 +1,7 @@
 import { Duration, Token } from 'aws-cdk-lib';
 import { createRetryPolicy, parseRetryPolicyJson, RetryPolicyConfigError, type RetryPolicyJson } from '@requeue/retry';
 import { InfraConfigError } from './errors.js';
-import type { QueueWorkerServiceProps } from './queue-worker-service.js';
+import type { QueueWorkerServiceProps } from './queue-worker-service-props.js';
 import { wholeNumber } from './validation.js';
 
 /** Fargate waits at most this long between SIGTERM and SIGKILL. */

@@ -1,9 +1,7 @@
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { DEPLOYMENT_PROPS } from '@requeue/infra';
 import { startLoopbackEmulator, type LoopbackEmulator } from './loopback-emulator.js';
 import { provisionFromTemplate, stackAddresses, type ProvisionedStack } from './provision.js';
-import { synthesizeStackTemplate } from './stack-template.js';
 import type { CloudFormationTemplate } from './template.js';
 
 export interface LocalAwsOptions {
@@ -56,15 +54,12 @@ export interface LocalRequeueStack extends LocalAws {
 }
 
 /**
- * The requeue stack, synthesized with the deployed props, on a fresh embedded emulator:
- * what `npm start` and the demo run on. `fifo` gives those props a FIFO queue (the
- * `RetryingQueue` FIFO variant, as `npm run demo -- --fifo` shows). Fails, leaving
- * nothing running, if the template lacks the outputs a worker needs.
+ * A requeue stack's template (the caller synthesizes it, e.g. `requeueStackTemplate()` in
+ * this repository's CDK app) on a fresh embedded emulator: what `npm start` and the demo
+ * run on. Fails, leaving nothing running, if the template lacks the outputs a worker needs.
  */
-export async function startLocalRequeueStack(options: Omit<LocalAwsOptions, 'template'> & { fifo?: boolean }): Promise<LocalRequeueStack> {
-  const { fifo, ...rest } = options;
-  const props = fifo ? { ...DEPLOYMENT_PROPS, queue: { ...DEPLOYMENT_PROPS.queue, fifo: true } } : DEPLOYMENT_PROPS;
-  const local = await startLocalAws({ ...rest, template: synthesizeStackTemplate(props) });
+export async function startLocalRequeueStack(options: LocalAwsOptions): Promise<LocalRequeueStack> {
+  const local = await startLocalAws(options);
   try {
     return { ...local, ...stackAddresses(local.stack) };
   } catch (error) {

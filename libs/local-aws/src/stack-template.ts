@@ -1,11 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { synthesizeRequeueTemplate, type RequeueStackProps } from '@requeue/infra';
 import { asTemplate, LocalProvisioningError, type CloudFormationTemplate } from './template.js';
-
-/** The requeue stack's template, synthesized in memory from the deployed props (or these). */
-export function synthesizeStackTemplate(props?: RequeueStackProps): CloudFormationTemplate {
-  return asTemplate(synthesizeRequeueTemplate(props), 'the synthesized requeue stack');
-}
 
 /** A template from a file, e.g. `cdk.out/Requeue.template.json` after `npx cdk synth`. */
 export function readStackTemplate(path: string): CloudFormationTemplate {

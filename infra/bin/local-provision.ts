@@ -1,9 +1,8 @@
 #!/usr/bin/env node
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { provisionFromTemplate } from './provision.js';
-import { readStackTemplate, synthesizeStackTemplate } from './stack-template.js';
-import { LocalProvisioningError } from './template.js';
+import { LocalProvisioningError, provisionFromTemplate, readStackTemplate } from '@requeue/local-aws';
+import { requeueStackTemplate } from '../lib/requeue-app.js';
 
 const USAGE = `usage: npm run local:provision [-- --template cdk.out/Requeue.template.json]
 
@@ -24,7 +23,7 @@ async function main(argv: string[]): Promise<void> {
     // Never provision real AWS from here: that is what `cdk deploy` is for.
     throw new LocalProvisioningError('AWS_ENDPOINT_URL is not set: point it at the emulator, e.g. AWS_ENDPOINT_URL=http://127.0.0.1:4566');
   }
-  const template = templateIndex >= 0 ? readStackTemplate(argv[templateIndex + 1]!) : synthesizeStackTemplate();
+  const template = templateIndex >= 0 ? readStackTemplate(argv[templateIndex + 1]!) : requeueStackTemplate();
   const region = process.env.AWS_REGION ?? 'us-east-1';
   const credentials = { accessKeyId: process.env.AWS_ACCESS_KEY_ID ?? 'test', secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY ?? 'test' };
   const sqs = new SQSClient({ endpoint, region, credentials });

@@ -3,10 +3,8 @@ import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aw
 import { Duration } from 'aws-cdk-lib';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { provisionFromTemplate } from './provision.js';
-import { startLocalAws, type LocalAws } from './local-aws.js';
-import { synthesizeStackTemplate } from './stack-template.js';
-import { LocalProvisioningError, type CloudFormationTemplate } from './template.js';
+import { LocalProvisioningError, provisionFromTemplate, startLocalAws, type CloudFormationTemplate, type LocalAws } from '@requeue/local-aws';
+import { requeueStackTemplate } from '../lib/requeue-app.js';
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 const running: LocalAws[] = [];
@@ -26,7 +24,7 @@ async function start(template: CloudFormationTemplate) {
 
 let deployed: CloudFormationTemplate;
 beforeAll(() => {
-  deployed = synthesizeStackTemplate();
+  deployed = requeueStackTemplate();
 });
 
 describe('provisioning the emulator from the synthesized stack', () => {
@@ -54,7 +52,7 @@ describe('provisioning the emulator from the synthesized stack', () => {
   });
 
   it('follows a prop change in the stack: visibility, maxReceiveCount, filter policy', async () => {
-    const changed = synthesizeStackTemplate({
+    const changed = requeueStackTemplate({
       queue: {
         visibilityTimeout: Duration.seconds(45),
         maxReceiveCount: 3,
@@ -77,7 +75,7 @@ describe('provisioning the emulator from the synthesized stack', () => {
   it('converges a running emulator to a changed template, as a deploy would', async () => {
     const first = await start(deployed);
     const queueUrl = first.local.stack.outputs.QueueUrl!;
-    const again = await provisionFromTemplate({ sqs: first.sqs, sns: first.sns, template: synthesizeStackTemplate({ queue: { visibilityTimeout: Duration.seconds(90) } }) });
+    const again = await provisionFromTemplate({ sqs: first.sqs, sns: first.sns, template: requeueStackTemplate({ queue: { visibilityTimeout: Duration.seconds(90) } }) });
     expect(again.outputs.QueueUrl).toBe(queueUrl);
     expect((await first.attributes(queueUrl)).VisibilityTimeout).toBe('90');
   });

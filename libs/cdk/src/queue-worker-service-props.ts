@@ -1,0 +1,153 @@
+import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
+import type * as ecs from 'aws-cdk-lib/aws-ecs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { RetryPolicyJson } from '@requeue/retry';
+import type { FleetStateTable } from './fleet-state-table.js';
+import type { IdempotencyTable } from './idempotency-table.js';
+
+export interface QueueWorkerServiceProps {
+  /** The queue the worker consumes and sends its retries to. */
+  readonly queue: sqs.IQueue;
+  /** Where the worker dead-letters. */
+  readonly deadLetterQueue: sqs.IQueue;
+  /**
+   * The worker image: your NestJS app with `@requeue/nest`, or any image that reads the
+   * worker's environment (docs/contracts.md). For example
+   * `ecs.ContainerImage.fromAsset('path/to/app')` or `ecs.ContainerImage.fromEcrRepository(repo, 'v1')`.
+   */
+  readonly image: ecs.ContainerImage;
+  /**
+   * The ECS cluster to run in. For scaling on backlog per task, enable Container Insights
+   * on it: the running-task count comes from there. Not with `vpc`.
+   * @default - a new cluster, with Container Insights, in `vpc`
+   */
+  readonly cluster?: ecs.ICluster;
+  /**
+   * The VPC for a new cluster. Tasks need outbound access to SQS, ECR, CloudWatch Logs and
+   * whatever the handler calls, and accept no inbound traffic. Not with `cluster`.
+   * @default - a new VPC with public subnets in 2 AZs and no NAT gateway
+   */
+  readonly vpc?: ec2.IVpc;
+  /**
+   * The subnets the tasks run in.
+   * @default - the private subnets with egress of your VPC or cluster; the public subnets of a VPC made here
+   */
+  readonly vpcSubnets?: ec2.SubnetSelection;
+  /**
+   * Give each task a public IP, needed in public subnets to reach SQS without a NAT gateway.
+   * @default - true on a VPC made here, false on yours
+   */
+  readonly assignPublicIp?: boolean;
+  /**
+   * The handler the worker runs (`WORKER_HANDLER`), for images that host several.
+   * @default - not set; the image decides
+   */
+  readonly handler?: string;
+  /**
+   * Extra plain environment, e.g. `LOG_LEVEL`. It overrides nothing of the worker's own.
+   * @default - none
+   */
+  readonly environment?: Record<string, string>;
+  /**
+   * Secrets from Secrets Manager or SSM, e.g. an API key the handler sends.
+   * @default - none
+   */
+  readonly secrets?: Record<string, ecs.Secret>;
+  /**
+   * The container's health check.
+   * @default - node's fetch of `http://127.0.0.1:8080/health/live` (`WORKER_HEALTH_PORT`) every 30 s, as the
+   * worker app serves it and a Nest app serves it with `SqsHealthIndicator`
+   */
+  readonly healthCheck?: ecs.HealthCheck;
+  /**
+   * Makes the handler idempotent on this table (`WORKER_IDEMPOTENCY=dynamodb:<table>`), with
+   * exactly the grants the worker needs on it.
+   * @default - off
+   */
+  readonly idempotencyTable?: IdempotencyTable;
+  /**
+   * Which key a duplicate shares (`WORKER_IDEMPOTENCY_KEY`): `message`, or a path into the
+   * body such as `body.orderId`. Only with `idempotencyTable`.
+   * @default 'message'
+   */
+  readonly idempotencyKey?: string;
+  /**
+   * Lets the service's tasks share backpressure through this table
+   * (`WORKER_FLEET_STATE=dynamodb:<table>`), with UpdateItem on it and nothing more: as
+   * the service scales out, its tasks keep together to the rate a dependency admits.
+   * @default - each task on its own
+   */
+  readonly fleetStateTable?: FleetStateTable;
+  /**
+   * The secret holding the `x-retry` HMAC key(s) every task shares (`WORKER_RETRY_STATE_KEYS`, comma-separated).
+   * @default a new secret of 64 random characters
+   */
+  readonly retryStateKeys?: secretsmanager.ISecret;
+  /**
+   * The retry policy (`RETRY_POLICY`), merged over the shipped preset. Validated at synth.
+   * @default - the shipped preset
+   */
+  readonly retryPolicy?: RetryPolicyJson;
+  /**
+   * CloudWatch namespace of the worker's EMF metrics (`METRICS_NAMESPACE`).
+   * @default 'requeue'
+   */
+  readonly metricsNamespace?: string;
+  /**
+   * Messages one task handles at once (`WORKER_MAX_IN_FLIGHT`). May be a token.
+   * @default 10
+   */
+  readonly maxInFlight?: number;
+  /**
+   * How long a stopping task lets in-flight handlers finish before releasing them
+   * (`WORKER_DRAIN_TIMEOUT_MS`). The container's stop timeout is this plus 15 s, and
+   * Fargate allows at most 120 s, so it must be a concrete duration.
+   * @default Duration.seconds(30)
+   */
+  readonly drainTimeout?: Duration;
+  /**
+   * The processor the tasks run on. `ARM64` is Graviton, about 20% cheaper per vCPU-hour;
+   * the image must be built for it (an asset with `platform: Platform.LINUX_ARM64`, or a
+   * multi-architecture image).
+   * @default ecs.CpuArchitecture.X86_64
+   */
+  readonly cpuArchitecture?: ecs.CpuArchitecture;
+  /**
+   * Task CPU units. May be a token.
+   * @default 256 (0.25 vCPU)
+   */
+  readonly cpu?: number;
+  /**
+   * Task memory. The worker's V8 heap is sized from it (`NODE_OPTIONS`); with a token Node
+   * sizes it from the container's limit.
+   * @default 512
+   */
+  readonly memoryLimitMiB?: number;
+  /**
+   * Fewest tasks. May be a token.
+   * @default 1
+   */
+  readonly minCapacity?: number;
+  /**
+   * Most tasks. May be a token.
+   * @default 10
+   */
+  readonly maxCapacity?: number;
+  /**
+   * Messages (visible + in flight) one task may have queued before the service scales
+   * out: the latency you accept divided by the time a message takes. The scaling steps
+   * are computed from it, so it must be a concrete number.
+   * @default 100
+   */
+  readonly backlogPerTask?: number;
+  /** @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  /**
+   * What `cdk destroy` does with the log group.
+   * @default RemovalPolicy.DESTROY
+   */
+  readonly logRemovalPolicy?: RemovalPolicy;
+}
