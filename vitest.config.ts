@@ -8,10 +8,14 @@ const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 export default defineConfig({
   resolve: {
     alias: {
+      '@requeue/retry/engine': src('./libs/retry/src/engine.ts'),
       '@requeue/retry': src('./libs/retry/src/index.ts'),
       // The subpath first: an alias also matches the paths below it.
       '@requeue/sqs/metric-names': src('./libs/sqs/src/metric-names.ts'),
       '@requeue/sqs/publisher': src('./libs/sqs/src/publisher/index.ts'),
+      '@requeue/sqs/dead-letters': src('./libs/sqs/src/dead-letters/index.ts'),
+      '@requeue/sqs/emf': src('./libs/sqs/src/emf.ts'),
+      '@requeue/sqs/backpressure': src('./libs/sqs/src/backpressure/public.ts'),
       '@requeue/sqs': src('./libs/sqs/src/index.ts'),
       '@requeue/nest': src('./libs/nest/src/index.ts'),
       '@requeue/local-aws': src('./libs/local-aws/src/index.ts'),

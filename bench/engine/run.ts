@@ -5,7 +5,7 @@
  * a `RunResult`, timed from the worker's start to the last delete.
  */
 import { ChangeMessageVisibilityBatchCommand, DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
-import { SqsWorker, noMetrics, type SqsWorkerOptions } from '@requeue/sqs';
+import { SqsWorker, type SqsWorkerOptions } from '@requeue/sqs';
 import { TRACING_MODES, type RunResult, type RunSpec } from './runs.js';
 
 const QUEUE_URL = 'http://127.0.0.1/000000000000/engine-alone';
@@ -137,7 +137,6 @@ async function run(spec: RunSpec): Promise<RunResult> {
     ...(spec.pollers === undefined ? {} : { pollers: spec.pollers }),
     visibilityTimeoutSeconds: 30,
     maxReceiveCount: MAX_RECEIVE_COUNT,
-    metrics: noMetrics,
     tracing: await tracingOption(spec),
   });
   const cpu = process.cpuUsage();

@@ -1,4 +1,5 @@
-import { createRetryPolicy, seededRandom, type JitterInput } from '@requeue/retry';
+import { createRetryPolicy, type JitterInput } from '@requeue/retry';
+import { seededRandom } from '@requeue/retry/engine';
 import { markdownTable, numberFlag, progress, replaceDocsSection, wantsJson } from '../report.js';
 import { DEFAULT_SCENARIO, requeuePolicy, seedReferencePolicy, simulateHerd, type HerdResult, type SimulatedPolicy } from './model.js';
 

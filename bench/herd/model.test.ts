@@ -1,4 +1,5 @@
-import { createRetryPolicy, seededRandom } from '@requeue/retry';
+import { createRetryPolicy } from '@requeue/retry';
+import { seededRandom } from '@requeue/retry/engine';
 import { describe, expect, it } from 'vitest';
 import { requeuePolicy, seedReferencePolicy, simulateHerd, type HerdScenario } from './model.js';
 import { seedReferenceDelaySeconds } from './seed-reference-policy.js';

@@ -1,4 +1,5 @@
-import { freshRetryState, type RetryPolicy, type RetryState, type Random } from '@requeue/retry';
+import type { RetryPolicy } from '@requeue/retry';
+import { enginePolicy, freshRetryState, type RetryState, type Random } from '@requeue/retry/engine';
 import { seedReferenceDelaySeconds } from './seed-reference-policy.js';
 
 /** The downstream everyone retries against: down, then rate-limited. */
@@ -111,7 +112,8 @@ export function simulateHerd(policy: SimulatedPolicy, scenario: HerdScenario, rn
 }
 
 /** Drives the model with requeue's real `decide()`. */
-export function requeuePolicy(name: string, policy: RetryPolicy): SimulatedPolicy {
+export function requeuePolicy(name: string, retryPolicy: RetryPolicy): SimulatedPolicy {
+  const policy = enginePolicy(retryPolicy);
   return {
     name,
     onFailure(message, error, second, rng) {

@@ -1,4 +1,4 @@
-import type { Random } from '@requeue/retry';
+import type { Random } from '@requeue/retry/engine';
 
 /**
  * The seed article's retry arithmetic, re-implemented exactly as it computes, for

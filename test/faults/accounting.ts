@@ -1,5 +1,5 @@
 import type { Message } from '@aws-sdk/client-sqs';
-import { REDRIVE_BACKSTOP } from '@requeue/retry';
+import { REDRIVE_BACKSTOP } from '@requeue/retry/engine';
 import { readSimulationLedger as readLedger } from '@requeue/local-aws';
 
 /** Where a published message must end: the ledger, or the DLQ with this reason. */

@@ -2,7 +2,8 @@ import { SendMessageCommand, type Message, type MessageAttributeValue } from '@a
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRetryPolicy, REDRIVE_BACKSTOP } from '@requeue/retry';
+import { createRetryPolicy } from '@requeue/retry';
+import { REDRIVE_BACKSTOP } from '@requeue/retry/engine';
 import { SqsWorker, type MessageHandler } from '@requeue/sqs';
 import { describe, expect, it } from 'vitest';
 import { emulatorSuite } from '../support/suite.js';

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { seededRandom, type Random } from '@requeue/retry';
+import { seededRandom, type Random } from '@requeue/retry/engine';
 import { eventually, startEmulator, type Emulator, type QueuePair } from '../support/emulator.js';
 import { sendAll, simulation, type Outgoing } from '../support/publish.js';
 import { startWorkerProcess, waitUntilReady, type WorkerProcess } from '../support/worker-process.js';

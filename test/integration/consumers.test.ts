@@ -2,7 +2,7 @@ import { DeleteQueueCommand, ReceiveMessageCommand, SendMessageCommand } from '@
 import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { SqsHealthIndicator } from '@requeue/nest';
-import { parseDeadLetterRecord } from '@requeue/retry';
+import { parseDeadLetterRecord } from '@requeue/retry/engine';
 import { afterEach, describe, expect, it } from 'vitest';
 import { handled, twoConsumerModule } from '../support/consumer-fixtures.js';
 import { eventually, type QueuePair } from '../support/emulator.js';

@@ -1,5 +1,5 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { replayDeadLetters } from '@requeue/sqs';
+import { replayDeadLetters } from '@requeue/sqs/dead-letters';
 import { describe, expect, it } from 'vitest';
 import { answerDeadLetterSourceQueues } from '../support/dead-letter-sources.js';
 import { TEST_REGION } from '../support/emulator.js';

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PublishBatchCommand } from '@aws-sdk/client-sns';
-import { parseDeadLetterRecord } from '@requeue/retry';
+import { parseDeadLetterRecord } from '@requeue/retry/engine';
 import { describe, expect, it } from 'vitest';
 import { eventually, type QueuePair } from '../support/emulator.js';
 import { readSimulationLedger as readLedger } from '@requeue/local-aws';

@@ -1,5 +1,6 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { parseDeadLetterRecord, RetryableError } from '@requeue/retry';
+import { RetryableError } from '@requeue/retry';
+import { parseDeadLetterRecord } from '@requeue/retry/engine';
 import type { WorkerMessage } from '@requeue/sqs';
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../support/emulator.js';

@@ -1,5 +1,5 @@
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import { parseDeadLetterRecord } from '@requeue/retry';
+import { parseDeadLetterRecord } from '@requeue/retry/engine';
 import type { BodySchema, WorkerMessage } from '@requeue/sqs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';

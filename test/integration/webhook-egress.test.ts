@@ -1,5 +1,5 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { parseDeadLetterRecord } from '@requeue/retry';
+import { parseDeadLetterRecord } from '@requeue/retry/engine';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';

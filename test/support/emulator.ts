@@ -1,5 +1,5 @@
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
-import { queueDepth } from '@requeue/sqs';
+import { queueDepth } from '@requeue/sqs/dead-letters';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { requeueStackTemplate } from '@requeue/infra';
 import { provisionFromTemplate, startLoopbackEmulator } from '@requeue/local-aws';

@@ -1,4 +1,4 @@
-import { parseDeadLetterRecord, REDRIVE_BACKSTOP } from '@requeue/retry';
+import { parseDeadLetterRecord, REDRIVE_BACKSTOP } from '@requeue/retry/engine';
 import type { DemoRun } from './run.js';
 import type { DemoMessage } from './workload.js';
 

@@ -7,7 +7,7 @@ import { PublishBatchCommand, SNSClient } from '@aws-sdk/client-sns';
 import { ChangeMessageVisibilityCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
 import { deploymentProps, requeueStackTemplate } from '@requeue/infra';
 import { readSimulationLedger, startLocalRequeueStack, type LocalRequeueStack, type SimulationLedgerLine } from '@requeue/local-aws';
-import { queueDepth } from '@requeue/sqs';
+import { queueDepth } from '@requeue/sqs/dead-letters';
 import { DemoError } from './errors.js';
 import { DEMO_RETRY_POLICY, type DemoMessage } from './workload.js';
 

@@ -1,3 +1,4 @@
+import { enginePolicy } from '@requeue/retry/engine';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ describe('loadWorkerConfig', () => {
   it('runs on the embedded emulator with sensible defaults when nothing is set', () => {
     const config = loadWorkerConfig({});
     expect(config).toMatchObject({ queues: 'embedded', handler: 'simulation', maxInFlight: 50, waitTimeSeconds: 20, healthPort: 8080, logLevel: 'info' });
-    expect(config.retryPolicy.config.maxAttempts).toBe(20);
+    expect(enginePolicy(config.retryPolicy).config.maxAttempts).toBe(20);
   });
 
   it('needs the x-retry keys in production, at least 32 characters each, and reads them comma-separated, first signing', () => {
@@ -45,12 +46,12 @@ describe('loadWorkerConfig', () => {
   });
 
   it('reads RETRY_POLICY inline or from a file', () => {
-    expect(loadWorkerConfig({ RETRY_POLICY: '{"maxAttempts":4}' }).retryPolicy.config.maxAttempts).toBe(4);
+    expect(enginePolicy(loadWorkerConfig({ RETRY_POLICY: '{"maxAttempts":4}' }).retryPolicy).config.maxAttempts).toBe(4);
     const file = join(mkdtempSync(join(tmpdir(), 'policy-')), 'policy.json');
     writeFileSync(file, '{"maxAttempts":6,"types":{"RATE_LIMIT":{"maxDelayMs":120000}}}');
     const fromFile = loadWorkerConfig({ RETRY_POLICY: file });
-    expect(fromFile.retryPolicy.config.maxAttempts).toBe(6);
-    expect(fromFile.retryPolicy.config.types.RATE_LIMIT!.maxDelayMs).toBe(120_000);
+    expect(enginePolicy(fromFile.retryPolicy).config.maxAttempts).toBe(6);
+    expect(enginePolicy(fromFile.retryPolicy).config.types.RATE_LIMIT!.maxDelayMs).toBe(120_000);
   });
 
   it('shares backpressure through the store WORKER_FLEET_STATE names, and refuses one it cannot use', () => {

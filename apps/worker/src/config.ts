@@ -1,7 +1,8 @@
 import { accessSync, constants } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ConfigError, createRetryPolicy, parseRetryPolicyJson, RetryPolicyConfigError, type RetryPolicy } from '@requeue/retry';
-import { DEFAULT_BREAKER, type BackpressureOptions } from '@requeue/sqs';
+import { type BackpressureOptions } from '@requeue/sqs';
+import { DEFAULT_BREAKER } from '@requeue/sqs/backpressure';
 import { loadConsumers, type ConsumerConfig, type ConsumerDefaults } from './consumers-config.js';
 import { idempotencySetting, type IdempotencySetting } from './idempotency-config.js';
 import { storeLocation, type StoreLocation } from './store-location.js';

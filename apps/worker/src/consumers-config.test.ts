@@ -1,3 +1,4 @@
+import { enginePolicy } from '@requeue/retry/engine';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +17,7 @@ describe('WORKER_CONSUMERS: several queues in one worker', () => {
       RETRY_POLICY: '{"maxAttempts":7}',
       WORKER_CONSUMERS: JSON.stringify([{ name: 'orders', ...pair('orders') }, { name: 'ledger', ...pair('ledger'), handler: 'simulation', maxInFlight: 5, retryPolicy: { maxAttempts: 3 } }]),
     });
-    expect(config.consumers!.map((c) => [c.name, c.handler, c.maxInFlight, c.retryPolicy.config.maxAttempts])).toEqual([
+    expect(config.consumers!.map((c) => [c.name, c.handler, c.maxInFlight, enginePolicy(c.retryPolicy).config.maxAttempts])).toEqual([
       ['orders', 'webhook', 30, 7],
       ['ledger', 'simulation', 5, 3],
     ]);

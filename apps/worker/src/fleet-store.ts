@@ -1,5 +1,6 @@
 import { DynamoDBClient, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { isCurrentReport, type FleetMemberState, type FleetStateStore } from '@requeue/sqs';
+import { type FleetMemberState, type FleetStateStore } from '@requeue/sqs';
+import { isCurrentReport } from '@requeue/sqs/backpressure';
 import type { Logger } from 'pino';
 import { closeRedis, connectRedis, type RedisConnection } from './redis-connection.js';
 import type { StoreLocation } from './store-location.js';

@@ -1,4 +1,4 @@
-import { redactSecrets, REDACTED } from '@requeue/retry';
+import { redactSecrets, REDACTED } from '@requeue/retry/engine';
 import { pino, stdSerializers, type DestinationStream, type Logger } from 'pino';
 import type { WorkerConfig } from './config.js';
 

@@ -1,4 +1,4 @@
-import { RetryStateSigner } from '@requeue/retry';
+import { RetryStateSigner } from '@requeue/retry/engine';
 import { WorkerConfigError } from './config-error.js';
 
 /**

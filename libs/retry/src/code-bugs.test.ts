@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classifyFailure } from './classify.js';
-import { createRetryPolicy } from './decide.js';
+import { createEnginePolicy } from './decide.js';
 import { freshRetryState } from './retry-state.js';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
@@ -50,7 +50,7 @@ describe('a bug in the handler is dead-lettered on the same delivery', () => {
 
   it('reaches the policy: RETRY_POLICY JSON can turn it off, and the shipped preset dead-letters at once', () => {
     const state = freshRetryState('m', NOW);
-    expect(createRetryPolicy().decide(state, new TypeError('boom'), NOW, () => 0.5)).toMatchObject({ action: 'dead-letter', reason: 'handler-bug' });
-    expect(createRetryPolicy({ codeBugErrors: false }).decide(state, new TypeError('boom'), NOW, () => 0.5)).toMatchObject({ action: 'retry' });
+    expect(createEnginePolicy().decide(state, new TypeError('boom'), NOW, () => 0.5)).toMatchObject({ action: 'dead-letter', reason: 'handler-bug' });
+    expect(createEnginePolicy({ codeBugErrors: false }).decide(state, new TypeError('boom'), NOW, () => 0.5)).toMatchObject({ action: 'retry' });
   });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRetryPolicy, type Decision } from './decide.js';
+import { createEnginePolicy } from './decide.js';
+import type { Decision } from './decision.js';
 import { NonRetryableError, RetryableError, RetryPolicyConfigError } from './errors.js';
 import type { JitterInput } from './policy-config.js';
 import { seededRandom } from './random.js';
@@ -17,7 +18,7 @@ function delayOf(decision: Decision): number {
 }
 
 describe('decide: backoff per error type', () => {
-  const noJitter = createRetryPolicy({ jitter: 'none' });
+  const noJitter = createEnginePolicy({ jitter: 'none' });
 
   it('grows the TEMPORARY delay by 3x from 2 s and caps it at 60 s', () => {
     const delays = [1, 2, 3, 4, 5, 6].map((attempt) => delayOf(noJitter.decide(atAttempt(attempt), failure('TEMPORARY'), NOW, MID)));
@@ -25,13 +26,13 @@ describe('decide: backoff per error type', () => {
   });
 
   it("lets a type's own maximum win over the global cap", () => {
-    const policy = createRetryPolicy({ jitter: 'none', maxDelayMs: 60_000 });
+    const policy = createEnginePolicy({ jitter: 'none', maxDelayMs: 60_000 });
     expect(delayOf(policy.decide(atAttempt(5), failure('RATE_LIMIT'), NOW, MID))).toBe(300);
     expect(delayOf(policy.decide(atAttempt(5), failure('QUOTA_EXCEEDED'), NOW, MID))).toBe(600);
   });
 
   it('uses the global cap for a user type without its own maximum, and DEFAULT for unknown types', () => {
-    const policy = createRetryPolicy({
+    const policy = createEnginePolicy({
       jitter: 'none',
       maxDelayMs: 10_000,
       types: { WEBHOOK: { backoff: { type: 'linear', baseMs: 4000 } } },
@@ -41,13 +42,13 @@ describe('decide: backoff per error type', () => {
   });
 
   it('merges a partial type override over the preset', () => {
-    const policy = createRetryPolicy({ jitter: 'none', types: { RATE_LIMIT: { maxDelayMs: 100_000 } } });
+    const policy = createEnginePolicy({ jitter: 'none', types: { RATE_LIMIT: { maxDelayMs: 100_000 } } });
     expect(delayOf(policy.decide(atAttempt(1), failure('RATE_LIMIT'), NOW, MID))).toBe(60);
     expect(delayOf(policy.decide(atAttempt(3), failure('RATE_LIMIT'), NOW, MID))).toBe(100);
   });
 
   it('applies jitter after the cap, so capped retries stay spread out', () => {
-    const policy = createRetryPolicy({ jitter: 'full' });
+    const policy = createEnginePolicy({ jitter: 'full' });
     const rng = seededRandom(1);
     const delays = Array.from({ length: 500 }, () => delayOf(policy.decide(atAttempt(10), failure('TEMPORARY'), NOW, rng)));
     expect(new Set(delays).size).toBeGreaterThan(50);
@@ -59,7 +60,7 @@ describe('decide: backoff per error type', () => {
     [{ type: 'proportional', fraction: 0.1 }, 48, 54],
     [{ type: 'symmetric', ms: 3000 }, 51, 57],
   ])('keeps %j jitter in its band', (jitter, low, high) => {
-    const policy = createRetryPolicy({ jitter });
+    const policy = createEnginePolicy({ jitter });
     const rng = seededRandom(2);
     for (let i = 0; i < 300; i++) {
       const delay = delayOf(policy.decide(atAttempt(4), failure('TEMPORARY'), NOW, rng));
@@ -69,7 +70,7 @@ describe('decide: backoff per error type', () => {
   });
 
   it('draws decorrelated delays between the base and the cap, stable per message', () => {
-    const policy = createRetryPolicy({ types: { TEMPORARY: { backoff: { type: 'decorrelated', baseMs: 2000 } } } });
+    const policy = createEnginePolicy({ types: { TEMPORARY: { backoff: { type: 'decorrelated', baseMs: 2000 } } } });
     const rng = seededRandom(3);
     for (let attempt = 1; attempt < 12; attempt++) {
       const delay = delayOf(policy.decide(atAttempt(attempt), failure('TEMPORARY'), NOW, rng));
@@ -79,7 +80,7 @@ describe('decide: backoff per error type', () => {
   });
 
   it('treats Retry-After as a floor, never retrying earlier', () => {
-    const policy = createRetryPolicy({ jitter: 'full' });
+    const policy = createEnginePolicy({ jitter: 'full' });
     const rng = seededRandom(4);
     for (let i = 0; i < 200; i++) {
       expect(delayOf(policy.decide(atAttempt(1), failure('TEMPORARY', 7_300), NOW, rng))).toBeGreaterThanOrEqual(8);
@@ -88,7 +89,7 @@ describe('decide: backoff per error type', () => {
 
   it('supports custom strategies with BullMQ-style immediate and dead-letter answers', () => {
     const custom = (answer: number | 'immediate' | 'dead-letter') =>
-      createRetryPolicy({ jitter: 'none', types: { DEFAULT: { backoff: { type: 'custom', compute: () => answer } } } });
+      createEnginePolicy({ jitter: 'none', types: { DEFAULT: { backoff: { type: 'custom', compute: () => answer } } } });
     expect(delayOf(custom(9000).decide(atAttempt(1), new Error('x'), NOW, MID))).toBe(9);
     expect(delayOf(custom('immediate').decide(atAttempt(1), new Error('x'), NOW, MID))).toBe(0);
     expect(delayOf(custom(0).decide(atAttempt(1), new Error('x'), NOW, MID))).toBe(0);
@@ -97,7 +98,7 @@ describe('decide: backoff per error type', () => {
   });
 
   it('falls back to the maximum delay when a custom strategy throws or answers nonsense', () => {
-    const broken = createRetryPolicy({
+    const broken = createEnginePolicy({
       jitter: 'none',
       types: { DEFAULT: { maxDelayMs: 30_000, backoff: { type: 'custom', compute: () => { throw new Error('bug'); } } } },
     });
@@ -114,7 +115,7 @@ describe('decide: backoff per error type', () => {
 });
 
 describe('decide: dead-letter reasons', () => {
-  const policy = createRetryPolicy();
+  const policy = createEnginePolicy();
 
   it('dead-letters a non-retryable failure on its first attempt', () => {
     expect(policy.decide(atAttempt(1), new NonRetryableError('invalid email'), NOW, MID)).toEqual({
@@ -137,7 +138,7 @@ describe('decide: dead-letter reasons', () => {
   });
 
   it('dead-letters past the deadline, and when the next retry could only start after it', () => {
-    const bounded = createRetryPolicy({ jitter: 'none', deadlineSeconds: 100 });
+    const bounded = createEnginePolicy({ jitter: 'none', deadlineSeconds: 100 });
     const firstReceivedAt = NOW - 100_000;
     expect(bounded.decide(atAttempt(2, firstReceivedAt), failure('TEMPORARY'), NOW, MID)).toMatchObject({ reason: 'deadline-exceeded' });
     // 95 s in, the next TEMPORARY delay at attempt 2 is 6 s: it would start at 101 s.
@@ -147,7 +148,7 @@ describe('decide: dead-letter reasons', () => {
 });
 
 describe('decide: long delays hop', () => {
-  const policy = createRetryPolicy({
+  const policy = createEnginePolicy({
     jitter: 'none',
     hopCeilingSeconds: 5,
     types: { SLOW: { backoff: { type: 'fixed', delayMs: 12_000 }, maxDelayMs: 12_000 } },
@@ -169,7 +170,7 @@ describe('decide: long delays hop', () => {
   });
 
   it('uses 900 s hops by default for waits longer than SQS allows', () => {
-    const longWait = createRetryPolicy({ jitter: 'none', types: { DAILY: { backoff: { type: 'fixed', delayMs: 3_600_000 }, maxDelayMs: 3_600_000 } } });
+    const longWait = createEnginePolicy({ jitter: 'none', types: { DAILY: { backoff: { type: 'fixed', delayMs: 3_600_000 }, maxDelayMs: 3_600_000 } } });
     expect(longWait.decide(atAttempt(1), failure('DAILY'), NOW, MID)).toMatchObject({ action: 'hop', delaySeconds: 900, state: { notBefore: NOW + 3_600_000 } });
   });
 });
@@ -182,9 +183,9 @@ describe('decide: configuration errors', () => {
     [{ hopCeilingSeconds: 901 }, 'hopCeilingSeconds'],
     [{ types: { NEW_TYPE: { maxDelayMs: 1000 } } }, 'types.NEW_TYPE.backoff'],
   ])('rejects %j naming %s', (input, path) => {
-    expect(() => createRetryPolicy(input as never)).toThrow(RetryPolicyConfigError);
+    expect(() => createEnginePolicy(input as never)).toThrow(RetryPolicyConfigError);
     try {
-      createRetryPolicy(input as never);
+      createEnginePolicy(input as never);
     } catch (error) {
       expect((error as RetryPolicyConfigError).path).toBe(path);
     }
@@ -214,7 +215,7 @@ describe('decide: properties', () => {
   it('always yields an integer delay in [0, 900], within the type maximum (plus symmetric jitter)', () => {
     fc.assert(
       fc.property(typePolicyArb, fc.integer({ min: 1, max: 60 }), fc.integer(), (typePolicy, attempt, seed) => {
-        const policy = createRetryPolicy({ maxAttempts: 1000, deadlineSeconds: null, types: { T: typePolicy } });
+        const policy = createEnginePolicy({ maxAttempts: 1000, deadlineSeconds: null, types: { T: typePolicy } });
         const decision = policy.decide(atAttempt(attempt), failure('T'), NOW, seededRandom(seed));
         expect(decision.action).toBe('retry');
         const delay = delayOf(decision);
@@ -231,7 +232,7 @@ describe('decide: properties', () => {
   it('never lets the expected delay decrease with the attempt, until the cap', () => {
     fc.assert(
       fc.property(typePolicyArb, fc.integer(), (typePolicy, seed) => {
-        const policy = createRetryPolicy({ maxAttempts: 1000, deadlineSeconds: null, types: { T: typePolicy } });
+        const policy = createEnginePolicy({ maxAttempts: 1000, deadlineSeconds: null, types: { T: typePolicy } });
         // Every attempt sees the same random stream and the same messages (common random
         // numbers), so the comparison measures the policy, not sampling noise.
         const meanAt = (attempt: number) => {
@@ -265,7 +266,7 @@ describe('decide: properties', () => {
         fc.integer({ min: 0, max: 7200_000 }),
         fc.integer(),
         (typePolicy, attempt, deadlineSeconds, elapsedMs, seed) => {
-          const policy = createRetryPolicy({ maxAttempts: 1000, deadlineSeconds, hopCeilingSeconds: 60, types: { T: typePolicy } });
+          const policy = createEnginePolicy({ maxAttempts: 1000, deadlineSeconds, hopCeilingSeconds: 60, types: { T: typePolicy } });
           const state = atAttempt(attempt, NOW - elapsedMs);
           const deadlineAt = state.firstReceivedAt + deadlineSeconds * 1000;
           const decision = policy.decide(state, failure('T'), NOW, seededRandom(seed));
@@ -280,7 +281,7 @@ describe('decide: properties', () => {
 });
 
 describe('defer: systemic failures keep the attempt budget', () => {
-  const policy = createRetryPolicy({ deadlineSeconds: 3600 });
+  const policy = createEnginePolicy({ deadlineSeconds: 3600 });
   const rateLimited = { retryable: true as const, errorType: 'RATE_LIMIT', message: 'webhook answered 429', scope: 'systemic' as const };
 
   it('keeps the attempt and the first receive, records the error, and rounds the wait up', () => {
@@ -298,7 +299,7 @@ describe('defer: systemic failures keep the attempt budget', () => {
     const started = NOW - 3598 * 1000;
     expect(policy.defer(atAttempt(2, started), rateLimited, 5_000, NOW)).toMatchObject({ action: 'dead-letter', reason: 'deadline-exceeded', attempts: 2 });
     // An override may extend the deadline only as far as the operator's ceiling allows.
-    const roomier = createRetryPolicy({ deadlineSeconds: 3600, overrideCeilings: { deadlineSeconds: 7200 } });
+    const roomier = createEnginePolicy({ deadlineSeconds: 3600, overrideCeilings: { deadlineSeconds: 7200 } });
     expect(roomier.defer(atAttempt(2, started), rateLimited, 5_000, NOW, { deadlineSeconds: 7200 })).toMatchObject({ action: 'hop' });
   });
 });

@@ -5,74 +5,39 @@ import { parsePolicyOverride } from './policy-override.js';
 import type { PolicyOverride } from './policy-types.js';
 import { resolveBackoff, resolveRetryPolicy, type ErrorTypePolicy, type ResolvedRetryPolicy } from './policy-config.js';
 import type { RetryPolicyInput } from './policy-types.js';
+import type { DeadLetterDecision, Decision, HopDecision } from './decision.js';
+import type { EnginePolicy, RetryPolicy } from './engine-policy.js';
 import { quantizeDelaySeconds } from './quantize.js';
 import type { Random } from './random.js';
 import type { RetryState } from './retry-state.js';
 
-/** Send a copy that becomes visible after `delaySeconds`, carrying `state`. */
-export interface RetryDecision {
-  action: 'retry';
-  delaySeconds: number;
-  state: RetryState;
-  errorType: string;
-  error: string;
-}
-
-/**
- * The wait is longer than one SQS delay allows: send a copy after `delaySeconds`,
- * with `state.notBefore` saying when the handler may run. Hops never count as attempts.
- */
-export interface HopDecision {
-  action: 'hop';
-  delaySeconds: number;
-  state: RetryState;
-  errorType: string;
-  error: string;
-}
-
-export interface DeadLetterDecision {
-  action: 'dead-letter';
-  reason: DeadLetterReason;
-  errorType: string;
-  error: string;
-  /** Attempts made, this one included. */
-  attempts: number;
-}
-
-export type Decision = RetryDecision | HopDecision | DeadLetterDecision;
-
-export interface RetryPolicy {
-  readonly config: ResolvedRetryPolicy;
-  /**
-   * Given that attempt `state.attempt` failed with `thrown` at `now`: retry when, or
-   * dead-letter why. Pure: the clock and the random source are arguments.
-   */
-  decide(state: RetryState, thrown: unknown, now: number, rng: Random, override?: PolicyOverride): Decision;
-  /** Same as `decide`, for a failure that is already classified. */
-  decideClassified(state: RetryState, failure: Classification, now: number, rng: Random, override?: PolicyOverride): Decision;
-  /**
-   * A message that arrives before its `notBefore` goes back for the rest of its wait,
-   * with the attempt unchanged. Returns undefined when it may run now.
-   */
-  deferUntilNotBefore(state: RetryState, now: number, rng: Random): HopDecision | undefined;
-  /**
-   * A systemic failure (the dependency is down or rate-limiting) defers the message for
-   * `waitMs`, which the dependency's state decides, without using an attempt. The
-   * deadline still applies: a wait that would end past it dead-letters now.
-   */
-  defer(state: RetryState, failure: RetryableFailure, waitMs: number, now: number, override?: PolicyOverride): HopDecision | DeadLetterDecision;
-  /** Parses a message's `x-retry-policy`, which may name this policy's custom strategies; throws `InvalidRetryStateError`. */
-  parseOverride(raw: string): PolicyOverride;
-}
-
 /** Arrivals this close to `notBefore` run now: SQS delays have one-second resolution. */
 const NOT_BEFORE_TOLERANCE_MS = 1000;
 
+/**
+ * Builds a retry policy from its settings, over the shipped preset, and validates them.
+ * Throws `RetryPolicyConfigError`, naming the field, when a setting is out of range.
+ *
+ * @example
+ * ```ts
+ * const retryPolicy = createRetryPolicy({
+ *   maxAttempts: 8,
+ *   types: { RATE_LIMITED: { backoff: { type: 'exponential', baseMs: 2000 }, maxDelayMs: 120_000 } },
+ * });
+ * new Worker({ queueUrl, deadLetterQueueUrl, handler, retryPolicy }).start();
+ * ```
+ */
 export function createRetryPolicy(input: RetryPolicyInput = {}): RetryPolicy {
+  return createEnginePolicy(input);
+}
+
+/** @internal `createRetryPolicy` with its decisions in view: for this package's tests and `enginePolicy`'s callers. */
+export function createEnginePolicy(input: RetryPolicyInput = {}): EnginePolicy {
   const config = resolveRetryPolicy(input);
   const strategyNames = Object.keys(config.strategies);
-  const decideClassified: RetryPolicy['decideClassified'] = (state, failure, now, rng, override) => decideRetry(config, state, failure, now, rng, override);
+  const decideClassified: EnginePolicy['decideClassified'] = (state, failure, now, rng, override) => decideRetry(config, state, failure, now, rng, override);
   return {
+    input,
     config,
     decideClassified,
     decide: (state, thrown, now, rng, override) => decideClassified(state, classifyFailure(thrown, now, config.classifier), now, rng, override),

@@ -15,16 +15,15 @@ export const ErrorType = {
   HANDLER_BUG: 'HANDLER_BUG',
 } as const;
 
-/** Why a message was dead-lettered. These are exactly the reasons `x-dead-letter` carries. */
-export const DEAD_LETTER_REASONS = [
-  'non-retryable',
-  'max-attempts',
-  'deadline-exceeded',
-  'invalid-retry-state',
-  'handler-bug',
-] as const;
+/**
+ * Why a message was dead-lettered, as `x-dead-letter.reason` says: its failure is not
+ * retryable, it used its attempts, it passed its deadline, its retry state could not be
+ * trusted, or the handler has a bug.
+ */
+export type DeadLetterReason = 'non-retryable' | 'max-attempts' | 'deadline-exceeded' | 'invalid-retry-state' | 'handler-bug';
 
-export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
+/** Every `DeadLetterReason`, in the order reports list them. */
+export const DEAD_LETTER_REASONS: readonly DeadLetterReason[] = ['non-retryable', 'max-attempts', 'deadline-exceeded', 'invalid-retry-state', 'handler-bug'];
 
 /**
  * What a DLQ message without `x-dead-letter` was moved there by: SQS's own redrive, the

@@ -111,7 +111,9 @@ export type RetryAttribute = 'x-retry' | 'x-retry-policy' | 'x-dead-letter';
  */
 export class InvalidRetryStateError extends Error {
   constructor(
-    readonly attribute: RetryAttribute,
+    /** The attribute that held the bad value. */
+    readonly attribute: 'x-retry' | 'x-retry-policy' | 'x-dead-letter',
+    /** What is wrong with it. */
     readonly problem: string,
     options?: { cause?: unknown },
   ) {

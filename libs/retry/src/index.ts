@@ -1,7 +1,25 @@
+/**
+ * Retry policies for message handlers: per-error-type backoff with jitter, attempt and
+ * deadline budgets, and the classification of what a handler throws. Transport-free:
+ * `@requeue/sqs` runs these policies on SQS.
+ *
+ * @example
+ * ```ts
+ * import { createRetryPolicy, NonRetryableError, RetryableError } from '@requeue/retry';
+ *
+ * const retryPolicy = createRetryPolicy({ maxAttempts: 6, deadlineSeconds: 3600 });
+ * async function handler() {
+ *   const response = await fetch(url);
+ *   if (response.status === 429) throw new RetryableError('rate limited', { errorType: 'RATE_LIMITED', retryAfterMs: 30_000 });
+ *   if (response.status === 400) throw new NonRetryableError('rejected');
+ * }
+ * ```
+ *
+ * @packageDocumentation
+ */
 export {
   classifyFailure,
   DEFAULT_CODE_BUG_ERRORS,
-  failureScope,
   type Classification,
   type ClassifierOptions,
   type ClassifierRule,
@@ -9,9 +27,9 @@ export {
   type NonRetryableFailure,
   type RetryableFailure,
 } from './classify.js';
-export { DEAD_LETTER_ATTRIBUTE, encodeDeadLetterRecord, parseDeadLetterRecord, type DeadLetterRecord } from './dead-letter-record.js';
-export { createRetryPolicy, type DeadLetterDecision, type Decision, type HopDecision, type RetryDecision, type RetryPolicy } from './decide.js';
-export { DEAD_LETTER_REASONS, ErrorType, REDRIVE_BACKSTOP, type DeadLetterReason } from './error-types.js';
+export { createRetryPolicy } from './decide.js';
+export type { RetryPolicy } from './engine-policy.js';
+export { ErrorType, type DeadLetterReason } from './error-types.js';
 export {
   ConfigError,
   InvalidRetryStateError,
@@ -21,40 +39,18 @@ export {
   UnrecoverableError,
   type NonRetryableErrorOptions,
   type RetryableErrorOptions,
-  type RetryAttribute,
 } from './errors.js';
-export { parseRetryPolicyJson, resolveRetryPolicy, SHIPPED_PRESET, type ErrorTypePolicy, type ResolvedRetryPolicy } from './policy-config.js';
+export { parseRetryPolicyJson } from './policy-config.js';
 export type {
-  Backoff,
   BackoffInput,
   CustomBackoff,
   CustomBackoffContext,
-  CustomFunctionBackoff,
-  DecorrelatedBackoff,
   ErrorTypePolicyInput,
-  ExponentialBackoff,
-  FixedBackoff,
-  Jitter,
   JitterInput,
   JsonBackoff,
-  LinearBackoff,
-  NamedCustomBackoff,
-  ParsedBuiltInBackoff,
-  PolicyOverride,
   PolicyOverrideInput,
   RetryPolicyFields,
   RetryPolicyInput,
   RetryPolicyJson,
 } from './policy-types.js';
-export { encodePolicyOverride, parsePolicyOverride, RETRY_POLICY_ATTRIBUTE } from './policy-override.js';
-export { REDACTED, redactSecrets } from './redact.js';
-export { seededRandom, type Random } from './random.js';
 export { parseRetryAfter } from './retry-after.js';
-export {
-  encodeRetryState,
-  freshRetryState,
-  parseRetryState,
-  RETRY_STATE_ATTRIBUTE,
-  type RetryState,
-} from './retry-state.js';
-export { MIN_RETRY_STATE_KEY_LENGTH, RetryStateSigner } from './retry-state-signer.js';

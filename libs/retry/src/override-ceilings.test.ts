@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRetryPolicy, type Decision } from './decide.js';
+import { createEnginePolicy } from './decide.js';
+import type { Decision } from './decision.js';
 import { RetryableError } from './errors.js';
 import { freshRetryState } from './retry-state.js';
 
@@ -10,8 +11,8 @@ const delayOf = (decision: Decision) => (decision.action === 'dead-letter' ? -1 
 
 describe('x-retry-policy within the operator’s ceilings', () => {
   // The probe's override: a thousand attempts, no delay, no jitter.
-  const hammer = createRetryPolicy().parseOverride('{"maxAttempts":1000,"backoff":{"type":"fixed","delayMs":0,"jitter":"none"}}');
-  const policy = createRetryPolicy();
+  const hammer = createEnginePolicy().parseOverride('{"maxAttempts":1000,"backoff":{"type":"fixed","delayMs":0,"jitter":"none"}}');
+  const policy = createEnginePolicy();
 
   it('cannot raise the attempts past the policy’s own budget (20 by default)', () => {
     expect(policy.decide(atAttempt(19), failing, NOW, () => 0.5, hammer).action).toBe('retry');
@@ -35,7 +36,7 @@ describe('x-retry-policy within the operator’s ceilings', () => {
   });
 
   it('ceilings are configurable: an operator can let publishers ask for more', () => {
-    const generous = createRetryPolicy({ overrideCeilings: { maxAttempts: 50, minDelayMs: 0 } });
+    const generous = createEnginePolicy({ overrideCeilings: { maxAttempts: 50, minDelayMs: 0 } });
     const override = generous.parseOverride('{"maxAttempts":1000,"backoff":{"type":"fixed","delayMs":0,"jitter":"none"}}');
     expect(generous.decide(atAttempt(49), failing, NOW, () => 0.5, override).action).toBe('retry');
     expect(generous.decide(atAttempt(50), failing, NOW, () => 0.5, override)).toMatchObject({ reason: 'max-attempts' });

@@ -13,59 +13,60 @@ export interface CustomBackoffContext {
  */
 export type CustomBackoff = (attempt: number, failure: RetryableFailure, context: CustomBackoffContext) => number | 'immediate' | 'dead-letter';
 
-/** The same delay every time. */
-export interface FixedBackoff {
-  type: 'fixed';
-  delayMs: number;
-}
-/** `baseMs + (attempt - 1) × incrementMs`; the increment defaults to the base. */
-export interface LinearBackoff {
-  type: 'linear';
-  baseMs: number;
-  incrementMs?: number | undefined;
-}
-/** `baseMs × multiplier^(attempt - 1)`; the multiplier defaults to 3. */
-export interface ExponentialBackoff {
-  type: 'exponential';
-  baseMs: number;
-  multiplier?: number | undefined;
-}
-/** AWS's decorrelated jitter: random between `baseMs` and `multiplier ×` the previous delay. */
-export interface DecorrelatedBackoff {
-  type: 'decorrelated';
-  baseMs: number;
-  multiplier?: number | undefined;
-}
-/** A custom strategy given as a function, in code. */
-export interface CustomFunctionBackoff {
-  type: 'custom';
-  compute: CustomBackoff;
-}
-/** A custom strategy registered in `strategies`, chosen by name: the form JSON can hold. */
-export interface NamedCustomBackoff {
-  type: 'custom';
-  name: string;
-}
-
-/** The strategies JSON can hold: RETRY_POLICY and the `x-retry-policy` attribute. */
-export type JsonBackoff = FixedBackoff | LinearBackoff | ExponentialBackoff | DecorrelatedBackoff | NamedCustomBackoff;
-/** A strategy as written in code: JSON's, or a function. */
-export type BackoffInput = JsonBackoff | CustomFunctionBackoff;
-/** A built-in strategy once parsed: its defaults filled in. */
-export type ParsedBuiltInBackoff = FixedBackoff | LinearBackoff | (ExponentialBackoff & { multiplier: number }) | (DecorrelatedBackoff & { multiplier: number });
-/** A strategy as the policy runs it: a named custom strategy is resolved to its function. */
+/**
+ * The strategies JSON can hold (RETRY_POLICY and the `x-retry-policy` attribute):
+ * - `fixed`: the same `delayMs` every time.
+ * - `linear`: `baseMs + (attempt - 1) × incrementMs`; the increment defaults to the base.
+ * - `exponential`: `baseMs × multiplier^(attempt - 1)`; the multiplier defaults to 3.
+ * - `decorrelated`: AWS's decorrelated jitter, random between `baseMs` and `multiplier ×`
+ *   the previous delay.
+ * - `custom` with a `name`: a strategy registered in `strategies`.
+ *
+ * @example
+ * ```json
+ * { "type": "exponential", "baseMs": 1000, "multiplier": 2 }
+ * ```
+ */
+export type JsonBackoff =
+  | { type: 'fixed'; delayMs: number }
+  | { type: 'linear'; baseMs: number; incrementMs?: number | undefined }
+  | { type: 'exponential'; baseMs: number; multiplier?: number | undefined }
+  | { type: 'decorrelated'; baseMs: number; multiplier?: number | undefined }
+  | { type: 'custom'; name: string };
+/** A strategy as written in code: JSON's, or a custom function. */
+export type BackoffInput = JsonBackoff | { type: 'custom'; compute: CustomBackoff };
+/** @internal A custom strategy given as a function. */
+export type CustomFunctionBackoff = Extract<BackoffInput, { compute: CustomBackoff }>;
+/** @internal A custom strategy registered by name. */
+export type NamedCustomBackoff = Extract<JsonBackoff, { type: 'custom' }>;
+/** @internal A built-in strategy once parsed: its defaults filled in. */
+export type ParsedBuiltInBackoff =
+  | Extract<JsonBackoff, { type: 'fixed' }>
+  | Extract<JsonBackoff, { type: 'linear' }>
+  | (Extract<JsonBackoff, { type: 'exponential' }> & { multiplier: number })
+  | (Extract<JsonBackoff, { type: 'decorrelated' }> & { multiplier: number });
+/** @internal A strategy as the policy runs it: a named custom strategy is resolved to its function. */
 export type Backoff = ParsedBuiltInBackoff | CustomFunctionBackoff;
 
-/** How a delay is spread, so that retries of a burst do not arrive together. */
-export type Jitter =
+/**
+ * How a delay is spread, so that retries of a burst do not arrive together: `none`,
+ * `full` (0 to the delay), `equal` (half fixed, half random), `decorrelated`,
+ * `proportional` (± `fraction` of the delay) or `symmetric` (± `ms`). A name alone is
+ * shorthand for the jitters that take no parameter: `"full"` is `{ "type": "full" }`.
+ */
+export type JitterInput =
+  | 'none'
+  | 'full'
+  | 'equal'
+  | 'decorrelated'
   | { type: 'none' }
   | { type: 'full' }
   | { type: 'equal' }
   | { type: 'decorrelated' }
   | { type: 'proportional'; fraction: number }
   | { type: 'symmetric'; ms: number };
-/** `"full"` is shorthand for `{ "type": "full" }`, for the jitters that take no parameter. */
-export type JitterInput = 'none' | 'full' | 'equal' | 'decorrelated' | Jitter;
+/** @internal A jitter once parsed: always the object form. */
+export type Jitter = Exclude<JitterInput, string>;
 
 /** One error type's policy as written; unset fields fall back to the policy's. */
 export interface ErrorTypePolicyInput<B> {

@@ -1,13 +1,4 @@
-import {
-  DEAD_LETTER_ATTRIBUTE,
-  encodeDeadLetterRecord,
-  encodePolicyOverride,
-  RETRY_POLICY_ATTRIBUTE,
-  RETRY_STATE_ATTRIBUTE,
-  type DeadLetterRecord,
-  type RetryState,
-  type RetryStateSigner,
-} from '@requeue/retry';
+import { DEAD_LETTER_ATTRIBUTE, encodeDeadLetterRecord, encodePolicyOverride, RETRY_POLICY_ATTRIBUTE, RETRY_STATE_ATTRIBUTE, type DeadLetterRecord, type RetryState, type RetryStateSigner } from '@requeue/retry/engine';
 import type { DecodedMessage } from './decode.js';
 import { fitsInOneMessage, stringAttribute, type MessageAttributes } from './message-attributes.js';
 import { withTraceAttributes } from './tracing/carry.js';

@@ -1,4 +1,4 @@
-import { RetryStateSigner } from '@requeue/retry';
+import { RetryStateSigner } from '@requeue/retry/engine';
 import { describe, expect, it } from 'vitest';
 import { decodeMessage, parseBody } from './decode.js';
 

@@ -1,14 +1,5 @@
 import type { Message } from '@aws-sdk/client-sqs';
-import {
-  freshRetryState,
-  parsePolicyOverride,
-  parseRetryState,
-  RETRY_POLICY_ATTRIBUTE,
-  RETRY_STATE_ATTRIBUTE,
-  type PolicyOverride,
-  type RetryState,
-  type RetryStateSigner,
-} from '@requeue/retry';
+import { freshRetryState, parsePolicyOverride, parseRetryState, RETRY_POLICY_ATTRIBUTE, RETRY_STATE_ATTRIBUTE, type PolicyOverride, type RetryState, type RetryStateSigner } from '@requeue/retry/engine';
 import type { SpanContext } from '@opentelemetry/api';
 import { attributeStrings, unreadableAttribute, userAttributes, type MessageAttributes } from './message-attributes.js';
 import { unwrapSnsEnvelope } from './sns-envelope.js';

@@ -1,38 +1,38 @@
-export { type BodySchema, type InferBody } from './body-schema.js';
+/**
+ * The SQS engine: long-polls a queue, runs your handler with a retry policy from
+ * `@requeue/retry`, retries by delayed copies, dead-letters with the reason, keeps each
+ * message invisible while it runs, and acknowledges in batches. Subpaths:
+ * `@requeue/sqs/publisher` (publish with a per-message policy), `@requeue/sqs/dead-letters`
+ * (inspect, replay, redrive, discard), `@requeue/sqs/emf` (CloudWatch metrics),
+ * `@requeue/sqs/metric-names`, `@requeue/sqs/backpressure` (for fleet store writers).
+ *
+ * @example
+ * ```ts
+ * import { SqsWorker } from '@requeue/sqs';
+ * import { createRetryPolicy } from '@requeue/retry';
+ *
+ * const worker = new SqsWorker({
+ *   sqs: new SQSClient({}),
+ *   queueUrl: process.env.QUEUE_URL!,
+ *   deadLetterQueueUrl: process.env.DLQ_URL!,
+ *   retryPolicy: createRetryPolicy({ maxAttempts: 6 }),
+ *   handler: async (message) => deliverWebhook(message.body, { signal: message.signal }),
+ * });
+ * await worker.start();
+ * process.on('SIGTERM', () => void worker.stop());
+ * ```
+ *
+ * @packageDocumentation
+ */
+export type { BackpressureOptions, CircuitBreakerOptions, DependencySnapshot, FleetMemberState, FleetOptions, FleetStateStore } from './backpressure/index.js';
+export type { BodySchema, InferBody } from './body-schema.js';
 export { SqsOperationError, SqsWorkerConfigError } from './errors.js';
-export { withoutSdkCallLogging } from './sdk-call-logging.js';
 export { HandlerTimeoutError } from './handler-runner.js';
-export { type WorkerLogger } from './logger.js';
-export { EmfMetrics, noMetrics, type EmfMetricsOptions, type WorkerMetrics } from './metrics.js';
-export { type MessageHandler, type SqsWorkerOptions } from './options.js';
-export { type IdempotencyOptions, type IdempotencyRecordData, type IdempotencyStore, type IdempotencyStoreRecord } from './idempotency/options.js';
+export type { IdempotencyOptions, IdempotencyStore, IdempotencyStoreRecord } from './idempotency/options.js';
+export type { WorkerLogger } from './logger.js';
+export type { WorkerMetrics } from './metrics.js';
+export type { MessageHandler, SqsWorkerOptions } from './options.js';
+export type { ScheduledRetry } from './scheduled-retries.js';
+export { withoutSdkCallLogging } from './sdk-call-logging.js';
 export { SqsWorker, WorkerStoppingError, type WorkerHealth } from './worker.js';
-export { type ScheduledRetry } from './scheduled-retries.js';
-export { type WorkerMessage } from './worker-message.js';
-export {
-  DeadLetterOperationError,
-  deadLetterSummary,
-  discardDeadLetters,
-  redriveDeadLetters,
-  release,
-  replayDeadLetters,
-  scanDlq,
-  type DeadLetterQueue,
-  type DlqEntry,
-  type DlqFilter,
-  type ReplayOptions,
-  type ReplayResult,
-} from './dead-letters/index.js';
-export { queueDepth, type QueueDepth } from './queue-depth.js';
-export {
-  DEFAULT_BREAKER,
-  isCurrentReport,
-  type BackpressureOptions,
-  type BreakerState,
-  type CircuitBreakerOptions,
-  type DeferCause,
-  type DependencySnapshot,
-  type FleetMemberState,
-  type FleetOptions,
-  type FleetStateStore,
-} from './backpressure/index.js';
+export type { WorkerMessage } from './worker-message.js';

@@ -1,5 +1,5 @@
 import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
-import { DEAD_LETTER_ATTRIBUTE, RETRY_POLICY_ATTRIBUTE, RETRY_STATE_ATTRIBUTE } from '@requeue/retry';
+import { DEAD_LETTER_ATTRIBUTE, RETRY_POLICY_ATTRIBUTE, RETRY_STATE_ATTRIBUTE } from '@requeue/retry/engine';
 
 /** SQS allows at most 10 message attributes per message (SendMessage API reference). */
 export const MAX_MESSAGE_ATTRIBUTES = 10;

@@ -21,7 +21,7 @@ export interface WorkerMetrics {
   deadLettered(reason: string): void;
   duplicateRisk(): void;
   /** A message handed back without running or without using an attempt, because of its dependency. */
-  deferred(cause: DeferCause): void;
+  deferred(cause: 'breaker-open' | 'rate-limited' | 'duplicate-in-progress'): void;
   /** The dependencies' state, just before each flush: published as gauges. */
   dependencyStates(states: readonly DependencySnapshot[]): void;
   flush(): Promise<void>;

@@ -1,6 +1,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { TracerProvider } from '@opentelemetry/api';
-import { createRetryPolicy, RetryStateSigner, type RetryPolicy, type Random } from '@requeue/retry';
+import { createRetryPolicy, type RetryPolicy } from '@requeue/retry';
+import { enginePolicy, RetryStateSigner, type EnginePolicy, type Random } from '@requeue/retry/engine';
 import { resolveBackpressure, type BackpressureOptions, type ResolvedBackpressure } from './backpressure/options.js';
 import { SqsWorkerConfigError } from './errors.js';
 import type { WorkerLogger } from './logger.js';
@@ -121,8 +122,8 @@ export interface SqsWorkerOptions<Body = unknown> {
 
 type Optional = 'visibilityTimeoutSeconds' | 'maxReceiveCount' | 'dependencyKey' | 'schema' | 'tracing' | 'idempotency';
 
-export type ResolvedWorkerOptions = Required<Omit<SqsWorkerOptions, Optional | 'backpressure' | 'retryStateKeys'>> &
-  Pick<SqsWorkerOptions, Optional | 'retryStateKeys'> & { backpressure: ResolvedBackpressure | false; retryStateSigner: RetryStateSigner };
+export type ResolvedWorkerOptions = Required<Omit<SqsWorkerOptions, Optional | 'backpressure' | 'retryStateKeys' | 'retryPolicy'>> &
+  Pick<SqsWorkerOptions, Optional | 'retryStateKeys'> & { backpressure: ResolvedBackpressure | false; retryStateSigner: RetryStateSigner; retryPolicy: EnginePolicy };
 
 function integerIn(option: string, value: number | undefined, fallback: number, min: number, max: number): number {
   const chosen = value ?? fallback;
@@ -166,7 +167,7 @@ export function resolveWorkerOptions(options: SqsWorkerOptions, defaults: { logg
   const backoff = options.pollBackoff ?? { initialMs: 200, maxMs: 20_000 };
   return {
     ...options,
-    retryPolicy: options.retryPolicy ?? createRetryPolicy(),
+    retryPolicy: enginePolicy(options.retryPolicy ?? createRetryPolicy()),
     maxInFlight,
     // SQS long polling accepts 0 to 20 seconds (ReceiveMessage WaitTimeSeconds).
     waitTimeSeconds: integerIn('waitTimeSeconds', options.waitTimeSeconds, 20, 0, 20),

@@ -1,5 +1,5 @@
 import { ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
-import type { Random } from '@requeue/retry';
+import type { Random } from '@requeue/retry/engine';
 import type { InFlightLimit } from './in-flight-limit.js';
 import type { WorkerLogger } from './logger.js';
 import { ReceivePacer } from './receive-pacer.js';

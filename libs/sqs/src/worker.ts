@@ -17,9 +17,12 @@ import { keepProtoAttribute } from './proto-attribute.js';
 import { MessageTracer } from './tracing/message-tracer.js';
 import { readQueueFacts } from './queue-facts.js';
 import { ScheduledRetries, type ScheduledRetry } from './scheduled-retries.js';
-import { MessageSettler } from './settle.js';
+import { OutcomeExecutor } from './delivery/execute-outcome.js';
 import { sleep } from './sleep.js';
 import { UnusedReceives } from './unused-receives.js';
+
+/** Messages given back unrun: at shutdown, and a FIFO group's behind a failed head. */
+const RELEASE = { kind: 'release' } as const;
 
 export interface WorkerHealth {
   /** The poll loop is making progress (it may be backing off). */
@@ -54,7 +57,7 @@ export class WorkerStoppingError extends Error {
 interface Running {
   fifo: boolean;
   heartbeat: VisibilityHeartbeat;
-  settler: MessageSettler;
+  executor: OutcomeExecutor;
   processor: MessageProcessor;
   poller: Poller;
 }
@@ -112,14 +115,14 @@ export class SqsWorker<Body = unknown> {
       logger: options.logger,
       now: options.now,
     });
-    const settler = new MessageSettler({ options, batch: this.batch, facts, heartbeat, unusedReceives: this.unusedReceives, scheduled: this.scheduled });
+    const executor = new OutcomeExecutor({ options, batch: this.batch, heartbeat, unusedReceives: this.unusedReceives, scheduled: this.scheduled });
     const idempotency = options.idempotency ? await IdempotencyGuard.create(options.idempotency, this.queueName, options.handlerTimeoutMs, options.now) : undefined;
     this.idempotency = idempotency;
     const processor = new MessageProcessor({
       options,
       dependencies: this.dependencies,
-      heartbeat,
-      settler,
+      executor,
+      facts,
       unusedReceives: this.unusedReceives,
       handlerStop: new HandlerStop(this.stopController.signal),
       queueName: this.queueName,
@@ -144,7 +147,7 @@ export class SqsWorker<Body = unknown> {
       receiveTook: (ms) => this.slots.receiveTook(ms),
       blockedUntil: () => idempotency?.blockedUntil() ?? this.dependencies?.receiveBlockedUntil(),
     });
-    this.running = { fifo: facts.fifo, heartbeat, settler, processor, poller };
+    this.running = { fifo: facts.fifo, heartbeat, executor, processor, poller };
     heartbeat.start();
     this.metricsTimer = setInterval(() => void this.flushMetrics(), options.metricsFlushIntervalMs);
     this.metricsTimer.unref();
@@ -228,7 +231,7 @@ export class SqsWorker<Body = unknown> {
     const received = { messageId: message.MessageId ?? '', receiptHandle: message.ReceiptHandle ?? '' };
     if (this.stopping) {
       // Received by a poll that was under way when shutdown began: give it straight back.
-      void running.settler.release(received).finally(() => this.slots.held.release(1));
+      void running.executor.execute(received, RELEASE).finally(() => this.slots.held.release(1));
       return;
     }
     this.options.metrics.received(1);
@@ -239,10 +242,10 @@ export class SqsWorker<Body = unknown> {
     const run = (handOff: () => void) => running.processor.process(message, receivedAt, handOff);
     this.slots.admit(
       (slot) => {
-        const processing = groupId === undefined ? run(slot.handOff) : this.groups.run(groupId, () => run(slot.handOff), async () => void (await running.settler.release(received)));
+        const processing = groupId === undefined ? run(slot.handOff) : this.groups.run(groupId, () => run(slot.handOff), async () => void (await running.executor.execute(received, RELEASE)));
         void processing.finally(slot.done);
       },
-      async () => void (await running.settler.release(received)),
+      async () => void (await running.executor.execute(received, RELEASE)),
     );
   }
 }

@@ -1,8 +1,8 @@
 import { createInterface } from 'node:readline/promises';
 import { parseCommandArgs, parseDuration, parsePositiveInteger, parseRate } from '../args.js';
 import { CliError, CliUsageError } from '../errors.js';
-import { DEAD_LETTER_REASONS, REDRIVE_BACKSTOP, RetryStateSigner } from '@requeue/retry';
-import { DeadLetterOperationError, discardDeadLetters, redriveDeadLetters, replayDeadLetters, type DlqEntry, type DlqFilter } from '@requeue/sqs';
+import { DEAD_LETTER_REASONS, REDRIVE_BACKSTOP, RetryStateSigner } from '@requeue/retry/engine';
+import { DeadLetterOperationError, discardDeadLetters, redriveDeadLetters, replayDeadLetters, type DlqEntry, type DlqFilter } from '@requeue/sqs/dead-letters';
 import { entryJson, entryTable } from './format.js';
 import { listDeadLetters } from './list.js';
 import { explainAwsError, resolveDlq } from './target.js';

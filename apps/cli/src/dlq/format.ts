@@ -1,4 +1,4 @@
-import { deadLetterSummary, type DlqEntry } from '@requeue/sqs';
+import { deadLetterSummary, type DlqEntry } from '@requeue/sqs/dead-letters';
 
 const iso = (ms: number | undefined) => (ms === undefined ? '-' : new Date(ms).toISOString().replace('.000Z', 'Z'));
 const clip = (text: string, width: number) => {

@@ -1,4 +1,4 @@
-import { deadLetterSummary, queueDepth, release, scanDlq, type DeadLetterQueue, type DlqEntry } from '@requeue/sqs';
+import { deadLetterSummary, queueDepth, releaseDeadLetters, scanDlq, type DeadLetterQueue, type DlqEntry } from '@requeue/sqs/dead-letters';
 
 export type DeadLetterRow = ReturnType<typeof deadLetterRow>;
 
@@ -38,7 +38,7 @@ export class DeadLetterView {
     if (this.rows && count === this.depthAtScan && this.now() - this.scannedAt < RESCAN_AFTER_MS) return this.rows;
     // Looked at, not taken: hidden for the few seconds of the scan, then released.
     const { matched, skipped } = await scanDlq(this.dlq, {}, { limit: 100, hideSeconds: 10 });
-    await release(this.dlq, [...matched.map((entry) => entry.message), ...skipped]);
+    await releaseDeadLetters(this.dlq, [...matched.map((entry) => entry.message), ...skipped]);
     this.rows = matched.map(deadLetterRow);
     this.depthAtScan = count;
     this.scannedAt = this.now();

@@ -1,4 +1,4 @@
-import type { BreakerState, BreakerTicket } from './circuit-breaker.js';
+import type { BreakerTicket } from './circuit-breaker.js';
 
 /** What a finished call tells the dependency's gate. */
 export type CallOutcome =
@@ -34,7 +34,8 @@ export type Admission =
 
 export interface DependencySnapshot {
   key: string;
-  breaker: BreakerState | 'off';
+  /** Its breaker's state, or `off` when the dependency has no breaker. */
+  breaker: 'closed' | 'open' | 'half-open' | 'off';
   concurrencyLimit: number;
   inFlight: number;
   waiting: number;

@@ -1,4 +1,5 @@
-import { ErrorType, failureScope, type Classification, type RetryState } from '@requeue/retry';
+import { ErrorType, type Classification } from '@requeue/retry';
+import { failureScope, type RetryState } from '@requeue/retry/engine';
 import type { CallOutcome } from './dependency.js';
 
 const RATE_LIMIT_TYPES: ReadonlySet<string> = new Set([ErrorType.RATE_LIMIT, ErrorType.QUOTA_EXCEEDED]);

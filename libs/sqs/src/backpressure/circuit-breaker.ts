@@ -1,4 +1,4 @@
-import type { Random } from '@requeue/retry';
+import type { Random } from '@requeue/retry/engine';
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
 

@@ -1,4 +1,4 @@
-import type { Random } from '@requeue/retry';
+import type { Random } from '@requeue/retry/engine';
 import type { BreakerState } from './circuit-breaker.js';
 import { Dependency, type DependencySnapshot } from './dependency.js';
 import { FleetSync, type FleetStoreHealth } from './fleet-sync.js';

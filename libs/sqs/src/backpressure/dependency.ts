@@ -1,4 +1,4 @@
-import type { Random } from '@requeue/retry';
+import type { Random } from '@requeue/retry/engine';
 import { AimdLimit } from './aimd-limit.js';
 import type { Admission, CallOutcome, DependencySnapshot, DependencyTicket } from './admission.js';
 import { CircuitBreaker, type BreakerState, type CallResult } from './circuit-breaker.js';

@@ -1,4 +1,3 @@
-import type { BreakerState } from './circuit-breaker.js';
 
 /** What one worker of a fleet reports about one dependency. */
 export interface FleetMemberState {
@@ -16,7 +15,7 @@ export interface FleetMemberState {
   /** Epoch ms until which the worker holds every call after a 429; 0 when it does not. */
   pausedUntil: number;
   /** Its breaker's state, or `off` when it has none. */
-  breaker: BreakerState | 'off';
+  breaker: 'closed' | 'open' | 'half-open' | 'off';
   /** Epoch ms of the worker's last recovery (its breaker closing after it was open); 0 when none. */
   recoveredAt: number;
   /** Epoch ms of this report, by the worker's clock. */

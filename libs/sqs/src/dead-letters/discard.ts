@@ -1,5 +1,5 @@
 import { DeleteMessageBatchCommand } from '@aws-sdk/client-sqs';
-import { release, scanDlq, type DeadLetterQueue, type DlqEntry, type DlqFilter } from './scan.js';
+import { releaseDeadLetters, scanDlq, type DeadLetterQueue, type DlqEntry, type DlqFilter } from './scan.js';
 
 /**
  * Deletes matching DLQ messages for good, after `confirm` agrees (the caller asks, or
@@ -12,14 +12,14 @@ export async function discardDeadLetters(
   confirm: (entries: readonly DlqEntry[]) => Promise<boolean>,
 ): Promise<{ deleted: DlqEntry[]; cancelled: boolean; matched: number }> {
   const { matched, skipped } = await scanDlq(target, filter, { limit: options.max, hideSeconds: 120 });
-  await release(target, skipped);
+  await releaseDeadLetters(target, skipped);
   if (matched.length === 0) return { deleted: [], cancelled: false, matched: 0 };
   let confirmed = false;
   try {
     confirmed = await confirm(matched);
   } finally {
     // Refused, or no way to ask: everything goes back untouched.
-    if (!confirmed) await release(target, matched.map((e) => e.message));
+    if (!confirmed) await releaseDeadLetters(target, matched.map((e) => e.message));
   }
   if (!confirmed) return { deleted: [], cancelled: true, matched: matched.length };
   const deleted: DlqEntry[] = [];

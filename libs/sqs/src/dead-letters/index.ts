@@ -1,5 +1,22 @@
+/**
+ * Operations on a dead-letter queue, for operators and their tools: list what is there
+ * and why, replay (with or without a canary), redrive, discard. Each leaves what it did
+ * not act on in the DLQ, visible again. The worker itself needs none of this.
+ *
+ * @example
+ * ```ts
+ * import { replayDeadLetters } from '@requeue/sqs/dead-letters';
+ *
+ * const result = await replayDeadLetters({ sqs, dlqUrl }, { errorType: 'HTTP_5XX' }, { resetAttempts: true, dryRun: false });
+ * console.log(`${result.replayed.length} replayed, ${result.skipped.length} left in the DLQ`);
+ * ```
+ *
+ * @packageDocumentation
+ */
+export { DEAD_LETTER_ATTRIBUTE, DEAD_LETTER_REASONS, parseDeadLetterRecord, REDRIVE_BACKSTOP, type DeadLetterRecord } from '@requeue/retry/engine';
 export { discardDeadLetters } from './discard.js';
 export { DeadLetterOperationError } from './errors.js';
 export { redriveDeadLetters } from './redrive.js';
-export { replayAttributes, replayDeadLetters, type ReplayOptions, type ReplayResult } from './replay.js';
-export { deadLetterSummary, matches, release, scanDlq, type DeadLetterQueue, type DlqEntry, type DlqFilter } from './scan.js';
+export { replayDeadLetters, type ReplayOptions, type ReplayResult } from './replay.js';
+export { deadLetterSummary, releaseDeadLetters, scanDlq, type DeadLetterQueue, type DlqEntry, type DlqFilter } from './scan.js';
+export { queueDepth, type QueueDepth } from '../queue-depth.js';

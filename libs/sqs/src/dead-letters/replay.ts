@@ -1,8 +1,8 @@
 import { DeleteMessageCommand, SendMessageCommand, type MessageAttributeValue } from '@aws-sdk/client-sqs';
-import { encodeRetryState, parseRetryState, RETRY_POLICY_ATTRIBUTE, RETRY_STATE_ATTRIBUTE, type RetryStateSigner } from '@requeue/retry';
+import { encodeRetryState, parseRetryState, RETRY_POLICY_ATTRIBUTE, RETRY_STATE_ATTRIBUTE, type RetryStateSigner } from '@requeue/retry/engine';
 import { userAttributes, type MessageAttributes } from '../message-attributes.js';
 import { DeadLetterOperationError } from './errors.js';
-import { release, scanDlq, type DeadLetterQueue, type DlqEntry, type DlqFilter } from './scan.js';
+import { releaseDeadLetters, scanDlq, type DeadLetterQueue, type DlqEntry, type DlqFilter } from './scan.js';
 import { sourceQueuePolicy } from './source-queues.js';
 
 export interface ReplayOptions {
@@ -105,7 +105,7 @@ export async function replayDeadLetters(target: DeadLetterQueue, filter: DlqFilt
       result.replayed.push({ messageId, to });
     }
   } finally {
-    await release(target, untouched);
+    await releaseDeadLetters(target, untouched);
   }
   return result;
 }

@@ -1,5 +1,5 @@
 import { ChangeMessageVisibilityBatchCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
-import { parseDeadLetterRecord, REDRIVE_BACKSTOP, type DeadLetterRecord } from '@requeue/retry';
+import { parseDeadLetterRecord, REDRIVE_BACKSTOP, type DeadLetterRecord } from '@requeue/retry/engine';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 
 /** A dead-letter queue and the client to reach it. */
@@ -105,7 +105,7 @@ export async function scanDlq(target: DeadLetterQueue, filter: DlqFilter, option
 }
 
 /** Makes messages visible again at once, for the worker or the next operator. */
-export async function release(target: DeadLetterQueue, messages: readonly Message[]): Promise<void> {
+export async function releaseDeadLetters(target: DeadLetterQueue, messages: readonly Message[]): Promise<void> {
   for (let start = 0; start < messages.length; start += 10) {
     const batch = messages.slice(start, start + 10);
     await target.sqs.send(

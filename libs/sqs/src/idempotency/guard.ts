@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { WorkerMessage } from '../worker-message.js';
-import type { IdempotencyOptions, IdempotencyRecordData, IdempotencyStore, IdempotencyStoreRecord } from './options.js';
+import type { IdempotencyOptions, IdempotencyStore, IdempotencyStoreRecord } from './options.js';
 
 /** What the store says about a message's key before its handler may run. */
 export type Claim =
-  | { kind: 'run'; data: IdempotencyRecordData; payloadHash: string | undefined }
+  | { kind: 'run'; data: { key: string }; payloadHash: string | undefined }
   | { kind: 'unguarded' }
   | { kind: 'completed' }
   | { kind: 'in-progress'; untilMs: number }
@@ -84,7 +84,7 @@ export class IdempotencyGuard {
       return { kind: 'no-key', error: error instanceof Error ? error.message : String(error) };
     }
     if (key === undefined || key === '') return { kind: 'unguarded' };
-    const data: IdempotencyRecordData = { key };
+    const data: { key: string } = { key };
     const payloadHash = this.validatePayload ? createHash('sha256').update(message.rawBody).digest('base64') : undefined;
     // The in-progress record outlives the handler's timeout by a little, never by less.
     const write = this.store.saveInProgress(data, this.handlerTimeoutMs + 1000);
@@ -112,7 +112,7 @@ export class IdempotencyGuard {
   }
 
   /** Why the in-progress record could not be written: a duplicate, a reused key, or the store. */
-  private async existing(error: unknown, data: IdempotencyRecordData, payloadHash: string | undefined): Promise<Claim> {
+  private async existing(error: unknown, data: { key: string }, payloadHash: string | undefined): Promise<Claim> {
     const name = error instanceof Error ? error.name : '';
     // Gone between the write and the read: the other run failed and cleared it. Look again soon.
     if (name === 'IdempotencyItemNotFoundError') return { kind: 'in-progress', untilMs: this.now() + 1000 };

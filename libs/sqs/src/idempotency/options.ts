@@ -1,8 +1,5 @@
 import type { WorkerMessage } from '../worker-message.js';
 
-/** What the store hashes into a record's key. */
-export type IdempotencyRecordData = { key: string };
-
 /** A record as the store returns it. */
 export interface IdempotencyStoreRecord {
   /** `INPROGRESS`, `COMPLETED` or `EXPIRED`. */
@@ -22,13 +19,13 @@ export interface IdempotencyStore {
   /** Called once at start: the key path, the records' lifetime, and the consumer's queue as the key prefix. */
   configure(options: { config: object; keyPrefix?: string }): void;
   /** Writes an in-progress record unless one holds the key; throws `IdempotencyItemAlreadyExistsError` (with the record) if one does. */
-  saveInProgress(data: IdempotencyRecordData, remainingTimeInMillis?: number): Promise<void>;
+  saveInProgress(data: { key: string }, remainingTimeInMillis?: number): Promise<void>;
   /** Marks the record completed, keeping `result` with it. */
-  saveSuccess(data: IdempotencyRecordData, result: { payloadHash: string } | null): Promise<void>;
+  saveSuccess(data: { key: string }, result: { payloadHash: string } | null): Promise<void>;
   /** Removes the record, so the key may run again. */
-  deleteRecord(data: IdempotencyRecordData): Promise<void>;
+  deleteRecord(data: { key: string }): Promise<void>;
   /** Reads the record; throws `IdempotencyItemNotFoundError` when there is none. */
-  getRecord(data: IdempotencyRecordData): Promise<IdempotencyStoreRecord>;
+  getRecord(data: { key: string }): Promise<IdempotencyStoreRecord>;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { InvalidRetryStateError, parsePolicyOverride, RETRY_POLICY_ATTRIBUTE, type PolicyOverrideInput } from '@requeue/retry';
+import { InvalidRetryStateError, type PolicyOverrideInput } from '@requeue/retry';
+import { parsePolicyOverride, RETRY_POLICY_ATTRIBUTE } from '@requeue/retry/engine';
 import { MAX_MESSAGE_ATTRIBUTES, messageBytes, RESERVED_ATTRIBUTES, type MessageAttributes } from '../message-attributes.js';
 
 /** A message to send to a queue or publish to a topic. */

@@ -1,0 +1,142 @@
+import { createRetryPolicy, type Classification } from '@requeue/retry';
+import { enginePolicy, RetryStateSigner, seededRandom, type RetryState } from '@requeue/retry/engine';
+import { describe, expect, it } from 'vitest';
+import { decodeMessage, type DecodedMessage } from '../decode.js';
+import { decideDelivery, STORE_DOWN_HOLD_SECONDS, type DeliveryFacts } from './decide-delivery.js';
+import type { FinalVerdict } from './verdict.js';
+
+// One test per row of docs/contracts.md, "Outcomes": the decision alone, no SQS.
+const NOW = Date.UTC(2026, 10, 26, 12);
+const signer = new RetryStateSigner(['d'.repeat(32)]);
+const policy = enginePolicy(createRetryPolicy({ maxAttempts: 3, deadlineSeconds: 3600 }));
+const TIMEOUT: Classification = { retryable: true, errorType: 'TIMEOUT', message: 'timed out' };
+
+interface Delivery {
+  state?: Partial<RetryState>;
+  receiveCount?: number;
+  /** User attributes on the message: ten leave no room for x-retry. */
+  userAttributes?: number;
+}
+
+function delivered({ state, receiveCount = 1, userAttributes = 0 }: Delivery = {}): DecodedMessage {
+  const attributes: Record<string, { DataType: string; StringValue: string }> = {};
+  for (let i = 0; i < userAttributes; i++) attributes[`a${i}`] = { DataType: 'String', StringValue: 'v' };
+  if (state) attributes['x-retry'] = { DataType: 'String', StringValue: signer.sign({ v: 1, attempt: 1, firstReceivedAt: NOW - 1000, originalMessageId: 'orig', ...state }) };
+  const raw = { MessageId: 'm1', ReceiptHandle: 'r1', Body: '{"id":1}', Attributes: { ApproximateReceiveCount: String(receiveCount) }, MessageAttributes: attributes };
+  return decodeMessage(raw, NOW, { signer }).message;
+}
+
+function decide(verdict: FinalVerdict, delivery: Delivery = {}, queue: DeliveryFacts['queue'] = { fifo: false, maxReceiveCount: undefined }) {
+  return decideDelivery({ message: delivered(delivery), verdict, policy, queue, signer, now: NOW, random: seededRandom(1) });
+}
+
+const FIFO = { fifo: true, maxReceiveCount: undefined };
+
+describe('decideDelivery: before the handler runs', () => {
+  it('runs a message that has no notBefore, or whose notBefore is within a second', () => {
+    const facts = { policy, queue: { fifo: false, maxReceiveCount: undefined }, signer, now: NOW, random: seededRandom(1), verdict: { kind: 'received' } as const };
+    expect(decideDelivery({ ...facts, message: delivered() })).toEqual({ kind: 'run' });
+    expect(decideDelivery({ ...facts, message: delivered({ state: { attempt: 1, notBefore: NOW + 500 } }) })).toEqual({ kind: 'run' });
+  });
+
+  it('sends a message that arrived before its notBefore back for the rest, attempt unchanged', () => {
+    const outcome = decideDelivery({ message: delivered({ state: { attempt: 1, notBefore: NOW + 60_000 } }), verdict: { kind: 'received' }, policy, queue: { fifo: false, maxReceiveCount: undefined }, signer, now: NOW, random: seededRandom(1) });
+    expect(outcome).toMatchObject({ kind: 'copy', wait: { kind: 'deferred', cause: 'not-before', decision: { state: { attempt: 1 } } } });
+    expect(outcome.kind === 'copy' && outcome.wait.decision.delaySeconds).toBeGreaterThanOrEqual(59);
+  });
+
+  it('dead-letters an undecodable message with the reason decode gave', () => {
+    expect(decide({ kind: 'undecodable', reason: 'invalid-retry-state', errorType: 'INVALID_RETRY_STATE', error: 'bad' })).toEqual({
+      kind: 'dead-letter',
+      reason: 'invalid-retry-state',
+      errorType: 'INVALID_RETRY_STATE',
+      error: 'bad',
+    });
+  });
+
+  it('dead-letters a body the schema rejects as non-retryable, and one whose validator threw as a handler bug', () => {
+    expect(decide({ kind: 'invalid-body', invalid: true, error: 'e' })).toMatchObject({ kind: 'dead-letter', reason: 'non-retryable', errorType: 'VALIDATION' });
+    expect(decide({ kind: 'invalid-body', invalid: false, error: 'e' })).toMatchObject({ kind: 'dead-letter', reason: 'handler-bug', errorType: 'HANDLER_BUG' });
+  });
+
+  it('releases a message whose gate closed for shutdown, or whose handler was aborted by it', () => {
+    expect(decide({ kind: 'gate-stopped' })).toEqual({ kind: 'release' });
+    expect(decide({ kind: 'stopped' })).toEqual({ kind: 'release' });
+  });
+
+  it('defers a message whose dependency is paused until it is due, without an attempt, keeping its last error', () => {
+    const outcome = decide({ kind: 'gate-closed', untilMs: NOW + 20_000, cause: 'breaker-open', dependency: 'api' }, { state: { attempt: 2, lastErrorType: 'HTTP_5XX', lastError: '503' } });
+    expect(outcome).toMatchObject({ kind: 'copy', wait: { kind: 'deferred', cause: 'breaker-open', decision: { delaySeconds: 20, state: { attempt: 2 }, errorType: 'HTTP_5XX' } } });
+  });
+
+  it('dead-letters a deferral that would end past the deadline', () => {
+    const outcome = decide({ kind: 'gate-closed', untilMs: NOW + 60_000, cause: 'rate-limited', dependency: 'api' }, { state: { firstReceivedAt: NOW - 3_590_000 } });
+    expect(outcome).toMatchObject({ kind: 'dead-letter', reason: 'deadline-exceeded' });
+  });
+});
+
+describe('decideDelivery: idempotency', () => {
+  it('acknowledges a duplicate of a completed key, and defers one whose key is running elsewhere', () => {
+    expect(decide({ kind: 'duplicate' })).toEqual({ kind: 'ack' });
+    expect(decide({ kind: 'duplicate-in-progress', untilMs: NOW + 5000 })).toMatchObject({ kind: 'copy', wait: { kind: 'deferred', cause: 'duplicate-in-progress' } });
+  });
+
+  it('dead-letters a reused or missing key as non-retryable', () => {
+    expect(decide({ kind: 'key-unusable', errorType: 'IDEMPOTENCY_KEY_REUSED', error: 'e' })).toMatchObject({ kind: 'dead-letter', reason: 'non-retryable', errorType: 'IDEMPOTENCY_KEY_REUSED' });
+    expect(decide({ kind: 'key-unusable', errorType: 'IDEMPOTENCY_KEY_MISSING', error: 'e' })).toMatchObject({ kind: 'dead-letter', errorType: 'IDEMPOTENCY_KEY_MISSING' });
+  });
+
+  it('holds a message back, unrun, while the store is unreachable', () => {
+    expect(decide({ kind: 'store-unavailable', error: new Error('down') })).toEqual({ kind: 'hold-back', seconds: STORE_DOWN_HOLD_SECONDS });
+  });
+});
+
+describe('decideDelivery: after the handler ran', () => {
+  it('acknowledges a success', () => {
+    expect(decide({ kind: 'succeeded' })).toEqual({ kind: 'ack' });
+  });
+
+  it('retries a retryable failure with budget left by a delayed copy carrying the next attempt, hidden instead if the send fails', () => {
+    const outcome = decide({ kind: 'failed', failure: TIMEOUT });
+    expect(outcome).toMatchObject({ kind: 'copy', wait: { kind: 'retry', decision: { action: 'retry', state: { attempt: 2, lastErrorType: 'TIMEOUT' } } } });
+    if (outcome.kind !== 'copy') throw new Error('expected a copy');
+    expect(outcome.attributes['x-retry']?.StringValue).toContain('"attempt":2');
+    expect(outcome.ifSendFails).toEqual({ kind: 'hide', wait: outcome.wait, seconds: outcome.wait.decision.delaySeconds });
+  });
+
+  it('retries by visibility on a FIFO queue, and when a copy could not carry x-retry beside ten user attributes', () => {
+    expect(decide({ kind: 'failed', failure: TIMEOUT }, {}, FIFO)).toMatchObject({ kind: 'hide', wait: { kind: 'retry' } });
+    expect(decide({ kind: 'failed', failure: TIMEOUT }, { userAttributes: 10 })).toMatchObject({ kind: 'hide', wait: { kind: 'retry' } });
+  });
+
+  it('dead-letters at the queue maxReceiveCount on the visibility transport, with max-attempts, rather than let SQS move it without a reason', () => {
+    const atLimit = decide({ kind: 'failed', failure: TIMEOUT }, { receiveCount: 2 }, { fifo: true, maxReceiveCount: 2 });
+    expect(atLimit).toMatchObject({ kind: 'dead-letter', reason: 'max-attempts', errorType: 'TIMEOUT' });
+    const copyFallback = decide({ kind: 'failed', failure: TIMEOUT }, { receiveCount: 2 }, { fifo: false, maxReceiveCount: 2 });
+    expect(copyFallback).toMatchObject({ kind: 'copy', ifSendFails: { kind: 'dead-letter', reason: 'max-attempts' } });
+  });
+
+  it('defers a systemic failure the dependency confirms, without using an attempt, for at least its Retry-After', () => {
+    const failure: Classification = { retryable: true, errorType: 'RATE_LIMITED', message: '429', retryAfterMs: 30_000 };
+    const outcome = decide({ kind: 'failed', failure, confirmed: { untilMs: NOW + 5000, cause: 'rate-limited', dependency: 'api' } });
+    expect(outcome).toMatchObject({ kind: 'copy', wait: { kind: 'deferred', cause: 'rate-limited', decision: { delaySeconds: 30, state: { attempt: 1 } } } });
+  });
+
+  it('retries a confirmed non-retryable failure never: it is dead-lettered with its own reason', () => {
+    const bug: Classification = { retryable: false, reason: 'handler-bug', errorType: 'HANDLER_BUG', message: 'TypeError' };
+    expect(decide({ kind: 'failed', failure: bug, confirmed: { untilMs: NOW + 5000, cause: 'breaker-open', dependency: 'api' } })).toMatchObject({ kind: 'dead-letter', reason: 'handler-bug' });
+    const invalid: Classification = { retryable: false, reason: 'non-retryable', errorType: 'HTTP_4XX', message: '400' };
+    expect(decide({ kind: 'failed', failure: invalid })).toMatchObject({ kind: 'dead-letter', reason: 'non-retryable', errorType: 'HTTP_4XX' });
+  });
+
+  it('dead-letters the last attempt as max-attempts, and one past its deadline as deadline-exceeded', () => {
+    expect(decide({ kind: 'failed', failure: TIMEOUT }, { state: { attempt: 3 } })).toMatchObject({ kind: 'dead-letter', reason: 'max-attempts' });
+    expect(decide({ kind: 'failed', failure: TIMEOUT }, { state: { attempt: 2 } })).toMatchObject({ kind: 'copy', wait: { kind: 'retry', decision: { state: { attempt: 3 } } } });
+    expect(decide({ kind: 'failed', failure: TIMEOUT }, { state: { firstReceivedAt: NOW - 3_600_000 } })).toMatchObject({ kind: 'dead-letter', reason: 'deadline-exceeded' });
+  });
+
+  it('is pure: the same facts give the same outcome', () => {
+    const verdict: FinalVerdict = { kind: 'failed', failure: TIMEOUT };
+    expect(decide(verdict)).toEqual(decide(verdict));
+  });
+});
