@@ -1,4 +1,4 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CheckError, npm, run } from './run.mjs';
 
@@ -14,6 +14,7 @@ export async function packPackage(root, pkg, destination) {
       throw new CheckError(`${pkg.name}: its public API changed; review it and run \`npm run api:update\` to commit the new report`, { cause });
     });
   }
+  await checkReportsDocumented(pkg, dir);
   await run('npx', ['publint', '--strict', dir], { cwd: root });
   await mkdir(destination, { recursive: true });
   const { output } = await npm(['pack', '--json', '--pack-destination', destination], { cwd: dir });
@@ -23,6 +24,22 @@ export async function packPackage(root, pkg, destination) {
   const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'));
   await checkContents(pkg, manifest, packed.files.map((file) => file.path), dir);
   return { name: pkg.name, tarball, size: packed.size, unpackedSize: packed.unpackedSize, files: packed.files.length };
+}
+
+/**
+ * Every exported member says what it is for, and every type a public signature uses is
+ * exported: an API report with "(undocumented)" or a forgotten export fails.
+ */
+async function checkReportsDocumented(pkg, dir) {
+  if (pkg.apiReports.length === 0) return;
+  for (const report of (await readdir(join(dir, 'etc'))).filter((name) => name.endsWith('.api.md'))) {
+    const text = await readFile(join(dir, 'etc', report), 'utf8');
+    const undocumented = text.split('(undocumented)').length - 1;
+    const forgotten = text.split('ae-forgotten-export').length - 1;
+    if (undocumented + forgotten > 0) {
+      throw new CheckError(`${pkg.name}: etc/${report} has ${undocumented} undocumented member(s) and ${forgotten} forgotten export(s); document them (TSDoc) or export the types, then run \`npm run api:update\``);
+    }
+  }
 }
 
 /**

@@ -1,3 +1,27 @@
+/**
+ * CDK constructs for a retrying SQS worker: the topic, queue and DLQ with redrive
+ * (`RetryingQueue`), the worker on ECS Fargate scaled on backlog (`QueueWorkerService`),
+ * and the alarms and dashboard an operator needs (`QueueMonitoring`).
+ *
+ * @example
+ * ```ts
+ * const orders = new RetryingQueue(this, 'Orders', { queueName: 'orders' });
+ * const worker = new QueueWorkerService(this, 'Worker', {
+ *   queue: orders.queue,
+ *   deadLetterQueue: orders.deadLetterQueue,
+ *   image: ecs.ContainerImage.fromAsset('../orders-worker'),
+ * });
+ * new QueueMonitoring(this, 'Monitoring', {
+ *   topic: orders.topic,
+ *   queue: orders.queue,
+ *   deadLetterQueue: orders.deadLetterQueue,
+ *   service: worker.service,
+ *   metricsNamespace: worker.metricsNamespace,
+ * });
+ * ```
+ *
+ * @packageDocumentation
+ */
 export { InfraConfigError } from './errors.js';
 export { FleetStateTable, type FleetStateTableProps } from './fleet-state-table.js';
 export { IdempotencyTable, type IdempotencyTableProps } from './idempotency-table.js';

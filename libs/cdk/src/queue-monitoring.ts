@@ -15,6 +15,10 @@ import { DEFAULT_METRICS_NAMESPACE } from './worker-settings.js';
 
 const MINUTE = Duration.minutes(1);
 
+/**
+ * What `QueueMonitoring` watches and where its alarms go; the thresholds default to those in
+ * docs/infra.md.
+ */
 export interface QueueMonitoringProps extends AlarmThresholdProps {
   /** The queue the worker consumes: any queue, yours or `RetryingQueue`'s. */
   readonly queue: sqs.IQueue;
@@ -63,8 +67,11 @@ export interface QueueMonitoringProps extends AlarmThresholdProps {
  * be retried) and dead-lettered.
  */
 export class QueueMonitoring extends Construct {
+  /** The topic every alarm notifies (and its OK). */
   readonly alarmTopic: sns.ITopic;
+  /** The dashboard: where messages are, what fails, and the worker's own metrics. */
   readonly dashboard: cloudwatch.Dashboard;
+  /** Each alarm, to add actions or read its ARN. */
   readonly alarms: {
     readonly queueDepth: cloudwatch.Alarm;
     readonly deadLetters: cloudwatch.Alarm;

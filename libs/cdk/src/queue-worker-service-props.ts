@@ -8,6 +8,10 @@ import type { RetryPolicyJson } from '@requeue/retry';
 import type { FleetStateTable } from './fleet-state-table.js';
 import type { IdempotencyTable } from './idempotency-table.js';
 
+/**
+ * What `QueueWorkerService` runs: the worker image on the queue, its scaling, and the settings it
+ * passes to the worker as environment.
+ */
 export interface QueueWorkerServiceProps {
   /** The queue the worker consumes and sends its retries to. */
   readonly queue: sqs.IQueue;

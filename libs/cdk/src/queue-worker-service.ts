@@ -25,11 +25,19 @@ import type { QueueWorkerServiceProps } from './queue-worker-service-props.js';
  * ignored it, and even then nothing was deleted before it succeeded.
  */
 export class QueueWorkerService extends Construct {
+  /** The ECS service. */
   readonly service: ecs.FargateService;
+  /** The cluster it runs in: the one given, or one created with its own VPC. */
   readonly cluster: ecs.ICluster;
+  /**
+   * The role the worker's code runs as: granted the queues, and the tables and secret when given.
+   */
   readonly taskRole: iam.Role;
+  /** Where the worker's logs (and its EMF metrics) go. */
   readonly logGroup: logs.LogGroup;
+  /** The worker's container: add environment or secrets here. */
   readonly container: ecs.ContainerDefinition;
+  /** The CloudWatch namespace the worker publishes to. */
   readonly metricsNamespace: string;
   /** (visible + in flight) / running tasks, the metric the service scales on. */
   readonly backlogPerTaskMetric: cloudwatch.IMetric;

@@ -11,6 +11,7 @@ import { wholeNumber } from './validation.js';
 /** SQS keeps a message at most 14 days; both queues keep it that long. */
 const FOURTEEN_DAYS = Duration.days(14);
 
+/** The queue, DLQ and topic's settings; every prop has a default fit for production. */
 export interface RetryingQueueProps {
   /**
    * The main queue's name. The DLQ is `<queueName>-dlq` and the subscription's
@@ -98,11 +99,15 @@ export const DEFAULT_FIFO_MAX_RECEIVE_COUNT = 30;
  * Numeric props may be tokens; validation skips what is known only at deploy.
  */
 export class RetryingQueue extends Construct {
+  /** The topic producers publish to. */
   readonly topic: sns.Topic;
+  /** The queue the worker consumes, subscribed to the topic. */
   readonly queue: sqs.Queue;
+  /** Its dead-letter queue, the redrive target. */
   readonly deadLetterQueue: sqs.Queue;
   /** Where SNS puts notifications it could not deliver to `queue`. */
   readonly undeliverableQueue: sqs.Queue;
+  /** The redrive backstop: receives after which SQS moves a message to the DLQ itself. */
   readonly maxReceiveCount: number;
 
   constructor(scope: Construct, id: string, props: RetryingQueueProps = {}) {

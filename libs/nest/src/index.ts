@@ -2,7 +2,7 @@ import 'reflect-metadata';
 
 export { SqsHandlerNotFoundError } from './handler-resolver.js';
 export { SqsHealthIndicator } from './sqs-health.indicator.js';
-export { SqsHandler } from './sqs-handler.decorator.js';
+export { SqsHandler, type HandlerDecorator } from './sqs-handler.decorator.js';
 export type { ConsumerHealth } from './consumer.js';
 export { SqsWorkerModule } from './sqs-worker.module.js';
 export {

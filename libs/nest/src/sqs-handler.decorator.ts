@@ -11,9 +11,8 @@ export interface SqsHandlerMetadata {
 /** The discovery key the handler metadata is stored under. */
 export const SqsHandlerMetadataKey = DiscoveryService.createDecorator<SqsHandlerMetadata>();
 
-/** A method that can handle messages whose body is `Body`. */
-type HandlerMethod<Body> = (message: WorkerMessage<Body>) => Promise<void>;
-type HandlerDecorator<Body> = <M extends HandlerMethod<Body>>(target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<M>) => void;
+/** What `@SqsHandler` returns: a method decorator that checks the method takes a `WorkerMessage<Body>`. */
+export type HandlerDecorator<Body> = <M extends (message: WorkerMessage<Body>) => Promise<void>>(target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<M>) => void;
 
 /**
  * Marks a provider method as a message handler. Give it a name to choose it from the
@@ -32,8 +31,8 @@ type HandlerDecorator<Body> = <M extends HandlerMethod<Body>>(target: object, ke
  * snapshotted with `.bind()`, so interceptors, tracing wrappers and request-scoped
  * providers keep working.
  */
-/** Without a schema the body is unchecked JSON: the method may type it as it trusts it (`never` admits any body type). */
 export function SqsHandler<S extends BodySchema>(name: string, options: { schema: S; idempotency?: IdempotencyOptions }): HandlerDecorator<InferBody<S>>;
+/** Without a schema the body is unchecked JSON: the method may type it as it trusts it (`never` admits any body type). */
 export function SqsHandler(name?: string, options?: { idempotency?: IdempotencyOptions }): HandlerDecorator<never>;
 export function SqsHandler(name = 'default', options: { schema?: BodySchema; idempotency?: IdempotencyOptions } = {}): HandlerDecorator<never> {
   const mark = SqsHandlerMetadataKey({ name, schema: options.schema, idempotency: options.idempotency });

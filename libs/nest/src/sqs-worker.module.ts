@@ -9,6 +9,23 @@ import { ConfigurableModuleClass, type SqsWorkerModuleOptions } from './sqs-work
  * `SqsWorkerModule.forRoot(options)` or `.forRootAsync({ imports, inject, useFactory })`.
  * Decorate one provider method with `@SqsHandler()`; the module finds it, starts the
  * worker after bootstrap and drains it on shutdown (call `app.enableShutdownHooks()`).
+ *
+ * @example
+ * ```ts
+ * @Injectable()
+ * class Orders {
+ *   @SqsHandler('orders', { schema: OrderSchema })
+ *   async handle(message: WorkerMessage<Order>): Promise<void> {
+ *     await this.payments.charge(message.body, { signal: message.signal });
+ *   }
+ * }
+ *
+ * @Module({
+ *   imports: [SqsWorkerModule.forRoot({ sqs: new SQSClient({}), queueUrl, deadLetterQueueUrl, handlerName: 'orders' })],
+ *   providers: [Orders],
+ * })
+ * class AppModule {}
+ * ```
  */
 @Module({
   imports: [DiscoveryModule, TerminusModule],

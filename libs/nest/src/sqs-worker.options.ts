@@ -11,7 +11,9 @@ export interface SqsConsumerOptions extends ConsumerEngineOptions {
   name?: string;
   /** The `@SqsHandler(name)` this consumer runs. */
   handlerName: string;
+  /** The queue this consumer polls. */
   queueUrl: string;
+  /** Its dead-letter queue. */
   deadLetterQueueUrl: string;
   /** @default the module's `sqs` */
   sqs?: SQSClient;
@@ -43,10 +45,16 @@ export interface SingleConsumerModuleOptions extends Omit<SqsWorkerOptions, 'han
 export interface MultiConsumerModuleOptions extends Partial<ConsumerEngineOptions>, SqsModuleBehaviour {
   /** The client every consumer uses unless it brings its own. */
   sqs: SQSClient;
+  /** The consumers, each with its own queue, DLQ and handler. */
   consumers: readonly SqsConsumerOptions[];
 }
 
+/** What `SqsWorkerModule.forRoot` takes: one consumer, or several (`consumers`). */
 export type SqsWorkerModuleOptions = SingleConsumerModuleOptions | MultiConsumerModuleOptions;
 
-export const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN } =
-  new ConfigurableModuleBuilder<SqsWorkerModuleOptions>().setClassMethodName('forRoot').build();
+const configurable = new ConfigurableModuleBuilder<SqsWorkerModuleOptions>().setClassMethodName('forRoot').build();
+
+export const { ConfigurableModuleClass } = configurable;
+
+/** The injection token of the module's options: `@Inject(SQS_WORKER_OPTIONS)` reads what `forRoot` was given. */
+export const MODULE_OPTIONS_TOKEN: string | symbol = configurable.MODULE_OPTIONS_TOKEN;

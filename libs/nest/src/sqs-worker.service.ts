@@ -18,6 +18,10 @@ export class SqsWorkerService implements OnApplicationBootstrap, BeforeApplicati
     @Inject(ModuleRef) private readonly moduleRef: ModuleRef,
   ) {}
 
+  /**
+   * Resolves every consumer's handler (a missing one fails the boot), then starts the consumers
+   * unless `autoStart` is false.
+   */
   async onApplicationBootstrap(): Promise<void> {
     // Every handler is resolved before any consumer starts: a missing one fails the boot.
     this.consumers = consumerList(this.options).map((consumer) => {

@@ -10,9 +10,13 @@ import { classNames, describeThrown, isErrorLike, readProperty, readString } fro
  */
 export type FailureScope = 'systemic' | 'message';
 
+/** A failure worth retrying: its `errorType` picks the backoff. */
 export interface RetryableFailure {
+  /** Retry it. */
   retryable: true;
+  /** The error type whose policy applies, e.g. `RATE_LIMIT`, `TEMPORARY`, `DEFAULT`. */
   errorType: string;
+  /** What went wrong, scrubbed of secrets and bounded: it becomes `x-retry.lastError`. */
   message: string;
   /** `classifyFailure` always sets it; a rule may leave it out and get `scopeOfErrorType`. */
   scope?: FailureScope;
@@ -20,18 +24,33 @@ export interface RetryableFailure {
   retryAfterMs?: number;
 }
 
+/** A failure that retrying cannot fix: the message goes to the DLQ with `reason`. */
 export interface NonRetryableFailure {
+  /** Do not retry it. */
   retryable: false;
+  /**
+   * `handler-bug` for a bug in the handler's code (or a thrown non-`Error`), else `non-retryable`.
+   */
   reason: 'non-retryable' | 'handler-bug';
+  /** Recorded in `x-dead-letter.errorType`, e.g. `HTTP_4XX`, `VALIDATION`, `HANDLER_BUG`. */
   errorType: string;
+  /** What went wrong, scrubbed of secrets and bounded: it becomes `x-dead-letter.error`. */
   message: string;
 }
 
+/**
+ * What a thrown value means for its message: retry it, of an error type, or dead-letter it, with a
+ * reason.
+ */
 export type Classification = RetryableFailure | NonRetryableFailure;
 
 /** A user rule: return a classification to decide, or undefined to pass. */
 export type ClassifierRule = (thrown: unknown, now: number) => Classification | undefined;
 
+/**
+ * How `classifyFailure` reads what a handler throws, besides its built-in rules (docs/retry-
+ * policy.md, Classification).
+ */
 export interface ClassifierOptions {
   /** Consulted first, in order; the first defined answer wins. A rule that throws is skipped. */
   rules?: readonly ClassifierRule[];

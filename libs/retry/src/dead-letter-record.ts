@@ -2,17 +2,26 @@ import { z } from 'zod';
 import { DEAD_LETTER_REASONS, type DeadLetterReason } from './error-types.js';
 import { parseAttributeJson } from './attribute-json.js';
 
+/** The attribute that carries `DeadLetterRecord` on a dead letter. */
 export const DEAD_LETTER_ATTRIBUTE = 'x-dead-letter';
 
 /** The `x-dead-letter` attribute: why a message is in the DLQ and where it came from. */
 export interface DeadLetterRecord {
+  /** Why it was dead-lettered. */
   reason: DeadLetterReason;
+  /** The last failure's error type. */
   errorType: string;
+  /** The last failure's text, scrubbed of secrets. */
   error: string;
+  /** Attempts made. */
   attempts: number;
+  /** Epoch ms of the first receive. */
   firstReceivedAt: number;
+  /** Epoch ms at which the worker dead-lettered it. */
   deadLetteredAt: number;
+  /** The URL of the queue it came from: where a replay sends it. */
   sourceQueue: string;
+  /** The id of its first delivery: its idempotency key. */
   originalMessageId: string;
   /**
    * A FIFO message's group. In a FIFO DLQ each dead letter is its own group, so every
@@ -34,11 +43,15 @@ const recordSchema = z.object({
   messageGroupId: z.string().min(1).max(128).optional(),
 });
 
+/** `x-dead-letter`'s value for a record. */
 export function encodeDeadLetterRecord(record: DeadLetterRecord): string {
   const { reason, errorType, error, attempts, firstReceivedAt, deadLetteredAt, sourceQueue, originalMessageId, messageGroupId } = record;
   return JSON.stringify({ reason, errorType, error, attempts, firstReceivedAt, deadLetteredAt, sourceQueue, originalMessageId, messageGroupId });
 }
 
+/**
+ * Reads `x-dead-letter`; throws `InvalidRetryStateError` when it does not parse or is out of range.
+ */
 export function parseDeadLetterRecord(raw: string): DeadLetterRecord {
   return parseAttributeJson(recordSchema, raw, 'x-dead-letter');
 }

@@ -16,8 +16,9 @@ export interface RetryPolicy {
   readonly input: RetryPolicyInput;
 }
 
-/** @internal What the engine asks a policy; `enginePolicy` gets it from a `RetryPolicy`. */
+/** What a transport asks a policy; `enginePolicy` gets it from a `RetryPolicy`. */
 export interface EnginePolicy extends RetryPolicy {
+  /** The policy as it runs: the input merged over the preset, every error type complete. */
   readonly config: ResolvedRetryPolicy;
   /**
    * Given that attempt `state.attempt` failed with `thrown` at `now`: retry when, or
@@ -42,7 +43,7 @@ export interface EnginePolicy extends RetryPolicy {
 }
 
 /**
- * @internal The policy's decisions, for a transport (the SQS engine). Throws when the
+ * The policy's decisions, for a transport (the SQS engine). Throws when the
  * policy was not made by `createRetryPolicy`, whose decisions the engine relies on.
  */
 export function enginePolicy(policy: RetryPolicy): EnginePolicy {

@@ -12,6 +12,7 @@ function hasBrand(value: unknown, brand: symbol): boolean {
   }
 }
 
+/** What a `RetryableError` says about its failure. */
 export interface RetryableErrorOptions {
   /** Selects the backoff policy, e.g. `RATE_LIMIT`. Defaults to `DEFAULT`. */
   errorType?: string;
@@ -19,6 +20,7 @@ export interface RetryableErrorOptions {
   retryAfterMs?: number;
   /** Whose fault it is. @default derived from `errorType`: RATE_LIMIT, QUOTA_EXCEEDED and TEMPORARY are `systemic` */
   scope?: 'systemic' | 'message';
+  /** The error behind this one, kept as `cause`. */
   cause?: unknown;
 }
 
@@ -32,6 +34,7 @@ export class ConfigError extends Error {
   readonly problem: string;
 
   constructor(
+    /** The setting at fault: an option, an environment variable, a policy path or a construct prop. */
     readonly setting: string,
     problem: string,
     options?: { cause?: unknown },
@@ -50,9 +53,13 @@ export class ConfigError extends Error {
  * policy; `retryAfterMs` is a floor on the delay.
  */
 export class RetryableError extends Error {
+  /** The error type whose backoff applies. */
   readonly errorType: string;
+  /** The least delay before the next attempt, when the dependency asked for one. */
   readonly retryAfterMs: number | undefined;
+  /** Whose fault it is, when the thrower said; else it follows from `errorType`. */
   readonly scope: 'systemic' | 'message' | undefined;
+  /** The brand `RetryableError.is` checks. */
   readonly [RETRYABLE] = true;
 
   constructor(message: string, options: RetryableErrorOptions = {}) {
@@ -69,15 +76,19 @@ export class RetryableError extends Error {
   }
 }
 
+/** What a `NonRetryableError` says about its failure. */
 export interface NonRetryableErrorOptions {
   /** Recorded in `x-dead-letter.errorType`. Defaults to `PERMANENT`. */
   errorType?: string;
+  /** The error behind this one, kept as `cause`. */
   cause?: unknown;
 }
 
 /** Throw this from a handler to send the message to the DLQ on this attempt. */
 export class NonRetryableError extends Error {
+  /** Recorded in `x-dead-letter.errorType`. */
   readonly errorType: string;
+  /** The brand `NonRetryableError.is` checks. */
   readonly [NON_RETRYABLE] = true;
 
   constructor(message: string, options: NonRetryableErrorOptions = {}) {
@@ -86,6 +97,7 @@ export class NonRetryableError extends Error {
     this.errorType = options.errorType ?? 'PERMANENT';
   }
 
+  /** True for any `NonRetryableError`, even one from another copy of this package. */
   static is(value: unknown): value is NonRetryableError {
     return hasBrand(value, NON_RETRYABLE);
   }

@@ -85,18 +85,27 @@ void (true satisfies Same<RetryPolicyJson, z.input<typeof jsonPolicySchema>> &
   Same<Jitter, z.output<typeof jitterObject>> &
   Same<JitterInput, z.input<typeof jitterSchema>>);
 
+/** One error type's policy as it runs: every field filled in. */
 export interface ErrorTypePolicy {
+  /** How the delay grows with the attempt. */
   backoff: Backoff;
+  /** The longest delay, before jitter. */
   maxDelayMs: number;
+  /** How the delay is spread. */
   jitter: Jitter;
 }
 
 /** A fully resolved policy: every error type has a complete policy, `DEFAULT` included. */
 export interface ResolvedRetryPolicy {
+  /** Attempts in all, the first included. */
   maxAttempts: number;
+  /** Seconds from the first receive to the deadline; undefined for none. */
   deadlineSeconds: number | undefined;
+  /** The longest single SQS delay; longer waits hop. */
   hopCeilingSeconds: number;
+  /** Each error type's policy, `DEFAULT` included. */
   types: Readonly<Record<string, ErrorTypePolicy>>;
+  /** How thrown values are classified. */
   classifier: ClassifierOptions;
   /** The custom strategies JSON may name. */
   strategies: Readonly<Record<string, CustomBackoff>>;

@@ -5,6 +5,10 @@ import { jitterSchema, jsonBackoffSchema, limitsShape } from './policy-config.js
 import { Bounds } from './bounds.js';
 import { parseAttributeJson } from './attribute-json.js';
 
+/**
+ * The attribute a publisher sets to override the policy for one message (docs/contracts.md, section
+ * 3).
+ */
 export const RETRY_POLICY_ATTRIBUTE = 'x-retry-policy';
 
 const MAX_OVERRIDE_CHARS = 1024;
@@ -41,6 +45,7 @@ export function parsePolicyOverride(raw: string, strategyNames: readonly string[
   return override;
 }
 
+/** `x-retry-policy`'s value for a parsed override: what a retry copy carries. */
 export function encodePolicyOverride(override: PolicyOverride): string {
   return JSON.stringify(override);
 }

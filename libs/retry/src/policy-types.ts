@@ -2,8 +2,11 @@ import type { ClassifierOptions, RetryableFailure } from './classify.js';
 
 /** What a custom backoff receives besides the attempt number and the failure. */
 export interface CustomBackoffContext {
+  /** Epoch ms of the decision. */
   now: number;
+  /** Epoch ms of the message's first receive: its deadline counts from here. */
   firstReceivedAt: number;
+  /** The failure's error type. */
   errorType: string;
 }
 
@@ -35,17 +38,17 @@ export type JsonBackoff =
   | { type: 'custom'; name: string };
 /** A strategy as written in code: JSON's, or a custom function. */
 export type BackoffInput = JsonBackoff | { type: 'custom'; compute: CustomBackoff };
-/** @internal A custom strategy given as a function. */
+/** A custom strategy given as a function. */
 export type CustomFunctionBackoff = Extract<BackoffInput, { compute: CustomBackoff }>;
-/** @internal A custom strategy registered by name. */
+/** A custom strategy registered by name. */
 export type NamedCustomBackoff = Extract<JsonBackoff, { type: 'custom' }>;
-/** @internal A built-in strategy once parsed: its defaults filled in. */
+/** A built-in strategy once parsed: its defaults filled in. */
 export type ParsedBuiltInBackoff =
   | Extract<JsonBackoff, { type: 'fixed' }>
   | Extract<JsonBackoff, { type: 'linear' }>
   | (Extract<JsonBackoff, { type: 'exponential' }> & { multiplier: number })
   | (Extract<JsonBackoff, { type: 'decorrelated' }> & { multiplier: number });
-/** @internal A strategy as the policy runs it: a named custom strategy is resolved to its function. */
+/** A strategy as the policy runs it: a named custom strategy is resolved to its function. */
 export type Backoff = ParsedBuiltInBackoff | CustomFunctionBackoff;
 
 /**
@@ -65,18 +68,25 @@ export type JitterInput =
   | { type: 'decorrelated' }
   | { type: 'proportional'; fraction: number }
   | { type: 'symmetric'; ms: number };
-/** @internal A jitter once parsed: always the object form. */
+/** A jitter once parsed: always the object form. */
 export type Jitter = Exclude<JitterInput, string>;
 
 /** One error type's policy as written; unset fields fall back to the policy's. */
 export interface ErrorTypePolicyInput<B> {
+  /** How the delay grows with the attempt. */
   backoff?: B | undefined;
+  /** The longest delay for this type, before jitter. @default the policy's `maxDelayMs` */
   maxDelayMs?: number | undefined;
+  /** How the delay is spread. @default the policy's `jitter` */
   jitter?: JitterInput | undefined;
 }
 
 /** The fields of a retry policy as written, with the strategies `B` may name. */
 export interface RetryPolicyFields<B> {
+  /**
+   * Attempts in all, the first included; the last failure is dead-lettered `max-attempts`. @default
+   * 20
+   */
   maxAttempts?: number | undefined;
   /** null turns the shipped deadline off. */
   deadlineSeconds?: number | null | undefined;
@@ -86,6 +96,10 @@ export interface RetryPolicyFields<B> {
   jitter?: JitterInput | undefined;
   /** Longest single SQS delay; longer waits hop. Only tests need less than 900. */
   hopCeilingSeconds?: number | undefined;
+  /**
+   * Per error type (`RATE_LIMIT`, `TEMPORARY`, `DEFAULT` or your own): its backoff, cap and jitter,
+   * merged over the preset's.
+   */
   types?: Record<string, ErrorTypePolicyInput<B>> | undefined;
   /**
    * What a message's `x-retry-policy` may ask for: at most these attempts and this
@@ -112,7 +126,9 @@ export type RetryPolicyInput = RetryPolicyFields<BackoffInput> & {
 
 /** The `x-retry-policy` attribute a publisher may set: per-message limits and backoff. */
 export interface PolicyOverride {
+  /** At most this many attempts, within the policy's `overrideCeilings`. */
   maxAttempts?: number | undefined;
+  /** A deadline in seconds from the first receive, within the policy's `overrideCeilings`. */
   deadlineSeconds?: number | undefined;
   /** Replaces the backoff of every error type for this message. */
   backoff?: ((ParsedBuiltInBackoff | NamedCustomBackoff) & { maxDelayMs?: number | undefined; jitter?: Jitter | undefined }) | undefined;
@@ -120,7 +136,15 @@ export interface PolicyOverride {
 
 /** What a publisher writes in `x-retry-policy`: `PolicyOverride` before parsing, defaults unfilled. */
 export interface PolicyOverrideInput {
+  /** At most this many attempts for this message (never more than the policy allows). */
   maxAttempts?: number | undefined;
+  /**
+   * Seconds from the first receive after which this message is dead-lettered `deadline-exceeded`.
+   */
   deadlineSeconds?: number | undefined;
+  /**
+   * Replaces the backoff of every error type for this message, optionally with its own cap and
+   * jitter.
+   */
   backoff?: (JsonBackoff & { maxDelayMs?: number | undefined; jitter?: JitterInput | undefined }) | undefined;
 }

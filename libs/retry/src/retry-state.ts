@@ -6,6 +6,7 @@ import { parseAttributeJson } from './attribute-json.js';
 
 /** The `x-retry` message attribute: where a message is in its retry life. Version 1. */
 export interface RetryState {
+  /** The format's version. */
   v: 1;
   /** The attempt this delivery is. A message without `x-retry` is attempt 1. */
   attempt: number;
@@ -13,7 +14,9 @@ export interface RetryState {
   firstReceivedAt: number;
   /** The id of the very first message: the idempotency key, stable across retries. */
   originalMessageId: string;
+  /** The error type of the last failure. */
   lastErrorType?: string;
+  /** The last failure's text, scrubbed of secrets, at most 256 characters. */
   lastError?: string;
   /** Epoch ms before which the handler must not run: the remainder of a long delay. */
   notBefore?: number;
@@ -21,6 +24,7 @@ export interface RetryState {
   mac?: string;
 }
 
+/** The attribute that carries `RetryState` on a retry copy (docs/contracts.md, section 3). */
 export const RETRY_STATE_ATTRIBUTE = 'x-retry';
 
 /** Longer than any state we write (a 256-character error, escaped); a 10 KB header is forged. */

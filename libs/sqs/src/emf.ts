@@ -13,3 +13,4 @@
  * @packageDocumentation
  */
 export { EmfMetrics, type EmfMetricsOptions } from './metrics.js';
+export type { DependencySnapshot, WorkerMetrics } from './index.js';

@@ -4,6 +4,7 @@ import type { EntryOutcome } from './batcher.js';
 /** A worker option that is missing or out of range. `option` names it. */
 export class SqsWorkerConfigError extends ConfigError {
   constructor(
+    /** The option at fault, e.g. `maxInFlight`. */
     readonly option: string,
     problem: string,
     options?: { cause?: unknown },
@@ -19,10 +20,14 @@ export class SqsWorkerConfigError extends ConfigError {
  */
 export class SqsOperationError extends Error {
   constructor(
+    /** The SQS call that failed. */
     readonly operation: 'DeleteMessageBatch' | 'SendMessageBatch' | 'ChangeMessageVisibilityBatch',
+    /** The queue it was made to. */
     readonly queueUrl: string,
+    /** The messages it was for. */
     readonly messageIds: readonly string[],
     message: string,
+    /** SQS's error code, e.g. `ReceiptHandleIsInvalid`, when it gave one. */
     readonly code: string | undefined,
     options?: { cause?: unknown },
   ) {

@@ -2,7 +2,10 @@ export type HandlerOutcome = { ok: true } | { ok: false; error: unknown; timedOu
 
 /** The error a timed-out handler fails with; classified as TEMPORARY. */
 export class HandlerTimeoutError extends Error {
-  constructor(readonly timeoutMs: number) {
+  constructor(
+    /** The `handlerTimeoutMs` it ran past. */
+    readonly timeoutMs: number,
+  ) {
     super(`handler did not finish within ${timeoutMs} ms`);
     this.name = 'TimeoutError';
   }

@@ -7,23 +7,30 @@ import type { IEnvironment } from 'aws-embedded-metrics/lib/environment/IEnviron
 import type { MetricsContext } from 'aws-embedded-metrics/lib/logger/MetricsContext.js';
 import { LogSerializer } from 'aws-embedded-metrics/lib/serializers/LogSerializer.js';
 import type { Writable } from 'node:stream';
-import type { DeferCause, DependencySnapshot } from './backpressure/dependency.js';
+import type { DependencySnapshot } from './backpressure/dependency.js';
 import { MetricDimension, MetricName } from './metric-names.js';
 
 /** What the engine reports. `EmfMetrics` publishes it; tests may record it. */
 export interface WorkerMetrics {
+  /** Messages received. */
   received(count: number): void;
+  /** A handler succeeded on `attempt`, in `durationMs`. */
   succeeded(attempt: number, durationMs: number): void;
+  /** A handler failed (or timed out) after `durationMs`. */
   failed(durationMs: number): void;
   /** A message failed on its first attempt: a new failure, not a retry of an old one. */
   firstFailure(errorType: string): void;
+  /** A retry was scheduled after `delaySeconds`. */
   retried(errorType: string, delaySeconds: number): void;
+  /** A message reached the DLQ. */
   deadLettered(reason: string): void;
+  /** A delete failed after a copy or dead letter was sent: the message will exist twice. */
   duplicateRisk(): void;
   /** A message handed back without running or without using an attempt, because of its dependency. */
   deferred(cause: 'breaker-open' | 'rate-limited' | 'duplicate-in-progress'): void;
   /** The dependencies' state, just before each flush: published as gauges. */
   dependencyStates(states: readonly DependencySnapshot[]): void;
+  /** Writes what was gathered; called on an interval and at stop. */
   flush(): Promise<void>;
 }
 
@@ -40,8 +47,13 @@ export const noMetrics: WorkerMetrics = {
   flush: async () => undefined,
 };
 
+/**
+ * Where `EmfMetrics` publishes: the namespace and the `Queue` dimension the stack's alarms read.
+ */
 export interface EmfMetricsOptions {
+  /** The CloudWatch namespace; the stack's `metricsNamespace`. */
   namespace: string;
+  /** The `Queue` dimension: the queue's name. */
   queueName: string;
   /** Where EMF documents go: stdout for CloudWatch Logs (the default). */
   stream?: Writable;
@@ -80,16 +92,19 @@ export class EmfMetrics implements WorkerMetrics {
     };
   }
 
+  /** Counts `Received`. */
   received(count: number): void {
     this.count(MetricName.received, count);
   }
 
+  /** Counts `Succeeded`; samples `AttemptsToSuccess` and `HandlerDuration`. */
   succeeded(attempt: number, durationMs: number): void {
     this.count(MetricName.succeeded, 1);
     this.sample(MetricName.attemptsToSuccess, attempt, Unit.Count);
     this.sample(MetricName.handlerDuration, durationMs, Unit.Milliseconds);
   }
 
+  /** Samples `HandlerDuration`. */
   failed(durationMs: number): void {
     this.sample(MetricName.handlerDuration, durationMs, Unit.Milliseconds);
   }
@@ -99,20 +114,24 @@ export class EmfMetrics implements WorkerMetrics {
     this.count(MetricName.firstFailures, 1, { [MetricDimension.errorType]: errorType });
   }
 
+  /** Counts `Retried` by error type; samples `RetryDelay`. */
   retried(errorType: string, delaySeconds: number): void {
     this.count(MetricName.retried, 1, { [MetricDimension.errorType]: errorType });
     this.sample(MetricName.retryDelay, delaySeconds, Unit.Seconds);
   }
 
+  /** Counts `DeadLettered` by reason. */
   deadLettered(reason: string): void {
     this.count(MetricName.deadLettered, 1, { [MetricDimension.reason]: reason });
   }
 
+  /** Counts `DuplicateRisk`. */
   duplicateRisk(): void {
     this.count(MetricName.duplicateRisk, 1);
   }
 
-  deferred(cause: DeferCause): void {
+  /** Counts `Deferred` by cause. */
+  deferred(cause: Parameters<WorkerMetrics['deferred']>[0]): void {
     this.count(MetricName.deferred, 1, { [MetricDimension.reason]: cause });
   }
 
@@ -125,6 +144,7 @@ export class EmfMetrics implements WorkerMetrics {
     }
   }
 
+  /** Writes one EMF document per dimension set and starts gathering afresh. */
   async flush(): Promise<void> {
     const counters = this.counters;
     const samples = this.samples;

@@ -10,8 +10,16 @@ import type { BodySchema } from './body-schema.js';
 import type { IdempotencyOptions } from './idempotency/options.js';
 import type { WorkerMessage } from './worker-message.js';
 
+/**
+ * Your handler: resolve for success, throw for failure; what it throws is classified (docs/retry-
+ * policy.md).
+ */
 export type MessageHandler<Body = unknown> = (message: WorkerMessage<Body>) => Promise<void>;
 
+/**
+ * What `SqsWorker` needs: the queue, its DLQ and a handler; everything else has a default
+ * (libs/sqs/README.md lists each).
+ */
 export interface SqsWorkerOptions<Body = unknown> {
   /** The client every call goes through: its region, credentials and endpoint are used as they are. */
   sqs: SQSClient;

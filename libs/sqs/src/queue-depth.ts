@@ -1,6 +1,8 @@
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 
+/** A queue's approximate message counts, as SQS reports them. */
 export interface QueueDepth {
+  /** Waiting to be received. */
   visible: number;
   /** Received and not yet deleted or released. */
   inFlight: number;

@@ -6,6 +6,7 @@ export interface ScheduledRetry {
   originalMessageId: string;
   /** The attempt that will run when it is due (a deferral keeps the attempt). */
   attempt: number;
+  /** The error type it waits for. */
   errorType: string;
   /** The failure's text, bounded like `x-retry.lastError`. */
   lastError: string;

@@ -14,6 +14,7 @@ export interface WorkerMessage<Body = unknown> {
   idempotencyKey: string;
   /** This delivery's SQS message id (a retry copy has a new one). */
   messageId: string;
+  /** SQS's `ApproximateReceiveCount` for this delivery. */
   receiveCount: number;
   /** Aborted on handler timeout and on shutdown past the drain timeout. */
   signal: AbortSignal;

@@ -24,14 +24,19 @@ import { UnusedReceives } from './unused-receives.js';
 /** Messages given back unrun: at shutdown, and a FIFO group's behind a failed head. */
 const RELEASE = { kind: 'release' } as const;
 
+/** What `/health/live` and `/health/ready` report for one consumer. */
 export interface WorkerHealth {
   /** The poll loop is making progress (it may be backing off). */
   live: boolean;
   /** Started, not stopping, the last receive succeeded, polling is not stuck with slots free, and the idempotency store (if any) answers. */
   ready: boolean;
+  /** Messages received and not yet settled. */
   inFlight: number;
+  /** The most handlers that run at once. */
   maxInFlight: number;
+  /** Epoch ms of the last receive that returned or failed. */
   lastPollActivityAt: number;
+  /** Receives that failed in a row (0 after a success). */
   consecutivePollFailures: number;
   /**
    * Dependencies' breakers and concurrency limits, at most 20: those pushing back first,
@@ -104,6 +109,10 @@ export class SqsWorker<Body = unknown> {
       : undefined;
   }
 
+  /**
+   * Reads the queue's attributes (visibility timeout, redrive, FIFO), then polls until `stop()`.
+   * Rejects with `SqsWorkerConfigError` when started twice.
+   */
   async start(): Promise<void> {
     if (this.running) throw new SqsWorkerConfigError('start', 'the worker is already started');
     const { options } = this;
@@ -166,6 +175,7 @@ export class SqsWorker<Body = unknown> {
     return this.stopping;
   }
 
+  /** Liveness, readiness and the counts behind them, for a health check. */
   health(): WorkerHealth {
     const poller = this.running?.poller;
     const now = this.options.now();

@@ -32,12 +32,17 @@ export type Admission =
   /** The worker is stopping: release the message untouched. */
   | { kind: 'stopped' };
 
+/** One dependency as the worker sees it: its breaker, its concurrency and its pause. */
 export interface DependencySnapshot {
+  /** The dependency's key (`dependencyKey`'s answer, by default the queue's name). */
   key: string;
   /** Its breaker's state, or `off` when the dependency has no breaker. */
   breaker: 'closed' | 'open' | 'half-open' | 'off';
+  /** The most of its messages allowed to run at once, as adaptive concurrency now sets it. */
   concurrencyLimit: number;
+  /** Its messages running now. */
   inFlight: number;
+  /** Its messages waiting for a slot. */
   waiting: number;
   /** Epoch ms until which dispatch is paused (rate limit or open breaker), if it is. */
   blockedUntil: number | undefined;

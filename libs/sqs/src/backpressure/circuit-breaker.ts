@@ -2,6 +2,10 @@ import type { Random } from '@requeue/retry/engine';
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
 
+/**
+ * The per-dependency circuit breaker: it opens on a high failure rate, so messages wait in the
+ * queue, unrun and their attempts unused, instead of hammering a dependency that is down.
+ */
 export interface CircuitBreakerOptions {
   /** Opens when failures / calls in the window reach this share (0–1]. */
   failureRate: number;
@@ -11,6 +15,7 @@ export interface CircuitBreakerOptions {
   windowMs: number;
   /** The first cool-down; each reopening without a success in between doubles it. */
   cooldownMs: number;
+  /** The longest cool-down the doubling reaches. */
   maxCooldownMs: number;
   /** Calls let through at once while half-open. */
   probes: number;

@@ -30,6 +30,10 @@ export interface ResolvedFleet {
   maxPauseMs: number;
 }
 
+/**
+ * Backpressure per dependency (docs/worker.md, Backpressure): a circuit breaker, adaptive
+ * concurrency, and pauses on rate limits, optionally shared across the fleet.
+ */
 export interface BackpressureOptions {
   /** The per-dependency circuit breaker; `false` turns it off. */
   breaker?: Partial<CircuitBreakerOptions> | false;

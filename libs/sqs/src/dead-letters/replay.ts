@@ -5,12 +5,22 @@ import { DeadLetterOperationError } from './errors.js';
 import { releaseDeadLetters, scanDlq, type DeadLetterQueue, type DlqEntry, type DlqFilter } from './scan.js';
 import { sourceQueuePolicy } from './source-queues.js';
 
+/** How `replayDeadLetters` sends dead letters back. */
 export interface ReplayOptions {
   /** Where to send; by default each message's source queue from `x-dead-letter`. */
   to?: string;
+  /**
+   * Start the budget afresh (attempt 1, a new deadline); otherwise the message keeps its attempts.
+   */
   resetAttempts: boolean;
+  /**
+   * At most this many messages a second, so a replay does not become a burst against the
+   * dependency.
+   */
   ratePerSecond?: number;
+  /** At most this many messages. */
   max?: number;
+  /** Report what would be replayed; send and delete nothing. */
   dryRun: boolean;
   /**
    * Signs the replayed `x-retry` with the workers' keys, so the message keeps its identity
@@ -19,9 +29,13 @@ export interface ReplayOptions {
   signer?: RetryStateSigner;
 }
 
+/** What a replay did, message by message. */
 export interface ReplayResult {
+  /** Sent back, and deleted from the DLQ. */
   replayed: Array<{ messageId: string; to: string }>;
+  /** Left in the DLQ, and why. */
   skipped: Array<{ messageId: string; why: string }>;
+  /** Whether this was a dry run. */
   dryRun: boolean;
 }
 

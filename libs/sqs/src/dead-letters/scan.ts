@@ -4,25 +4,37 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 
 /** A dead-letter queue and the client to reach it. */
 export interface DeadLetterQueue {
+  /** The client to reach it with. */
   sqs: SQSClient;
+  /** The DLQ's URL. */
   dlqUrl: string;
 }
 
+/** One dead letter, read: the message and why it is there. */
 export interface DlqEntry {
+  /** The SQS message, as received. */
   message: Message;
   /** The worker's `x-dead-letter`, when the message has a valid one. */
   record: DeadLetterRecord | undefined;
+  /** `x-dead-letter.reason`, or `redrive-backstop` for a message SQS moved itself. */
   reason: string;
+  /** The last failure's error type, or `UNKNOWN`. */
   errorType: string;
+  /** Attempts made, from the record or the receive count. */
   attempts: number;
+  /** Epoch ms of its first receive, when known. */
   firstReceivedAt: number | undefined;
+  /** Epoch ms at which it was dead-lettered, when known. */
   deadLetteredAt: number | undefined;
 }
 
+/** Which dead letters an operation takes; every field set must match. */
 export interface DlqFilter {
   /** Exactly this message (the dashboard's replay and discard buttons). */
   messageId?: string;
+  /** Only this reason (or `redrive-backstop`). */
   reason?: string;
+  /** Only this error type. */
   errorType?: string;
   /** Only messages dead-lettered more than this many ms ago. */
   olderThanMs?: number;

@@ -6,6 +6,7 @@ export interface IdempotencyStoreRecord {
   getStatus(): string;
   /** Epoch ms until which an in-progress record holds its key. */
   inProgressExpiryTimestamp?: number;
+  /** What the record keeps: the payload's hash, when `validatePayload` is on. */
   responseData?: unknown;
 }
 

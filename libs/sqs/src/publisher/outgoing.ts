@@ -49,7 +49,9 @@ const NAME = /^(?!aws\.|amazon\.)(?!.*\.\.)[A-Za-z0-9_-][A-Za-z0-9_.-]{0,255}$/i
 /** A message that cannot be sent as given: nothing of its batch was sent. Says which and why. */
 export class PublishValidationError extends Error {
   constructor(
+    /** The message's index in the list given. */
     readonly index: number,
+    /** The field at fault, e.g. `attributes.x-retry-policy`. */
     readonly field: string,
     problem: string,
     options?: { cause?: unknown },

@@ -7,6 +7,7 @@ import { encodeMessage, type Destination, type EncodedMessage, type OutgoingMess
 import { PublishTracer } from './publish-span.js';
 import { backoffDelay, errorCode, isRetryable, type Backoff } from './retrying.js';
 
+/** The clients and retry settings of a `RequeuePublisher`. */
 export interface PublisherOptions {
   /** For `send` and `sendBatch`. */
   sqs?: SQSClient;
@@ -37,6 +38,7 @@ export interface PublisherOptions {
 
 /** One message sent. */
 export interface PublishResult {
+  /** The id SQS or SNS gave the message. */
   messageId: string;
   /** FIFO only. */
   sequenceNumber?: string;
@@ -44,7 +46,12 @@ export interface PublishResult {
 
 /** A batch's outcome, entry by entry, by index in the list given. */
 export interface BatchResult {
+  /** Entries sent, with the id each was given. */
   successful: Array<{ index: number; messageId: string; sequenceNumber?: string }>;
+  /**
+   * Entries not sent after their retries: the service's code and message, and whether the fault was
+   * the sender's.
+   */
   failed: Array<{ index: number; code: string; message: string; senderFault: boolean }>;
 }
 
@@ -59,7 +66,9 @@ export class PublisherConfigError extends ConfigError {
 /** A single send or publish that failed after its retries. */
 export class PublishError extends Error {
   constructor(
+    /** The service's error code, e.g. `ThrottlingException`. */
     readonly code: string,
+    /** The queue URL or topic ARN it was sent to. */
     readonly destination: string,
     options: { cause: unknown },
   ) {
