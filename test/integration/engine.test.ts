@@ -42,10 +42,13 @@ describe('engine against the SQS protocol (fauxqs)', () => {
   it('deletes a success exactly once', async () => {
     const queues = await suite.emulator.createQueues();
     const { seen, handler } = recording();
-    await runWorker(queues, handler);
+    const worker = await runWorker(queues, handler);
+    const settled: string[] = [];
+    worker.on('settled', ({ outcome }) => settled.push(outcome.kind));
     await send(queues.queueUrl, '{"id":"a"}');
+    // Empty with nothing in flight: the delete landed, so it cannot be delivered again.
     await eventually(() => queueIsEmpty(queues), 10_000, 'the queue to empty');
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(settled).toEqual(['deleted']);
     expect(seen).toHaveLength(1);
     expect(seen[0]!.message).toMatchObject({ body: { id: 'a' }, rawBody: '{"id":"a"}', attempt: 1, receiveCount: 1 });
     expect(await suite.emulator.depth(queues.dlqUrl)).toEqual({ visible: 0, inFlight: 0, delayed: 0 });

@@ -1,6 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ConfigError, createRetryPolicy, parseRetryPolicyJson, RetryPolicyConfigError, type RetryPolicy } from '@requeue/retry';
+import { outOfRange } from '@requeue/retry/engine';
 import { type BackpressureOptions } from '@requeue/sqs';
 import { DEFAULT_BREAKER } from '@requeue/sqs/backpressure';
 import { loadConsumers, type ConsumerConfig, type ConsumerDefaults } from './consumers-config.js';
@@ -112,11 +113,11 @@ function metricsNamespace(env: Env): string {
 function integer(env: Env, name: string, fallback: number, min: number, max: number, why = ''): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!/^-?\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new WorkerConfigError(name, `must be a whole number from ${min} to ${max}${why}, got ${JSON.stringify(raw)}`);
-  }
-  return value;
+  // Digits only: Number() would also read "1e3", "0x10" and " ".
+  const value = /^-?\d+$/.test(raw.trim()) ? Number(raw) : raw;
+  const problem = outOfRange(value, { min, max });
+  if (problem) throw new WorkerConfigError(name, `must be a whole number from ${min} to ${max}${why}, got ${JSON.stringify(raw)}`);
+  return value as number;
 }
 
 function fraction(env: Env, name: string, fallback: number): number {

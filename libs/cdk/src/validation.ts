@@ -1,10 +1,12 @@
 import { Token } from 'aws-cdk-lib';
+import { outOfRange } from '@requeue/retry/engine';
 import { InfraConfigError } from './errors.js';
 
 /** A whole number in range; a token (known only at deploy) is passed through unchecked. */
 export function wholeNumber(prop: string, value: number, min: number, max: number): number {
   if (Token.isUnresolved(value)) return value;
-  if (!Number.isInteger(value) || value < min || value > max) throw new InfraConfigError(prop, `must be a whole number from ${min} to ${max}, got ${value}`);
+  const problem = outOfRange(value, { min, max });
+  if (problem) throw new InfraConfigError(prop, problem);
   return value;
 }
 

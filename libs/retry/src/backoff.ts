@@ -12,9 +12,19 @@ export function strategyDelayMs(backoff: Exclude<Backoff, { type: 'custom' } | {
     case 'linear':
       return backoff.baseMs + (backoff.incrementMs ?? backoff.baseMs) * (attempt - 1);
     case 'exponential':
-      // Math.pow overflows to Infinity for absurd attempts; the cap that follows absorbs it.
-      return backoff.baseMs * Math.pow(backoff.multiplier, attempt - 1);
+      // Uncapped here: the type's cap is applied after, with the other strategies'.
+      return cappedExponentialMs(backoff.baseMs, backoff.multiplier, attempt - 1, Infinity);
   }
+}
+
+/**
+ * `baseMs × multiplier^step`, at most `capMs`: the one capped exponential requeue's
+ * backoffs use (retries, failed receives, rate-limit pauses, breaker cool-downs, publish
+ * retries). An absurd step overflows to the cap, never to NaN.
+ */
+export function cappedExponentialMs(baseMs: number, multiplier: number, step: number, capMs: number): number {
+  if (baseMs === 0) return 0;
+  return Math.min(capMs, baseMs * Math.pow(multiplier, Math.max(0, step)));
 }
 
 export interface DecorrelatedInput {

@@ -7,7 +7,9 @@
  * @packageDocumentation
  */
 export type * from './index.js';
+export { cappedExponentialMs } from './backoff.js';
 export { failureScope } from './classify.js';
+export { outOfRange, type NumberRange } from './range.js';
 export { DEAD_LETTER_ATTRIBUTE, encodeDeadLetterRecord, parseDeadLetterRecord, type DeadLetterRecord } from './dead-letter-record.js';
 export type { DeadLetterDecision, Decision, HopDecision, RetryDecision } from './decision.js';
 export { enginePolicy, type EnginePolicy } from './engine-policy.js';

@@ -36,3 +36,4 @@ export type { ScheduledRetry } from './scheduled-retries.js';
 export { withoutSdkCallLogging } from './sdk-call-logging.js';
 export { SqsWorker, WorkerStoppingError, type WorkerHealth } from './worker.js';
 export type { WorkerMessage } from './worker-message.js';
+export type { WorkerEvents } from './events/worker-events.js';

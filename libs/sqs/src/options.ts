@@ -1,7 +1,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { TracerProvider } from '@opentelemetry/api';
 import { createRetryPolicy, type RetryPolicy } from '@requeue/retry';
-import { enginePolicy, RetryStateSigner, type EnginePolicy, type Random } from '@requeue/retry/engine';
+import { enginePolicy, outOfRange, RetryStateSigner, type EnginePolicy, type Random } from '@requeue/retry/engine';
 import { resolveBackpressure, type BackpressureOptions, type ResolvedBackpressure } from './backpressure/options.js';
 import { SqsWorkerConfigError } from './errors.js';
 import type { WorkerLogger } from './logger.js';
@@ -135,9 +135,8 @@ export type ResolvedWorkerOptions = Required<Omit<SqsWorkerOptions, Optional | '
 
 function integerIn(option: string, value: number | undefined, fallback: number, min: number, max: number): number {
   const chosen = value ?? fallback;
-  if (!Number.isInteger(chosen) || chosen < min || chosen > max) {
-    throw new SqsWorkerConfigError(option, `must be a whole number from ${min} to ${max}, got ${String(value)}`);
-  }
+  const problem = outOfRange(chosen, { min, max });
+  if (problem) throw new SqsWorkerConfigError(option, problem);
   return chosen;
 }
 

@@ -37,6 +37,7 @@ function poller(sqs: SQSClient, limit: InFlightLimit, concurrency: number, gathe
     receiveTook: () => undefined,
     // Each message keeps its slot until the test frees it, as a running handler would.
     onMessage: () => undefined,
+    onPollError: () => undefined,
     blockedUntil: () => undefined,
   });
 }

@@ -1,5 +1,5 @@
 import { ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
-import type { Random } from '@requeue/retry/engine';
+import { cappedExponentialMs, type Random } from '@requeue/retry/engine';
 import type { InFlightLimit } from './in-flight-limit.js';
 import type { WorkerLogger } from './logger.js';
 import { ReceivePacer } from './receive-pacer.js';
@@ -28,6 +28,8 @@ export interface PollerOptions {
   gatherMs: number;
   backoff: { initialMs: number; maxMs: number };
   logger: WorkerLogger;
+  /** A receive failed; the loop backs off for `retryInMs`. */
+  onPollError: (event: { error: unknown; consecutiveFailures: number; retryInMs: number }) => void;
   now: () => number;
   random: Random;
   /** A receive that brought messages took this long. */
@@ -191,16 +193,10 @@ export class Poller {
   private async backOff(error: unknown): Promise<void> {
     this.consecutiveFailures++;
     const { initialMs, maxMs } = this.options.backoff;
-    const ceiling = Math.min(maxMs, initialMs * 2 ** Math.min(this.consecutiveFailures - 1, 30));
+    const ceiling = cappedExponentialMs(initialMs, 2, this.consecutiveFailures - 1, maxMs);
     // Equal jitter: several loops (and several workers) must not retry in lockstep.
     const delayMs = ceiling / 2 + (this.options.random() * ceiling) / 2;
-    // Log the 1st, 2nd, 4th, 8th… failure: an outage is visible without a flood.
-    if ((this.consecutiveFailures & (this.consecutiveFailures - 1)) === 0) {
-      this.options.logger.warn(
-        { queueUrl: this.options.queueUrl, failures: this.consecutiveFailures, retryInMs: Math.round(delayMs), err: error },
-        'receive failed; backing off',
-      );
-    }
+    this.options.onPollError({ error, consecutiveFailures: this.consecutiveFailures, retryInMs: delayMs });
     await sleep(delayMs, this.abort.signal);
     this.lastActivityAt = this.options.now();
   }

@@ -7,7 +7,8 @@ import type { CallOutcome } from './backpressure/dependency.js';
 import { decodeMessage, type DecodedMessage } from './decode.js';
 import { decideDelivery } from './delivery/decide-delivery.js';
 import type { OutcomeExecutor } from './delivery/execute-outcome.js';
-import type { Outcome } from './delivery/outcome.js';
+import type { EngineEvents } from './events/engine-events.js';
+import type { EventStream } from './events/event-stream.js';
 import type { FinalVerdict } from './delivery/verdict.js';
 import type { Settled } from './group-sequencer.js';
 import { runWithTimeout, type HandlerStop } from './handler-runner.js';
@@ -21,6 +22,7 @@ export interface ProcessContext {
   options: ResolvedWorkerOptions;
   dependencies: Dependencies | undefined;
   executor: OutcomeExecutor;
+  events: EventStream<EngineEvents>;
   facts: QueueFacts;
   unusedReceives: UnusedReceives;
   /** Aborts every handler when shutdown outlasts the drain timeout. */
@@ -67,9 +69,8 @@ export class MessageProcessor {
   }
 
   private settle(message: DecodedMessage, verdict: FinalVerdict, handOffSlot: () => void): Promise<Settled> {
-    const outcome = decideDelivery({ ...this.decisionFacts(message), verdict });
-    this.logDecision(message, verdict, outcome);
-    return this.context.executor.execute(message, outcome, handOffSlot);
+    this.logVerdict(message, verdict);
+    return this.context.executor.execute(message, decideDelivery({ ...this.decisionFacts(message), verdict }), handOffSlot);
   }
 
   private decisionFacts(message: DecodedMessage) {
@@ -105,14 +106,17 @@ export class MessageProcessor {
     const call: CallOutcome = outcome.ok ? { kind: 'success' } : failure ? callOutcomeOf(failure, isFirstRateLimit(message.state)) : { kind: 'neutral' };
     // The gate hears how the call went before the message's fate is decided.
     if (gate && admission?.kind === 'run') gate.finish(admission.ticket, call);
-    if (outcome.ok) {
-      options.metrics.succeeded(message.state.attempt, durationMs);
-      return { kind: 'succeeded' };
-    }
-    options.metrics.failed(durationMs);
+    this.context.events.emit('handled', {
+      messageId: message.messageId,
+      originalMessageId: message.state.originalMessageId,
+      attempt: message.state.attempt,
+      durationMs,
+      result: outcome.ok ? 'succeeded' : failure ? 'failed' : 'stopped',
+      ...(failure ? { failure: { errorType: failure.errorType, error: failure.message, retryable: failure.retryable } } : {}),
+      ...(trace ? { trace } : {}),
+    });
+    if (outcome.ok) return { kind: 'succeeded' };
     if (!failure) return { kind: 'stopped' };
-    trace?.failed(failure.errorType, failure.message);
-    if (message.state.attempt === 1) options.metrics.firstFailure(failure.errorType);
     // Systemic, and the dependency's state confirms it (paused, paced, or its breaker now
     // open): defer without using an attempt. An isolated 503 with the breaker closed is
     // the message's failure, so a message that alone keeps failing cannot retry forever.
@@ -140,19 +144,12 @@ export class MessageProcessor {
     }
   }
 
-  /** The log lines a decision earns before it is carried out. */
-  private logDecision(message: DecodedMessage, verdict: FinalVerdict, outcome: Outcome): void {
+  /** What the idempotency store said, when it kept the handler from running: the outcome alone would not tell an operator why. */
+  private logVerdict(message: DecodedMessage, verdict: FinalVerdict): void {
     const { logger } = this.context.options;
     const fields = { messageId: message.messageId, originalMessageId: message.state.originalMessageId };
     if (verdict.kind === 'duplicate') logger.info(fields, 'duplicate of a completed idempotency key: acknowledged without running the handler');
     if (verdict.kind === 'store-unavailable') logger.warn({ ...fields, err: verdict.error }, 'idempotency store unreachable: the message waits in the queue, unrun');
-    if (verdict.kind !== 'failed' || (outcome.kind !== 'copy' && outcome.kind !== 'hide')) return;
-    const { wait } = outcome;
-    const waiting = { ...fields, attempt: message.state.attempt, errorType: wait.decision.errorType, delaySeconds: wait.decision.delaySeconds };
-    if (wait.kind === 'deferred') {
-      logger.info({ ...waiting, dependency: verdict.confirmed?.dependency, cause: wait.cause }, 'dependency rate-limiting or down; retrying without using an attempt');
-    } else if (message.state.attempt === 1) logger.warn({ ...waiting, error: wait.decision.error }, 'handler failed; retrying');
-    else logger.info({ ...waiting, error: wait.decision.error }, 'handler failed again; retrying');
   }
 }
 

@@ -9,6 +9,10 @@ import { VisibilityHeartbeat } from './heartbeat.js';
 import { MessageSlots } from './message-slots.js';
 import { silentLogger } from './logger.js';
 import { noMetrics } from './metrics.js';
+import type { EngineEvents } from './events/engine-events.js';
+import { EventStream } from './events/event-stream.js';
+import { observeWorker } from './events/subscribers.js';
+import type { WorkerEvents } from './events/worker-events.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type SqsWorkerOptions } from './options.js';
 import { Poller } from './poller.js';
 import { MessageProcessor } from './process-message.js';
@@ -86,6 +90,7 @@ export class SqsWorker<Body = unknown> {
   private readonly queueName: string;
   private readonly dependencies: Dependencies | undefined;
   private idempotency: IdempotencyGuard | undefined;
+  private readonly events: EventStream<EngineEvents>;
 
   constructor(options: SqsWorkerOptions<Body>) {
     // With a schema the body is its output; without one, `Body` is the caller's own claim.
@@ -95,6 +100,8 @@ export class SqsWorker<Body = unknown> {
     this.batch = new SqsBatchClient(this.options.sqs, this.options.batchWaitMs);
     this.queueName = this.options.queueUrl.split('/').pop() ?? this.options.queueUrl;
     const { backpressure, maxInFlight, now, random, logger } = this.options;
+    this.events = new EventStream<EngineEvents>(logger);
+    observeWorker(this.events, this.options, this.scheduled);
     this.dependencies = backpressure
       ? new Dependencies(backpressure, maxInFlight, now, random, {
           onBreakerTransition: (key, state) =>
@@ -124,13 +131,14 @@ export class SqsWorker<Body = unknown> {
       logger: options.logger,
       now: options.now,
     });
-    const executor = new OutcomeExecutor({ options, batch: this.batch, heartbeat, unusedReceives: this.unusedReceives, scheduled: this.scheduled });
+    const executor = new OutcomeExecutor({ options, batch: this.batch, heartbeat, unusedReceives: this.unusedReceives, events: this.events });
     const idempotency = options.idempotency ? await IdempotencyGuard.create(options.idempotency, this.queueName, options.handlerTimeoutMs, options.now) : undefined;
     this.idempotency = idempotency;
     const processor = new MessageProcessor({
       options,
       dependencies: this.dependencies,
       executor,
+      events: this.events,
       facts,
       unusedReceives: this.unusedReceives,
       handlerStop: new HandlerStop(this.stopController.signal),
@@ -153,6 +161,7 @@ export class SqsWorker<Body = unknown> {
       now: options.now,
       random: options.random,
       onMessage: (message) => this.dispatch(message),
+      onPollError: (event) => this.events.emit('pollError', event),
       receiveTook: (ms) => this.slots.receiveTook(ms),
       blockedUntil: () => idempotency?.blockedUntil() ?? this.dependencies?.receiveBlockedUntil(),
     });
@@ -195,6 +204,21 @@ export class SqsWorker<Body = unknown> {
       consecutivePollFailures: poller?.consecutiveFailures ?? 0,
       dependencies: this.dependencies?.snapshot(HEALTH_DEPENDENCIES) ?? [],
     };
+  }
+
+  /**
+   * Subscribes to what the worker reports (`WorkerEvents`): messages received, handled and
+   * settled, settle calls that failed, receives that failed. Returns the unsubscribe.
+   *
+   * @example
+   * ```ts
+   * worker.on('settled', ({ messageId, outcome }) => {
+   *   if (outcome.kind === 'dead-letter') alertOnCall(messageId, outcome.reason);
+   * });
+   * ```
+   */
+  on<K extends keyof WorkerEvents>(name: K, listener: (event: WorkerEvents[K]) => void): () => void {
+    return this.events.on(name, listener);
   }
 
   /** Retries and deferrals this worker scheduled that are not yet due, newest first (bounded). */
@@ -244,8 +268,8 @@ export class SqsWorker<Body = unknown> {
       void running.executor.execute(received, RELEASE).finally(() => this.slots.held.release(1));
       return;
     }
-    this.options.metrics.received(1);
     const receivedAt = this.options.now();
+    this.events.emit('received', { messageId: received.messageId, receivedAt });
     // Tracked from now: a message may wait prefetched, behind its FIFO group or for its dependency.
     running.heartbeat.track(received.receiptHandle, received.messageId, receivedAt);
     const groupId = running.fifo ? message.Attributes?.MessageGroupId : undefined;

@@ -1,4 +1,4 @@
-import type { Random } from '@requeue/retry/engine';
+import { cappedExponentialMs, type Random } from '@requeue/retry/engine';
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
 
@@ -135,7 +135,7 @@ export class CircuitBreaker {
 
   private open(): void {
     this.openings++;
-    const ceiling = Math.min(this.options.maxCooldownMs, this.options.cooldownMs * 2 ** Math.min(this.openings - 1, 30));
+    const ceiling = cappedExponentialMs(this.options.cooldownMs, 2, this.openings - 1, this.options.maxCooldownMs);
     // Equal jitter: at least half the cool-down, so the dependency always gets a rest.
     this.openedAt = this.now();
     this.probeAt = this.openedAt + ceiling / 2 + (this.random() * ceiling) / 2;

@@ -1,4 +1,4 @@
-import type { Random } from '@requeue/retry/engine';
+import { cappedExponentialMs, type Random } from '@requeue/retry/engine';
 import { AimdLimit } from './aimd-limit.js';
 import type { Admission, CallOutcome, DependencySnapshot, DependencyTicket } from './admission.js';
 import { CircuitBreaker, type BreakerState, type CallResult } from './circuit-breaker.js';
@@ -113,7 +113,7 @@ export class Dependency {
     // Capped, Retry-After too: the key comes from a message, and a publisher who points it
     // at a host answering `Retry-After: 999999999` must not stop the worker for years.
     // The message itself still waits its Retry-After, within its deadline.
-    const backoffMs = Math.min(this.options.maxPauseMs, this.options.rateLimitPauseMs * 2 ** Math.min(this.consecutivePauses, 30));
+    const backoffMs = cappedExponentialMs(this.options.rateLimitPauseMs, 2, this.consecutivePauses, this.options.maxPauseMs);
     const pauseMs = Math.min(this.options.maxPauseMs, retryAfterMs ?? backoffMs);
     const stillAdmitting = this.pace?.onRateLimited(now, pauseMs, cycleStartedAt) ?? false;
     if (this.pace?.measuredAt === now) this.fleet?.measured();

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { outOfRange } from '@requeue/retry/engine';
 import { SqsWorkerConfigError } from '../errors.js';
 import type { CircuitBreakerOptions } from './circuit-breaker.js';
 import type { FleetStateStore } from './fleet-state.js';
@@ -84,9 +85,8 @@ export const DEFAULT_BREAKER: CircuitBreakerOptions = {
 };
 
 function checked(option: string, value: number, min: number, max: number, integer = true): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
-    throw new SqsWorkerConfigError(`backpressure.${option}`, `must be ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}, got ${String(value)}`);
-  }
+  const problem = outOfRange(value, { min, max, whole: integer });
+  if (problem) throw new SqsWorkerConfigError(`backpressure.${option}`, problem);
   return value;
 }
 

@@ -34,7 +34,7 @@ export function decideDelivery(facts: DeliveryFacts): Outcome | RunOutcome {
   switch (verdict.kind) {
     case 'received': {
       const early = policy.deferUntilNotBefore(message.state, now, facts.random);
-      return early ? waitOutcome(facts, { kind: 'deferred', decision: early, cause: 'not-before' }) : { kind: 'run' };
+      return early ? waitOutcome(facts, { kind: 'deferred', decision: early, cause: 'not-before', ran: false }) : { kind: 'run' };
     }
     case 'undecodable':
       return deadLetter(verdict.reason, verdict.errorType, verdict.error);
@@ -66,7 +66,7 @@ function decideFailure(facts: DeliveryFacts, verdict: Extract<FinalVerdict, { ki
     // The dependency's pause is capped; the message's own wait honours its Retry-After in
     // full, and a wait past its deadline dead-letters it.
     const waitMs = Math.max(confirmed.untilMs - now, failure.retryAfterMs ?? 0);
-    return deferred(facts, policy.defer(message.state, failure, waitMs, now, message.override), confirmed.cause);
+    return deferred(facts, policy.defer(message.state, failure, waitMs, now, message.override), confirmed.cause, true);
   }
   const decision = policy.decideClassified(message.state, failure, now, facts.random, message.override);
   if (decision.action === 'dead-letter') return deadLetter(decision.reason, decision.errorType, decision.error);
@@ -77,12 +77,12 @@ function decideFailure(facts: DeliveryFacts, verdict: Extract<FinalVerdict, { ki
 function deferUnrun(facts: DeliveryFacts, untilMs: number, cause: Extract<Wait, { kind: 'deferred' }>['cause'], why: string): Outcome {
   const { state } = facts.message;
   const reason = { retryable: true as const, errorType: state.lastErrorType ?? ErrorType.TEMPORARY, message: state.lastError ?? `deferred: ${why}` };
-  return deferred(facts, facts.policy.defer(state, reason, untilMs - facts.now, facts.now, facts.message.override), cause);
+  return deferred(facts, facts.policy.defer(state, reason, untilMs - facts.now, facts.now, facts.message.override), cause, false);
 }
 
-function deferred(facts: DeliveryFacts, decision: HopDecision | DeadLetterDecision, cause: Extract<Wait, { kind: 'deferred' }>['cause']): Outcome {
+function deferred(facts: DeliveryFacts, decision: HopDecision | DeadLetterDecision, cause: Extract<Wait, { kind: 'deferred' }>['cause'], ran: boolean): Outcome {
   if (decision.action === 'dead-letter') return deadLetter(decision.reason, decision.errorType, decision.error);
-  return waitOutcome(facts, { kind: 'deferred', decision, cause });
+  return waitOutcome(facts, { kind: 'deferred', decision, cause, ran });
 }
 
 /**

@@ -3,30 +3,32 @@ import type { EntryOutcome } from '../batcher.js';
 import { deadLetterAttributes } from '../copies.js';
 import type { DecodedMessage } from '../decode.js';
 import { batchFailure } from '../errors.js';
+import type { EngineEvents, SettledOutcome } from '../events/engine-events.js';
+import type { EventStream } from '../events/event-stream.js';
 import type { Settled } from '../group-sequencer.js';
 import type { VisibilityHeartbeat } from '../heartbeat.js';
 import type { ResolvedWorkerOptions } from '../options.js';
-import type { ScheduledRetries } from '../scheduled-retries.js';
 import { formatAwsTraceHeader } from '../tracing/trace-header.js';
 import type { UnusedReceives } from '../unused-receives.js';
 import type { DeadLetterOutcome, HideOutcome, Outcome, Wait } from './outcome.js';
 
 export interface ExecuteContext {
-  options: ResolvedWorkerOptions;
+  options: Pick<ResolvedWorkerOptions, 'queueUrl' | 'deadLetterQueueUrl' | 'retryStateSigner' | 'now'>;
   batch: SqsBatchClient;
   heartbeat: VisibilityHeartbeat;
   unusedReceives: UnusedReceives;
-  scheduled: ScheduledRetries;
+  events: EventStream<EngineEvents>;
 }
 
 /** A message as received, before it was decoded: all a give-back needs. */
-export type Received = Pick<DecodedMessage, 'messageId' | 'receiptHandle'> & Partial<Pick<DecodedMessage, 'trace'>>;
+export type Received = Pick<DecodedMessage, 'messageId' | 'receiptHandle'> & Partial<Pick<DecodedMessage, 'trace' | 'state'>>;
 
 /**
  * Performs outcomes: the only place with SQS side effects on a received message, the
  * only place its heartbeat stops, and where its running slot is handed on. It decides
- * nothing (`decideDelivery` did). A write is made only once the one before it is safe:
- * a copy before the delete of its original, a dead letter before the delete.
+ * nothing (`decideDelivery` did) and reports what it did as events (`settled`,
+ * `settleFailed`). A write is made only once the one before it is safe: a copy before
+ * the delete of its original, a dead letter before the delete.
  */
 export class OutcomeExecutor {
   constructor(private readonly context: ExecuteContext) {}
@@ -40,11 +42,7 @@ export class OutcomeExecutor {
     if (extending) await extending;
     handOff?.();
     if (outcome.kind === 'release') return this.release(message);
-    const decoded = message as DecodedMessage;
-    if ((outcome.kind === 'copy' || outcome.kind === 'hide') && outcome.wait.kind === 'deferred' && outcome.wait.cause !== 'not-before') {
-      this.context.options.metrics.deferred(outcome.wait.cause);
-    }
-    return this.perform(decoded, outcome);
+    return this.perform(message as DecodedMessage, outcome);
   }
 
   private perform(message: DecodedMessage, outcome: Exclude<Outcome, { kind: 'release' }>): Promise<Settled> {
@@ -58,15 +56,15 @@ export class OutcomeExecutor {
       case 'dead-letter':
         return this.deadLetter(message, outcome);
       case 'hold-back':
-        return this.hideUnrun(message, outcome.seconds).then(() => 'stays');
+        return this.holdBack(message, outcome.seconds);
       case 'leave':
         return Promise.resolve('stays');
     }
   }
 
   private async ack(message: DecodedMessage): Promise<Settled> {
-    if (!(await this.deleteOriginal(message, 'success'))) return 'stays';
-    message.trace?.settled({ kind: 'deleted' });
+    if (!(await this.deleteOriginal(message, false))) return 'stays';
+    this.settled(message, { kind: 'deleted' });
     return 'gone';
   }
 
@@ -96,16 +94,9 @@ export class OutcomeExecutor {
       ...traceHeaderOf(message),
       ...(fifoDlq ? { groupId: message.messageId, deduplicationId: message.messageId } : {}),
     });
-    const fields = { messageId: message.messageId, originalMessageId: record.originalMessageId, attempt: record.attempts, reason, errorType, error };
-    if (!sent.ok) {
-      options.logger.error({ ...fields, err: batchFailure('SendMessageBatch', options.deadLetterQueueUrl, message, sent) }, 'could not send to the DLQ; the message stays and reappears');
-      return 'stays';
-    }
-    options.metrics.deadLettered(reason);
-    message.trace?.settled({ kind: 'dead-letter', reason, errorType, error });
-    if (carriesRecord) options.logger.error(fields, 'dead-lettered');
-    else options.logger.error({ ...fields, deadLetter: record }, 'dead-lettered without x-dead-letter: the message already has 10 attributes');
-    return (await this.deleteOriginal(message, 'dead-lettered')) ? 'gone' : 'stays';
+    if (!sent.ok) return this.failed(message, 'send-dead-letter', batchFailure('SendMessageBatch', options.deadLetterQueueUrl, message, sent));
+    this.settled(message, { kind: 'dead-letter', reason, errorType, error, carriesRecord });
+    return (await this.deleteOriginal(message, true)) ? 'gone' : 'stays';
   }
 
   /**
@@ -115,11 +106,14 @@ export class OutcomeExecutor {
    */
   private async release(message: Received): Promise<Settled> {
     const released = await this.hideUnrun(message, 0);
-    if (released.ok) message.trace?.settled({ kind: 'released' });
-    else {
-      const { options } = this.context;
-      options.logger.warn({ messageId: message.messageId, err: batchFailure('ChangeMessageVisibilityBatch', options.queueUrl, message, released) }, 'could not release the message; it reappears after its visibility timeout');
-    }
+    if (!released.ok) return this.failed(message, 'release', batchFailure('ChangeMessageVisibilityBatch', this.context.options.queueUrl, message, released));
+    this.settled(message, { kind: 'released' });
+    return 'stays';
+  }
+
+  /** Hidden for `seconds`, unrun: the receive is no attempt. A failure leaves it to reappear after its visibility timeout. */
+  private async holdBack(message: DecodedMessage, seconds: number): Promise<Settled> {
+    if ((await this.hideUnrun(message, seconds)).ok) this.settled(message, { kind: 'held-back', seconds });
     return 'stays';
   }
 
@@ -136,67 +130,58 @@ export class OutcomeExecutor {
     const { options, batch } = this.context;
     const { delaySeconds } = outcome.wait.decision;
     const sent = await batch.send(options.queueUrl, { body: message.sqsBody, attributes: outcome.attributes, delaySeconds, ...traceHeaderOf(message) });
-    if (sent.ok) {
-      this.scheduled(message, outcome.wait, delaySeconds, 'copy');
-      return (await this.deleteOriginal(message, 'requeued')) ? 'gone' : 'stays';
+    if (!sent.ok) {
+      this.failed(message, 'send-copy', batchFailure('SendMessageBatch', options.queueUrl, message, sent));
+      return this.perform(message, outcome.ifSendFails);
     }
-    options.logger.warn({ messageId: message.messageId, err: batchFailure('SendMessageBatch', options.queueUrl, message, sent) }, 'could not send the retry copy; delaying the original instead');
-    return this.perform(message, outcome.ifSendFails);
+    this.settled(message, waiting(outcome.wait, delaySeconds, 'copy'));
+    return (await this.deleteOriginal(message, true)) ? 'gone' : 'stays';
   }
 
   /** The visibility transport: the original hidden until its retry or deferral is due. */
   private async hide(message: DecodedMessage, { wait, seconds }: HideOutcome): Promise<Settled> {
     const { options, batch, unusedReceives } = this.context;
     const hidden = await batch.changeVisibility(options.queueUrl, message.receiptHandle, seconds);
-    if (!hidden.ok) {
-      options.logger.error(
-        { messageId: message.messageId, err: batchFailure('ChangeMessageVisibilityBatch', options.queueUrl, message, hidden) },
-        'could not delay the message; it reappears after its visibility timeout',
-      );
-      return 'stays';
-    }
+    if (!hidden.ok) return this.failed(message, 'hide', batchFailure('ChangeMessageVisibilityBatch', options.queueUrl, message, hidden));
     if (wait.kind === 'deferred') unusedReceives.add(message.messageId);
-    this.scheduled(message, wait, seconds, 'visibility');
+    this.settled(message, waiting(wait, seconds, 'visibility'));
     return 'stays';
   }
 
-  private scheduled(message: DecodedMessage, wait: Wait, delaySeconds: number, transport: 'copy' | 'visibility'): void {
-    const { options, scheduled } = this.context;
-    const { decision } = wait;
-    if (decision.action === 'retry') options.metrics.retried(decision.errorType, delaySeconds);
-    message.trace?.settled(
-      wait.kind === 'retry'
-        ? { kind: 'retry', nextAttempt: decision.state.attempt, delaySeconds, errorType: decision.errorType, transport }
-        : { kind: 'deferred', delaySeconds, cause: wait.cause, transport },
-    );
-    scheduled.record({
-      messageId: message.messageId,
-      originalMessageId: message.state.originalMessageId,
-      attempt: decision.state.attempt,
-      errorType: decision.errorType,
-      lastError: decision.error,
-      dueAt: options.now() + delaySeconds * 1000,
-      kind: wait.kind,
-      transport,
-      ...(message.trace?.carried ? { traceId: message.trace.carried.traceId } : {}),
-    });
-  }
-
-  private async deleteOriginal(message: DecodedMessage, after: 'success' | 'requeued' | 'dead-lettered'): Promise<boolean> {
+  /** `afterSend`: a copy or dead letter was sent, so a failed delete leaves the message twice. */
+  private async deleteOriginal(message: DecodedMessage, afterSend: boolean): Promise<boolean> {
     const { options, batch, unusedReceives } = this.context;
     const deleted = await batch.delete(options.queueUrl, message.receiptHandle);
     if (deleted.ok) {
       unusedReceives.forget(message.messageId);
       return true;
     }
-    // The message will reappear: after a copy or a dead letter, it now exists twice.
-    if (after !== 'success') options.metrics.duplicateRisk();
-    options.logger.warn(
-      { messageId: message.messageId, after, err: batchFailure('DeleteMessageBatch', options.queueUrl, message, deleted) },
-      after === 'success' ? 'delete failed; the message will be delivered again' : 'delete failed after the copy was sent; a duplicate will follow',
-    );
+    this.failed(message, 'delete', batchFailure('DeleteMessageBatch', options.queueUrl, message, deleted), afterSend);
     return false;
   }
+
+  private settled(message: Received, outcome: SettledOutcome): void {
+    const state = message.state;
+    this.context.events.emit('settled', {
+      messageId: message.messageId,
+      originalMessageId: state?.originalMessageId ?? message.messageId,
+      attempt: state?.attempt ?? 0,
+      outcome,
+      ...(message.trace ? { trace: message.trace } : {}),
+    });
+  }
+
+  private failed(message: Received, step: EngineEvents['settleFailed']['step'], error: Error, duplicate = false): 'stays' {
+    this.context.events.emit('settleFailed', { messageId: message.messageId, step, duplicate, error });
+    return 'stays';
+  }
+}
+
+function waiting(wait: Wait, delaySeconds: number, transport: 'copy' | 'visibility'): SettledOutcome {
+  const { decision } = wait;
+  return wait.kind === 'retry'
+    ? { kind: 'retry', nextAttempt: decision.state.attempt, delaySeconds, errorType: decision.errorType, error: decision.error, transport }
+    : { kind: 'deferred', delaySeconds, cause: wait.cause, ran: wait.ran, errorType: decision.errorType, error: decision.error, transport };
 }
 
 /** The trace context for a copy or dead letter's `AWSTraceHeader`, when the delivery has one. */

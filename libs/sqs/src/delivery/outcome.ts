@@ -4,7 +4,10 @@ import type { DeferCause } from '../backpressure/dependency.js';
 import type { MessageAttributes } from '../message-attributes.js';
 
 /** A wait before the message runs again: a retry uses an attempt, a deferral does not. */
-export type Wait = { kind: 'retry'; decision: RetryDecision | HopDecision } | { kind: 'deferred'; decision: HopDecision; cause: DeferCause | 'not-before' };
+export type Wait =
+  | { kind: 'retry'; decision: RetryDecision | HopDecision }
+  /** `ran`: the handler ran and failed, and its dependency's state confirmed the failure is systemic. */
+  | { kind: 'deferred'; decision: HopDecision; cause: DeferCause | 'not-before'; ran: boolean };
 
 export interface DeadLetterOutcome {
   kind: 'dead-letter';

@@ -1,5 +1,5 @@
 import { InvalidRetryStateError, type PolicyOverrideInput } from '@requeue/retry';
-import { parsePolicyOverride, RETRY_POLICY_ATTRIBUTE } from '@requeue/retry/engine';
+import { outOfRange, parsePolicyOverride, RETRY_POLICY_ATTRIBUTE } from '@requeue/retry/engine';
 import { MAX_MESSAGE_ATTRIBUTES, messageBytes, RESERVED_ATTRIBUTES, type MessageAttributes } from '../message-attributes.js';
 
 /** A message to send to a queue or publish to a topic. */
@@ -73,7 +73,8 @@ export function encodeMessage(message: OutgoingMessage, index: number, to: Desti
   if (to.fifo && !message.groupId) fail('groupId', `is required: the ${to.kind} is FIFO`);
   if (message.delaySeconds !== undefined) {
     if (to.kind === 'topic' || to.fifo) fail('delaySeconds', `applies to standard queues only, not to a ${to.fifo ? 'FIFO ' : ''}${to.kind}`);
-    if (!Number.isInteger(message.delaySeconds) || message.delaySeconds < 0 || message.delaySeconds > 900) fail('delaySeconds', `must be a whole number from 0 to 900, got ${message.delaySeconds}`);
+    const delayProblem = outOfRange(message.delaySeconds, { min: 0, max: 900 });
+    if (delayProblem) fail('delaySeconds', delayProblem);
   }
   const bytes = messageBytes(body, attributes);
   if (bytes > to.maxBytes) fail('body', `with its attributes is ${bytes} bytes, over the ${to.maxBytes} a ${to.kind} message may have`);

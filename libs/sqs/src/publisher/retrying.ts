@@ -1,3 +1,5 @@
+import { cappedExponentialMs } from '@requeue/retry/engine';
+
 /** Codes SQS and SNS give a call or a batch entry that was throttled or failed on their side. */
 const RETRYABLE_CODES = new Set([
   'ThrottlingException',
@@ -26,7 +28,7 @@ export interface Backoff {
 
 /** Exponential backoff with full jitter before retry `retry` (1-based). */
 export function backoffDelay(backoff: Backoff, retry: number): number {
-  return Math.round(backoff.random() * Math.min(backoff.maxDelayMs, backoff.baseDelayMs * 2 ** (retry - 1)));
+  return Math.round(backoff.random() * cappedExponentialMs(backoff.baseDelayMs, 2, retry - 1, backoff.maxDelayMs));
 }
 
 /** The code an SDK error carries: its name, as the AWS SDK v3 sets it. */

@@ -1,0 +1,39 @@
+import type { WorkerLogger } from '../logger.js';
+import type { EngineEvents } from './engine-events.js';
+import type { EventStream } from './event-stream.js';
+
+const SETTLE_FAILED: Record<EngineEvents['settleFailed']['step'], { level: 'warn' | 'error'; message: string }> = {
+  'send-dead-letter': { level: 'error', message: 'could not send to the DLQ; the message stays and reappears' },
+  'send-copy': { level: 'warn', message: 'could not send the retry copy; delaying the original instead' },
+  hide: { level: 'error', message: 'could not delay the message; it reappears after its visibility timeout' },
+  release: { level: 'warn', message: 'could not release the message; it reappears after its visibility timeout' },
+  delete: { level: 'warn', message: 'delete failed; the message will be delivered again' },
+};
+
+/** The worker's log lines about messages and receives, from its events. */
+export function subscribeLogs(events: EventStream<EngineEvents>, logger: WorkerLogger, queueUrl: string): void {
+  events.on('settled', ({ messageId, originalMessageId, attempt, outcome }) => {
+    const fields = { messageId, originalMessageId, attempt };
+    if (outcome.kind === 'dead-letter') {
+      const { reason, errorType, error, carriesRecord } = outcome;
+      if (carriesRecord) logger.error({ ...fields, reason, errorType, error }, 'dead-lettered');
+      else logger.error({ ...fields, reason, errorType, error }, 'dead-lettered without x-dead-letter: the message already has 10 attributes');
+    } else if (outcome.kind === 'retry') {
+      const retrying = { ...fields, errorType: outcome.errorType, delaySeconds: outcome.delaySeconds, error: outcome.error };
+      if (attempt === 1) logger.warn(retrying, 'handler failed; retrying');
+      else logger.info(retrying, 'handler failed again; retrying');
+    } else if (outcome.kind === 'deferred' && outcome.ran) {
+      logger.info({ ...fields, errorType: outcome.errorType, delaySeconds: outcome.delaySeconds, cause: outcome.cause }, 'dependency rate-limiting or down; retrying without using an attempt');
+    }
+  });
+  events.on('settleFailed', ({ messageId, step, duplicate, error }) => {
+    if (duplicate) return logger.warn({ messageId, err: error }, 'delete failed after the copy was sent; a duplicate will follow');
+    const { level, message } = SETTLE_FAILED[step];
+    logger[level]({ messageId, err: error }, message);
+  });
+  events.on('pollError', ({ error, consecutiveFailures, retryInMs }) => {
+    // The 1st, 2nd, 4th, 8th… failure: an outage is visible without a flood.
+    if ((consecutiveFailures & (consecutiveFailures - 1)) !== 0) return;
+    logger.warn({ queueUrl, failures: consecutiveFailures, retryInMs: Math.round(retryInMs), err: error }, 'receive failed; backing off');
+  });
+}
