@@ -19,6 +19,14 @@ import { fleetSizes, fleetTable, runFleet, type FleetRun } from './fleet.js';
 const DOCS = fileURLToPath(new URL('../../../docs/benchmarks.md', import.meta.url));
 const CHART = fileURLToPath(new URL('../../../docs/herd-e2e.svg', import.meta.url));
 const FLEET_CHART = fileURLToPath(new URL('../../../docs/herd-fleet.svg', import.meta.url));
+const DETAIL_DOCS = fileURLToPath(new URL('../../../docs/benchmarks-detail.md', import.meta.url));
+
+/** The run's sections of docs/benchmarks.md and docs/benchmarks-detail.md. */
+function writeDocs(document: Document): void {
+  const { summary, detail } = renderDocs(document);
+  replaceDocsSection(DOCS, 'peers', summary);
+  replaceDocsSection(DETAIL_DOCS, 'peers-detail', detail);
+}
 
 const RETRY_ONCE: Backlog['simulate'] = { outcome: 'transient', failTimes: 1 };
 /** requeue's retry path at the bench's 0-1 s delay: fixed 1 s with full jitter. */
@@ -63,7 +71,8 @@ async function renderSaved(path: string): Promise<void> {
   const saved = JSON.parse(readFileSync(path, 'utf8')) as Document;
   const document = { ...saved, latency: saved.latency ?? [], targets: targets({ ...saved, latency: saved.latency ?? [] }, saved.config.herdMessages) };
   if (saved.herd.every((run) => Array.isArray(run.timeline))) await writeHerdChart(saved.herd, CHART);
-  replaceDocsSection(DOCS, 'peers', renderDocs(document));
+  writeDocs(document);
+  if (saved.fleet) await documentFleet(saved.fleet, saved.config, `npm run bench${saved.config.quick ? ' -- --quick' : ''}`);
 }
 
 /**
@@ -186,11 +195,11 @@ async function main(argv: string[]): Promise<void> {
     const document = { config, happy, featureCost, tracing, idempotency, latency, idle, retry, memory, herd, fleet, targets: targets({ happy, featureCost, tracing, idempotency, latency, retry, memory, herd, fleet }, config.herdMessages), durationSeconds: (Date.now() - started) / 1000 };
     if (argv.includes('--update-docs')) {
       await writeHerdChart(herd, CHART);
-      replaceDocsSection(DOCS, 'peers', renderDocs(document));
+      writeDocs(document);
       await documentFleet(fleet, config, `npm run bench${config.quick ? ' -- --quick' : ''}`);
     }
     if (wantsJson(argv)) process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
-    else process.stdout.write(`${renderDocs(document)}\n`);
+    else process.stdout.write(`${Object.values(renderDocs(document)).join('\n\n')}\n`);
   } finally {
     await emulator.stop();
   }

@@ -115,8 +115,17 @@ function rows(list: Row[], backlog: number): string {
   ]);
 }
 
-export function renderDocs(document: Document): string {
-  const { config, memory } = document;
+/**
+ * The run as docs: `summary` for docs/benchmarks.md (how it was run, the targets, the
+ * happy and retry paths, the herd), `detail` for docs/benchmarks-detail.md (what each
+ * feature costs, the round-trip rows, calls by action, memory).
+ */
+export function renderDocs(document: Document): { summary: string; detail: string } {
+  return { summary: renderSummary(document), detail: renderDetail(document) };
+}
+
+function renderSummary(document: Document): string {
+  const { config } = document;
   return [
     preamble(document),
     '',
@@ -133,10 +142,6 @@ export function renderDocs(document: Document): string {
     '',
     rows(document.happy, config.backlog),
     '',
-    ...steadySection(document, document.featureCost, 'What backpressure and a body schema cost', FEATURE_COST),
-    ...steadySection(document, document.tracing, 'Tracing', TRACING),
-    ...idempotencySection(document),
-    ...latencySection(document),
     `### Retry path (${config.retryBacklog.toLocaleString('en-US')} messages, each failing once, retried after 0-1 s)`,
     '',
     `Timed over the whole backlog, from its load until the last message is done, after a warm-up of ${config.retryWarmupCount.toLocaleString('en-US')} messages of the same kind. The seed reference retries after its own 3 s.`,
@@ -145,6 +150,17 @@ export function renderDocs(document: Document): string {
     '',
     retryAgainstHappy(document),
     '',
+    ...herdSection(document),
+  ].join('\n');
+}
+
+function renderDetail(document: Document): string {
+  const { memory } = document;
+  return [
+    ...steadySection(document, document.featureCost, 'What backpressure and a body schema cost', FEATURE_COST),
+    ...steadySection(document, document.tracing, 'Tracing', TRACING),
+    ...idempotencySection(document),
+    ...latencySection(document),
     '### SQS calls per message, by action',
     '',
     "Counted at the emulator over each run's timed window, pooled over the runs. The retry path's window starts after a warm-up backlog has drained, so its calls include those for the messages still held at the end. requeue's GetQueueAttributes, its one read of the queue's visibility timeout and redrive policy at start-up, falls before the window.",
@@ -154,7 +170,12 @@ export function renderDocs(document: Document): string {
     `### Memory (requeue @50, ${memory.messages.toLocaleString('en-US')} messages at 1 ms, loaded ${memory.passes} times into one process, while the herd's capped baselines finish)`,
     '',
     `RSS start ${memory.startMb.toFixed(0)} MB, peak ${memory.peakMb.toFixed(0)} MB, end ${memory.endMb.toFixed(0)} MB; after each pass ${memory.passEndMb.map((mb) => mb.toFixed(0)).join(', ')} MB; slope over the last pass ${memory.slopeMbPerMinute.toFixed(1)} MB/min; ${memory.messagesPerSecond.toFixed(0)} messages/s.`,
-    '',
+  ].join('\n');
+}
+
+function herdSection(document: Document): string[] {
+  const { config } = document;
+  return [
     `### Thundering herd, end to end (${config.herdMessages.toLocaleString('en-US')} webhooks; down ${HERD.outageMs / 1000} s, then ${HERD.capacityPerSecond} requests/s, 429 + Retry-After: 1 beyond)`,
     '',
     `Our defaults run ${config.runs} time(s) (median and range), all at once and beside one run of each baseline, each with its own queue and downstream; the baselines stop at ${config.herdCapSeconds} s, where "≥" and ">" mark lower bounds.`,
@@ -168,5 +189,5 @@ export function renderDocs(document: Document): string {
     ]),
     '',
     '![Downstream requests per second for each run, with the capacity line](herd-e2e.svg)',
-  ].join('\n');
+  ];
 }

@@ -7,7 +7,7 @@ import { emulatorSuite } from '../support/suite.js';
 
 const suite = emulatorSuite();
 
-type Recorded = { [K in keyof WorkerEvents]: { name: K; event: WorkerEvents[K] } }[keyof WorkerEvents];
+type Recorded = { [K in 'received' | 'handled' | 'settled']: { name: K; event: WorkerEvents[K] } }['received' | 'handled' | 'settled'];
 
 describe('the worker event stream (fauxqs)', () => {
   it('reports each delivery as received, handled and settled, in that order, with the outcome', async () => {

@@ -39,8 +39,7 @@ const ROOM_STEP = 0.25;
  *
  * - The room follows the waves: each message given back widens it a little, each message
  *   started narrows it a little, so about 1% are given back. On a worker whose event loop
- *   is busy, receives land in larger waves (6% were given back at a fixed 70% in the peer
- *   bench at 15 ms, 1-2% in the engine alone).
+ *   is busy, receives land in larger waves, which a fixed room would give back far more of.
  * - Nothing extra while a round trip brings less than the room (on loopback, say): the
  *   prefetch alone hides it, and looking ahead would only risk giving messages back. The
  *   allowance grows from zero with the round trip, with no threshold to flip on and off
@@ -99,8 +98,8 @@ export class ReceiveLookahead {
    * The start rate, counting a window still open for longer than a window if it started
    * fewer: handlers that stall start nothing, so no window would close, and the rate
    * measured before the stall would keep receives landing on a full prefetch, each
-   * message given back making room for the next receive to bring it back (in the engine
-   * alone, handlers slowing from 5 ms to 500 ms at 15 ms had messages redriven unrun).
+   * message given back making room for the next receive to bring it back, until the
+   * redrive took it unrun.
    */
   private rateNow(): number {
     const elapsed = this.now() - this.windowStart;

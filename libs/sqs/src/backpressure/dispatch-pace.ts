@@ -14,9 +14,8 @@ const SPEED_UP_PER_SECOND = 0.99;
 /**
  * Once the dependency has accepted every call for this long, the pace lifts 5% a second,
  * so a passing episode stops throttling within tens of seconds rather than minutes. Not
- * faster: a worker paced 5% under a limit that still holds sees no rejection either, and
- * at 30% a second the herd benchmark's worker overshot its dependency to 1.6 times its
- * capacity every few seconds.
+ * faster: a worker paced 5% under a limit that still holds sees no rejection either, so a
+ * faster lift overshoots the dependency every few seconds (docs/design/2026-11-26-backpressure.md).
  */
 const QUIET_AFTER_MS = 10_000;
 const SPEED_UP_PER_QUIET_SECOND = 0.95;

@@ -1,10 +1,16 @@
 import { createRetryPolicy, NonRetryableError, RetryableError } from '@requeue/retry';
 import { describe, expect, it, vi } from 'vitest';
-import { FifoSqsFake } from './fifo-sqs.fake.js';
-import { SqsWorker } from './worker.js';
-import type { WorkerMessage } from './worker-message.js';
+import { SqsWorker, type WorkerMessage } from '@requeue/sqs';
+import { SqsFake } from '../support/sqs-fake.js';
 
+// SQS FIFO as SQS behaves: several messages of a group in one receive (fauxqs returns one).
 const QUEUE_URL = 'http://sqs.local/000000000000/jobs.fifo';
+const DLQ_URL = 'http://sqs.local/000000000000/jobs-dlq.fifo';
+
+/** Messages `ids` of one group, in order, each body `{"id":…}`. */
+function addGroup(sqs: SqsFake, groupId: string, messageIds: readonly string[]): void {
+  for (const id of messageIds) sqs.add(JSON.stringify({ id }), { id, groupId });
+}
 
 interface Run {
   id: string;
@@ -12,13 +18,13 @@ interface Run {
 }
 
 /** A worker on the fake whose handler fails as `fail` says, recording every run in order. */
-function fifoWorker(sqs: FifoSqsFake, fail: (id: string, attempt: number) => Error | undefined, options: { backpressure?: boolean } = {}) {
+function fifoWorker(sqs: SqsFake, fail: (id: string, attempt: number) => Error | undefined, options: { backpressure?: boolean } = {}) {
   const runs: Run[] = [];
   const succeeded: string[] = [];
   const worker = new SqsWorker({
     sqs: sqs.client,
     queueUrl: QUEUE_URL,
-    deadLetterQueueUrl: 'http://sqs.local/000000000000/jobs-dlq.fifo',
+    deadLetterQueueUrl: DLQ_URL,
     // Retries due at once (0 s): the head is back as soon as SQS allows, so the test
     // observes order, not waiting.
     retryPolicy: createRetryPolicy({ jitter: 'none', types: { DEFAULT: { backoff: { type: 'fixed', delayMs: 0 } } } }),
@@ -44,8 +50,8 @@ const ids = (prefix: string, count: number) => Array.from({ length: count }, (_,
 
 describe('FIFO order when SQS returns several messages of one group at once', () => {
   it('runs nothing behind a failed head: the rest go back and run after it, in order', async () => {
-    const sqs = new FifoSqsFake(QUEUE_URL);
-    sqs.add('a', ids('m', 5));
+    const sqs = new SqsFake({ queueUrl: QUEUE_URL });
+    addGroup(sqs, 'a', ids('m', 5));
     const { worker, runs, succeeded } = fifoWorker(sqs, (id, attempt) => (id === 'm0' && attempt === 1 ? new RetryableError('downstream 503') : undefined));
     await worker.start();
     await vi.waitFor(() => expect(succeeded).toHaveLength(5));
@@ -60,8 +66,8 @@ describe('FIFO order when SQS returns several messages of one group at once', ()
   });
 
   it('a deferral (the dependency answered 429) keeps the order and uses no attempt, for the head or the messages behind it', async () => {
-    const sqs = new FifoSqsFake(QUEUE_URL);
-    sqs.add('a', ids('m', 4));
+    const sqs = new SqsFake({ queueUrl: QUEUE_URL });
+    addGroup(sqs, 'a', ids('m', 4));
     let limited = false;
     const { worker, runs, succeeded } = fifoWorker(
       sqs,
@@ -85,21 +91,22 @@ describe('FIFO order when SQS returns several messages of one group at once', ()
   });
 
   it('a dead-lettered head lets the rest run once its dead letter has landed; the dead letter records its group', async () => {
-    const sqs = new FifoSqsFake(QUEUE_URL);
-    sqs.add('a', ids('m', 3));
+    const sqs = new SqsFake({ queueUrl: QUEUE_URL });
+    addGroup(sqs, 'a', ids('m', 3));
     const { worker, succeeded } = fifoWorker(sqs, (id) => (id === 'm0' ? new NonRetryableError('invalid card') : undefined));
     await worker.start();
     await vi.waitFor(() => expect(succeeded).toEqual(['m1', 'm2']));
     await worker.stop();
     // Its own group in the FIFO DLQ, so each dead letter can be read alone; the source group is in x-dead-letter.
-    expect(sqs.deadLetters).toMatchObject([{ body: '{"id":"m0"}', groupId: 'm0', deduplicationId: 'm0' }]);
-    expect(JSON.parse(sqs.deadLetters[0]!.attributes['x-dead-letter']!)).toMatchObject({ reason: 'non-retryable', messageGroupId: 'a' });
+    const deadLetters = sqs.sent.filter((m) => m.queueUrl === DLQ_URL);
+    expect(deadLetters).toMatchObject([{ body: '{"id":"m0"}', groupId: 'm0', deduplicationId: 'm0' }]);
+    expect(JSON.parse(deadLetters[0]!.attributes['x-dead-letter']!.StringValue!)).toMatchObject({ reason: 'non-retryable', messageGroupId: 'a' });
     expect(sqs.remaining).toBe(0);
   });
 
   it('keeps each group in order while groups run side by side, under failures anywhere in a group', async () => {
-    const sqs = new FifoSqsFake(QUEUE_URL);
-    for (const group of ['a', 'b', 'c']) sqs.add(group, ids(`${group}`, 8));
+    const sqs = new SqsFake({ queueUrl: QUEUE_URL });
+    for (const group of ['a', 'b', 'c']) addGroup(sqs, group, ids(`${group}`, 8));
     const failOnce = new Set(['a1', 'a5', 'b0', 'b7', 'c3', 'c4']);
     const { worker, succeeded } = fifoWorker(sqs, (id, attempt) => (failOnce.has(id) && attempt === 1 ? new RetryableError('timeout') : undefined));
     await worker.start();

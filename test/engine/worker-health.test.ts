@@ -1,24 +1,13 @@
-import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { createRetryPolicy } from '@requeue/retry';
+import { SqsWorker } from '@requeue/sqs';
 import { describe, expect, it } from 'vitest';
-import { SqsWorker } from './worker.js';
-
-/** SQS whose receives hang until the test lets them return: a poll loop that is stuck. */
-function hangingSqs() {
-  const pending: Array<(value: unknown) => void> = [];
-  const client = {
-    send: (command: unknown) => {
-      if (command instanceof ReceiveMessageCommand) return new Promise((resolve) => pending.push(resolve));
-      return Promise.resolve({ Successful: [], Failed: [] });
-    },
-  } as unknown as SQSClient;
-  return { client, release: () => pending.splice(0).forEach((resolve) => resolve({ Messages: [] })) };
-}
+import { SqsFake } from '../support/sqs-fake.js';
 
 describe('worker readiness', () => {
   it('reports not-ready once no receive has returned for longer than a long poll plus the pause cap, with slots free', async () => {
     let clock = 1_000_000;
-    const sqs = hangingSqs();
+    // An empty queue: the receive is a long poll that does not return while the test runs.
+    const sqs = new SqsFake({ queueUrl: 'http://sqs.local/000000000000/jobs' });
     const worker = new SqsWorker({
       sqs: sqs.client,
       queueUrl: 'http://sqs.local/000000000000/jobs',
@@ -38,7 +27,7 @@ describe('worker readiness', () => {
     expect(worker.health().ready).toBe(true);
     clock += 1;
     expect(worker.health()).toMatchObject({ ready: false, live: true });
-    sqs.release();
+    sqs.close();
     await worker.stop({ drainTimeoutMs: 0 });
   });
 });

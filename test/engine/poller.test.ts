@@ -1,29 +1,23 @@
-import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { InFlightLimit } from './in-flight-limit.js';
-import { silentLogger } from './logger.js';
-import { Poller } from './poller.js';
+import { InFlightLimit } from '../../libs/sqs/src/in-flight-limit.js';
+import { silentLogger } from '../../libs/sqs/src/logger.js';
+import { Poller } from '../../libs/sqs/src/poller.js';
+import { SqsFake } from '../support/sqs-fake.js';
+
+const QUEUE_URL = 'http://sqs.local/000000000000/jobs';
 
 /** A queue with a backlog that answers every receive, after a 15 ms round trip, with as many messages as it asks for. */
 function backlogSqs() {
-  const asked: number[] = [];
-  let next = 0;
-  const client = {
-    send: async (command: unknown) => {
-      if (!(command instanceof ReceiveMessageCommand)) throw new Error('only receives are expected');
-      const count = command.input.MaxNumberOfMessages ?? 1;
-      asked.push(count);
-      await new Promise((resolve) => setTimeout(resolve, 15));
-      return { Messages: Array.from({ length: count }, () => ({ MessageId: `m${++next}`, ReceiptHandle: `r${next}` })) };
-    },
-  } as unknown as SQSClient;
-  return { client, asked };
+  const sqs = new SqsFake({ queueUrl: QUEUE_URL, beforeAnswer: (command) => (command === 'ReceiveMessage' ? new Promise((resolve) => setTimeout(resolve, 15)) : undefined) });
+  for (let i = 0; i < 5000; i++) sqs.add('{}');
+  return sqs;
 }
 
 function poller(sqs: SQSClient, limit: InFlightLimit, concurrency: number, gatherMs: number) {
   return new Poller({
     sqs,
-    queueUrl: 'http://sqs.local/000000000000/jobs',
+    queueUrl: QUEUE_URL,
     limit,
     withheld: () => 0,
     waitTimeSeconds: 20,

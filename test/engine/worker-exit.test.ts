@@ -3,36 +3,18 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * A script that runs the built package with a one-message fake SQS, stops the worker
+ * A script that runs the built package on the SQS fake with one message, stops the worker
  * once the message is deleted, and then has nothing left to do: its process should end.
  */
 const SCRIPT = `
-import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { SqsWorker } from '@requeue/sqs';
-const backlog = [{ MessageId: 'm1', ReceiptHandle: 'r1', Body: '{}', Attributes: { ApproximateReceiveCount: '1' } }];
-let deleted = 0;
-let onDeleted;
-const allDeleted = new Promise((resolve) => (onDeleted = resolve));
-const sqs = {
-  send: async (command) => {
-    if (command instanceof ReceiveMessageCommand) {
-      if (backlog.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
-      return { Messages: backlog.splice(0, 10) };
-    }
-    if (command instanceof DeleteMessageBatchCommand) {
-      deleted += command.input.Entries.length;
-      if (deleted === 1) onDeleted();
-      return { Successful: command.input.Entries.map((entry) => ({ Id: entry.Id })), Failed: [] };
-    }
-    return {};
-  },
-};
+import { SqsFake } from '@requeue/test/support/sqs-fake';
 const queueUrl = 'http://sqs.local/000000000000/jobs';
-const worker = new SqsWorker({ sqs, queueUrl, deadLetterQueueUrl: queueUrl + '-dlq', handler: async () => undefined, waitTimeSeconds: 0, drainTimeoutMs: 60000, visibilityTimeoutSeconds: 30, maxReceiveCount: 5 });
+const fake = new SqsFake({ queueUrl });
+fake.add('{}');
+const worker = new SqsWorker({ sqs: fake.client, queueUrl, deadLetterQueueUrl: queueUrl + '-dlq', handler: async () => undefined, waitTimeSeconds: 0, drainTimeoutMs: 60000, visibilityTimeoutSeconds: 30, maxReceiveCount: 5 });
+worker.on('settled', () => void worker.stop().then(() => process.stdout.write('stopped\\n')));
 await worker.start();
-await allDeleted;
-await worker.stop();
-process.stdout.write('stopped\\n');
 `;
 
 describe('SqsWorker.stop', () => {

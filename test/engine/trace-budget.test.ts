@@ -1,9 +1,9 @@
 import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { createRetryPolicy, RetryableError } from '@requeue/retry';
-import { afterEach, describe, expect, it } from 'vitest';
-import { SqsWorker } from '../worker.js';
-import { TraceSqsFake } from './trace-sqs.fake.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { SqsWorker } from '@requeue/sqs';
+import { SqsFake } from '../support/sqs-fake.js';
 
 const QUEUE_URL = 'http://sqs.local/000000000000/jobs';
 const DLQ_URL = 'http://sqs.local/000000000000/jobs-dlq';
@@ -16,7 +16,7 @@ afterEach(async () => {
   exporter.reset();
 });
 
-async function startWorker(fake: TraceSqsFake, failFirst: boolean) {
+async function startWorker(fake: SqsFake, failFirst: boolean) {
   const worker = new SqsWorker({
     sqs: fake.client,
     queueUrl: QUEUE_URL,
@@ -34,7 +34,7 @@ async function startWorker(fake: TraceSqsFake, failFirst: boolean) {
 }
 
 async function spansOf(count: number) {
-  for (let i = 0; i < 200 && exporter.getFinishedSpans().length < count; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  await vi.waitFor(() => expect(exporter.getFinishedSpans().length).toBeGreaterThanOrEqual(count), { timeout: 2000 });
   return exporter.getFinishedSpans();
 }
 
@@ -42,9 +42,9 @@ const nineAttributes = Object.fromEntries(Array.from({ length: 9 }, (_, i): [str
 
 describe('trace context within the 10-attribute budget (a fake that keeps AWSTraceHeader, as SQS does)', () => {
   it('carries the context of a message with 9 attributes in AWSTraceHeader alone, and the retry stays in the trace', async () => {
-    const fake = new TraceSqsFake(QUEUE_URL);
+    const fake = new SqsFake({ queueUrl: QUEUE_URL });
     await startWorker(fake, true);
-    fake.add('{"id":"full"}', nineAttributes, 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1');
+    fake.add('{"id":"full"}', { attributes: nineAttributes, traceHeader: 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1' });
     const [first, second] = await spansOf(2);
     fake.close();
 
@@ -57,9 +57,9 @@ describe('trace context within the 10-attribute budget (a fake that keeps AWSTra
   });
 
   it('adds traceparent to a copy when there is room, and AWSTraceHeader always', async () => {
-    const fake = new TraceSqsFake(QUEUE_URL);
+    const fake = new SqsFake({ queueUrl: QUEUE_URL });
     await startWorker(fake, true);
-    fake.add('{"id":"roomy"}', {});
+    fake.add('{"id":"roomy"}');
     const [first] = await spansOf(2);
     fake.close();
     const { traceId, spanId } = first!.spanContext();
@@ -68,7 +68,7 @@ describe('trace context within the 10-attribute budget (a fake that keeps AWSTra
   });
 
   it('with tracing off, records nothing and adds nothing to a copy', async () => {
-    const fake = new TraceSqsFake(QUEUE_URL);
+    const fake = new SqsFake({ queueUrl: QUEUE_URL });
     const worker = new SqsWorker({
       sqs: fake.client,
       queueUrl: QUEUE_URL,
@@ -82,8 +82,8 @@ describe('trace context within the 10-attribute budget (a fake that keeps AWSTra
     });
     workers.push(worker);
     await worker.start();
-    fake.add('{"id":"off"}', { traceparent: { DataType: 'String', StringValue: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } });
-    for (let i = 0; i < 200 && fake.sent.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    fake.add('{"id":"off"}', { attributes: { traceparent: { DataType: 'String', StringValue: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } } });
+    await vi.waitFor(() => expect(fake.sent).toHaveLength(1), { timeout: 2000 });
     fake.close();
     expect(fake.sent[0]!.traceHeader).toBeUndefined();
     expect(fake.sent[0]!.attributes.traceparent?.StringValue).toBe('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');

@@ -1,91 +1,21 @@
-import { ChangeMessageVisibilityBatchCommand, DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import { createRetryPolicy } from '@requeue/retry';
+import { SqsWorker } from '@requeue/sqs';
 import { describe, expect, it, vi } from 'vitest';
-import { SqsWorker } from './worker.js';
+import { SqsFake } from '../support/sqs-fake.js';
 
 const QUEUE_URL = 'http://sqs.local/000000000000/jobs';
 
 /**
- * An SQS stand-in with a backlog: it records receives, deletes and visibility changes, and
- * counts receives under way. With `redeliver`, a message given back (visibility 0) goes back
- * to the head of the backlog, as SQS makes it visible again at once.
+ * The SQS fake with messages m1…m`count`; with `roundTripMs`, a receive that has messages
+ * answers that much later, as a region's round trip would.
  */
-class BacklogSqs {
-  readonly received: string[] = [];
-  lastReceiveSentAt = 0;
-  readonly deleted: string[] = [];
-  readonly madeVisible: string[] = [];
-  receivesUnderWay = 0;
-  mostReceivesUnderWay = 0;
-  /** Messages asked for by the receives under way. */
-  askedUnderWay = 0;
-  private readonly waiting: Array<() => void> = [];
-  private closed = false;
-
-  constructor(
-    private readonly backlog: Message[],
-    /** How long a receive takes to answer when messages are there: a region's round trip. */
-    private readonly roundTripMs = 0,
-    private readonly redeliver = false,
-  ) {}
-
-  get client(): SQSClient {
-    return { send: (command: unknown) => this.send(command) } as unknown as SQSClient;
-  }
-
-  close(): void {
-    this.closed = true;
-    for (const wake of this.waiting.splice(0)) wake();
-  }
-
-  private async send(command: unknown): Promise<unknown> {
-    if (command instanceof ReceiveMessageCommand) {
-      const asked = command.input.MaxNumberOfMessages ?? 1;
-      this.lastReceiveSentAt = performance.now();
-      this.receivesUnderWay++;
-      this.askedUnderWay += asked;
-      this.mostReceivesUnderWay = Math.max(this.mostReceivesUnderWay, this.receivesUnderWay);
-      try {
-        if (this.backlog.length === 0 && !this.closed) await new Promise<void>((wake) => this.waiting.push(wake));
-        const messages = this.backlog.splice(0, asked);
-        if (this.roundTripMs > 0 && messages.length > 0) await new Promise((resolve) => setTimeout(resolve, this.roundTripMs));
-        this.received.push(...messages.map((m) => m.MessageId!));
-        return { Messages: messages };
-      } finally {
-        this.receivesUnderWay--;
-        this.askedUnderWay -= asked;
-      }
-    }
-    const entries = (command as { input: { Entries?: Array<{ Id: string; ReceiptHandle: string; VisibilityTimeout?: number }> } }).input.Entries ?? [];
-    if (command instanceof DeleteMessageBatchCommand) this.deleted.push(...entries.map((e) => e.ReceiptHandle));
-    else if (command instanceof ChangeMessageVisibilityBatchCommand) this.madeVisibleAgain(entries.filter((e) => e.VisibilityTimeout === 0).map((e) => e.ReceiptHandle));
-    else throw new Error(`unexpected command ${(command as object).constructor.name}`);
-    return { Successful: entries.map((e) => ({ Id: e.Id })), Failed: [] };
-  }
-
-  private madeVisibleAgain(receipts: string[]): void {
-    this.madeVisible.push(...receipts);
-    if (this.redeliver) this.backlog.unshift(...messages(receipts.map((receipt) => Number(receipt.slice(1)))));
-  }
-
-  /** The most receives any one message took. */
-  get mostReceivesOfOne(): number {
-    const counts = new Map<string, number>();
-    for (const id of this.received) counts.set(id, (counts.get(id) ?? 0) + 1);
-    return Math.max(0, ...counts.values());
-  }
+function backlog(count: number, roundTripMs = 0): SqsFake {
+  const sqs = new SqsFake({ queueUrl: QUEUE_URL, beforeAnswer: (command) => (command === 'ReceiveMessage' && roundTripMs > 0 ? new Promise((resolve) => setTimeout(resolve, roundTripMs)) : undefined) });
+  for (let i = 1; i <= count; i++) sqs.add('{}', { id: `m${i}` });
+  return sqs;
 }
 
-/** Messages m1…m`count`, or the messages of these numbers. */
-const messages = (countOrNumbers: number | number[]): Message[] =>
-  (typeof countOrNumbers === 'number' ? Array.from({ length: countOrNumbers }, (_, i) => i + 1) : countOrNumbers).map((n) => ({
-    MessageId: `m${n}`,
-    ReceiptHandle: `r${n}`,
-    Body: '{}',
-    Attributes: { ApproximateReceiveCount: '1' },
-  }));
-
-function worker(sqs: BacklogSqs, handler: (message: { messageId: string; attempt: number }) => Promise<void>, extra: { maxInFlight?: number; prefetch?: number; pollers?: number; now?: () => number } = {}) {
+function worker(sqs: SqsFake, handler: (message: { messageId: string; attempt: number }) => Promise<void>, extra: { maxInFlight?: number; prefetch?: number; pollers?: number; now?: () => number } = {}) {
   return new SqsWorker({
     sqs: sqs.client,
     queueUrl: QUEUE_URL,
@@ -111,7 +41,7 @@ function heldHandler() {
  * all hang once its lookahead has grown past the bound: what is on its way then lands on a
  * full prefetch, and no handler starts again until `stop` lets them finish.
  */
-async function stalledOnceAhead(sqs: BacklogSqs, seen: (message: { messageId: string; attempt: number }) => void = () => undefined) {
+async function stalledOnceAhead(sqs: SqsFake, seen: (message: { messageId: string; attempt: number }) => void = () => undefined) {
   let stalled = false;
   const stall = heldHandler();
   const engine = worker(
@@ -138,7 +68,7 @@ async function stalledOnceAhead(sqs: BacklogSqs, seen: (message: { messageId: st
 
 describe('prefetch: receiving runs ahead of the handlers, within a bound', () => {
   it('holds at most maxInFlight running and prefetch more received, and starts a prefetched one the moment a handler finishes', async () => {
-    const sqs = new BacklogSqs(messages(20));
+    const sqs = backlog(20);
     const { running, handler } = heldHandler();
     const engine = worker(sqs, handler, { maxInFlight: 3, prefetch: 2 });
     await engine.start();
@@ -155,7 +85,7 @@ describe('prefetch: receiving runs ahead of the handlers, within a bound', () =>
   });
 
   it('gives prefetched messages back at once on stop, while the running ones finish', async () => {
-    const sqs = new BacklogSqs(messages(10));
+    const sqs = backlog(10);
     const { running, handler } = heldHandler();
     const engine = worker(sqs, handler, { maxInFlight: 2, prefetch: 3 });
     await engine.start();
@@ -163,16 +93,16 @@ describe('prefetch: receiving runs ahead of the handlers, within a bound', () =>
     sqs.close();
     const stopping = engine.stop({ drainTimeoutMs: 10_000 });
     // Visible again before any running handler is done: not held until the drain ends.
-    await vi.waitFor(() => expect(sqs.madeVisible.sort()).toEqual(['r3', 'r4', 'r5']));
+    await vi.waitFor(() => expect(sqs.madeVisible.sort()).toEqual(['m3', 'm4', 'm5']));
     expect(sqs.deleted).toEqual([]);
     for (const finish of running.splice(0)) finish();
     await stopping;
-    expect(sqs.deleted.sort()).toEqual(['r1', 'r2']);
+    expect(sqs.deleted.sort()).toEqual(['m1', 'm2']);
     expect(sqs.madeVisible).toHaveLength(3);
   });
 
   it('at a round trip, receives under way bring what the handlers will have started, yet never more than prefetch wait unstarted', async () => {
-    const sqs = new BacklogSqs(messages(400), 20);
+    const sqs = backlog(400, 20);
     const started = new Set<string>();
     const samples: Array<{ unstarted: string[]; elsewhere: number }> = [];
     let running = 0;
@@ -191,7 +121,7 @@ describe('prefetch: receiving runs ahead of the handlers, within a bound', () =>
     await vi.waitFor(() => expect(sqs.deleted.length + sqs.madeVisible.length).toBeGreaterThanOrEqual(400), { timeout: 10_000 });
     clearInterval(sample);
     // Given back on landing, so never waiting; a sample can fall between that decision and its batched visibility call.
-    const givenBack = new Set(sqs.madeVisible.map((receipt) => receipt.replace(/^r/, 'm')));
+    const givenBack = new Set(sqs.madeVisible);
     const waiting = samples.map(({ unstarted, elsewhere }) => ({ unstarted: unstarted.filter((id) => !givenBack.has(id)).length, elsewhere }));
     const mostUnstarted = Math.max(...waiting.map((w) => w.unstarted));
     const mostInPipeline = Math.max(...waiting.map((w) => w.unstarted + w.elsewhere));
@@ -203,18 +133,18 @@ describe('prefetch: receiving runs ahead of the handlers, within a bound', () =>
   });
 
   it('gives back at once, without using an attempt, a message that lands with the prefetch full', async () => {
-    const sqs = new BacklogSqs(messages(2000), 20);
+    const sqs = backlog(2000, 20);
     const attempts = new Map<string, number[]>();
     const stalled = await stalledOnceAhead(sqs, (message) => attempts.set(message.messageId, [...(attempts.get(message.messageId) ?? []), message.attempt]));
     await vi.waitFor(() => expect(sqs.madeVisible.length).toBeGreaterThan(0), { timeout: 10_000 });
     // Given back, never started: each given-back message either ran later (as attempt 1) or not at all.
-    const givenBack = sqs.madeVisible.map((handle) => `m${handle.slice(1)}`);
+    const givenBack = sqs.madeVisible;
     for (const id of givenBack) expect(attempts.get(id) ?? [1]).toEqual([1]);
     await stalled.stop();
   });
 
   it('stops receiving soon after the handlers stall, rather than giving the same messages back until the redrive takes them', async () => {
-    const sqs = new BacklogSqs(messages(5000), 20, true);
+    const sqs = backlog(5000, 20);
     // No handler starts again, so no start-rate window closes.
     const stalled = await stalledOnceAhead(sqs);
     // What was on its way lands on a full prefetch and is given back; then receiving stops.
@@ -225,7 +155,7 @@ describe('prefetch: receiving runs ahead of the handlers, within a bound', () =>
   });
 
   it('keeps one long poll when idle, however many receive loops it may run', async () => {
-    const sqs = new BacklogSqs([]);
+    const sqs = backlog(0);
     const engine = worker(sqs, async () => undefined, { maxInFlight: 50, pollers: 10 });
     await engine.start();
     await vi.waitFor(() => expect(sqs.receivesUnderWay).toBe(1));
@@ -236,7 +166,7 @@ describe('prefetch: receiving runs ahead of the handlers, within a bound', () =>
   });
 
   it('refuses prefetch on a FIFO queue, and defaults to none there', () => {
-    const fifo = new BacklogSqs([]);
+    const fifo = new SqsFake({ queueUrl: `${QUEUE_URL}.fifo` });
     const make = (prefetch?: number) =>
       new SqsWorker({ sqs: fifo.client, queueUrl: `${QUEUE_URL}.fifo`, deadLetterQueueUrl: `${QUEUE_URL}-dlq.fifo`, handler: async () => undefined, ...(prefetch === undefined ? {} : { prefetch }) });
     expect(() => make(5)).toThrow(/^prefetch: must be 0 on a FIFO queue/);

@@ -1,0 +1,269 @@
+import {
+  ChangeMessageVisibilityBatchCommand,
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  type Message,
+  type MessageAttributeValue,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import { FakeQueueStore, type StoredMessage } from './sqs-fake-store.js';
+
+export type SqsCommandName = 'ReceiveMessage' | 'SendMessageBatch' | 'DeleteMessageBatch' | 'ChangeMessageVisibilityBatch' | 'GetQueueAttributes';
+
+export interface SqsFakeOptions {
+  queueUrl: string;
+  /** The clock visibility timeouts and delays run on. @default Date.now */
+  now?: () => number;
+  /** @default 30 */
+  visibilityTimeoutSeconds?: number;
+  /** The queue's redrive: a message received this many times is moved out (counted in `redriven`) at its next receive. */
+  maxReceiveCount?: number;
+  /**
+   * Awaited before a call is answered: a round trip (`() => sleep(15)`), or a gate a
+   * test opens (held deletes, a receive that hangs). Receives wait here only once they
+   * have messages to return; an empty long poll waits for messages first.
+   */
+  beforeAnswer?: (command: SqsCommandName) => Promise<void> | undefined;
+}
+
+/** A message another queue was sent (a DLQ), or this queue was sent (a retry copy). */
+export interface SentMessage {
+  queueUrl: string;
+  body: string;
+  attributes: Record<string, MessageAttributeValue>;
+  delaySeconds: number | undefined;
+  groupId: string | undefined;
+  deduplicationId: string | undefined;
+  traceHeader: string | undefined;
+}
+
+/**
+ * The one in-memory SQS of the tests and the engine benchmarks: a standard or FIFO queue
+ * (by its URL's `.fifo`) that behaves as SQS does where it matters to the worker.
+ * Visibility timeouts and delays run on the given clock; a receive returns what is
+ * visible or long-polls for it (up to `WaitTimeSeconds`, or until `close()`); a message
+ * given back with visibility 0 is the next received; receive counts rise with each
+ * receive, and the redrive moves a message out past `maxReceiveCount`. On a FIFO queue a
+ * receive may return several messages of one group, in order, and none from a group with
+ * a message in flight (fauxqs returns one message per group per receive). The
+ * `AWSTraceHeader` a message was sent with comes back on receive (fauxqs drops it).
+ * Sends to any other queue are recorded in `sent` and go nowhere.
+ */
+export class SqsFake {
+  readonly queueUrl: string;
+  readonly sent: SentMessage[] = [];
+  /** Message ids, in the order receives returned them. */
+  readonly received: string[] = [];
+  /** Message ids, as deletes landed. */
+  readonly deleted: string[] = [];
+  /** Message ids whose delete is under way (held by `beforeAnswer`). */
+  readonly deleting: string[] = [];
+  /** Message ids given back with visibility 0. */
+  readonly madeVisible: string[] = [];
+  /** Each non-empty receive's message ids. */
+  readonly receives: string[][] = [];
+  /** What each receive asked for (`MaxNumberOfMessages`), in order. */
+  readonly asked: number[] = [];
+  readonly calls: Partial<Record<SqsCommandName, number>> = {};
+  receivesUnderWay = 0;
+  mostReceivesUnderWay = 0;
+  /** Messages asked for by the receives under way. */
+  askedUnderWay = 0;
+  lastReceiveSentAt = 0;
+  private readonly store: FakeQueueStore;
+  private readonly waiting = new Set<() => void>();
+  private readonly emptyWaiters: Array<() => void> = [];
+  private closed = false;
+  private ids = 0;
+
+  constructor(private readonly options: SqsFakeOptions) {
+    this.queueUrl = options.queueUrl;
+    this.store = new FakeQueueStore({
+      fifo: options.queueUrl.endsWith('.fifo'),
+      now: options.now ?? Date.now,
+      visibilityTimeoutMs: (options.visibilityTimeoutSeconds ?? 30) * 1000,
+      maxReceiveCount: options.maxReceiveCount,
+    });
+  }
+
+  get client(): SQSClient {
+    return { send: (command: unknown) => this.send(command) } as unknown as SQSClient;
+  }
+
+  /** Puts a message on the queue; returns its id. */
+  add(body: string, extra: { id?: string; attributes?: Record<string, MessageAttributeValue>; groupId?: string; traceHeader?: string } = {}): string {
+    const id = extra.id ?? `m${++this.ids}`;
+    this.store.add({ id, body, attributes: extra.attributes ?? {}, groupId: extra.groupId, traceHeader: extra.traceHeader, visibleAt: 0 });
+    this.wake();
+    return id;
+  }
+
+  /** Messages still on the queue, visible, delayed or in flight. */
+  get remaining(): number {
+    return this.store.size;
+  }
+
+  /** Messages the redrive moved out. */
+  get redriven(): number {
+    return this.store.redriven;
+  }
+
+  /** The most receives any one message took. */
+  get mostReceivesOfOne(): number {
+    return this.store.mostReceives;
+  }
+
+  /** Resolves once no message is left: every one deleted or moved out by the redrive. */
+  whenEmpty(): Promise<void> {
+    return this.store.size === 0 ? Promise.resolve() : new Promise((resolve) => this.emptyWaiters.push(resolve));
+  }
+
+  /** Ends the long polls under way and makes later receives return at once. */
+  close(): void {
+    this.closed = true;
+    this.wake();
+  }
+
+  private async send(command: unknown): Promise<unknown> {
+    const name = commandName(command);
+    this.calls[name] = (this.calls[name] ?? 0) + 1;
+    if (command instanceof ReceiveMessageCommand) return this.receive(command);
+    if (command instanceof DeleteMessageBatchCommand) return this.deleteBatch(command);
+    await this.options.beforeAnswer?.(name);
+    if (command instanceof SendMessageBatchCommand) return this.sendBatch(command);
+    if (command instanceof ChangeMessageVisibilityBatchCommand) return this.changeVisibility(command);
+    return this.attributes();
+  }
+
+  private async receive(command: ReceiveMessageCommand): Promise<{ Messages: Message[] }> {
+    const asked = command.input.MaxNumberOfMessages ?? 1;
+    this.asked.push(asked);
+    this.lastReceiveSentAt = performance.now();
+    this.receivesUnderWay++;
+    this.askedUnderWay += asked;
+    this.mostReceivesUnderWay = Math.max(this.mostReceivesUnderWay, this.receivesUnderWay);
+    try {
+      // At least one short look, as a long poll of 0 s still costs a round trip.
+      const until = Date.now() + Math.max(20, (command.input.WaitTimeSeconds ?? 0) * 1000);
+      let taken = this.store.take(asked);
+      this.resolveIfEmpty();
+      // A hidden message may become visible on the clock alone: look again every 20 ms.
+      while (taken.length === 0 && !this.closed && Date.now() < until) {
+        await this.waitForWork(Math.min(20, until - Date.now()));
+        taken = this.store.take(asked);
+        this.resolveIfEmpty();
+      }
+      if (taken.length > 0) await this.options.beforeAnswer?.('ReceiveMessage');
+      const messages = taken.map(toMessage);
+      this.received.push(...messages.map((m) => m.MessageId!));
+      if (messages.length > 0) this.receives.push(messages.map((m) => m.MessageId!));
+      return { Messages: messages };
+    } finally {
+      this.receivesUnderWay--;
+      this.askedUnderWay -= asked;
+    }
+  }
+
+  private sendBatch(command: SendMessageBatchCommand) {
+    const { QueueUrl, Entries = [] } = command.input;
+    const now = (this.options.now ?? Date.now)();
+    const successful = Entries.map((entry) => {
+      const sent: SentMessage = {
+        queueUrl: QueueUrl ?? '',
+        body: entry.MessageBody ?? '',
+        attributes: entry.MessageAttributes ?? {},
+        delaySeconds: entry.DelaySeconds,
+        groupId: entry.MessageGroupId,
+        deduplicationId: entry.MessageDeduplicationId,
+        traceHeader: entry.MessageSystemAttributes?.AWSTraceHeader?.StringValue,
+      };
+      this.sent.push(sent);
+      const id = `m${++this.ids}`;
+      if (QueueUrl === this.queueUrl) {
+        this.store.add({ id, body: sent.body, attributes: sent.attributes, groupId: sent.groupId, traceHeader: sent.traceHeader, visibleAt: now + (sent.delaySeconds ?? 0) * 1000 });
+      }
+      return { Id: entry.Id, MessageId: id, MD5OfMessageBody: '' };
+    });
+    this.wake();
+    return { Successful: successful, Failed: [] };
+  }
+
+  private async deleteBatch(command: DeleteMessageBatchCommand) {
+    const entries = command.input.Entries ?? [];
+    const ids = entries.map((entry) => this.store.idOf(entry.ReceiptHandle ?? '')).filter((id): id is string => id !== undefined);
+    this.deleting.push(...ids);
+    await this.options.beforeAnswer?.('DeleteMessageBatch');
+    this.deleting.splice(0, this.deleting.length, ...this.deleting.filter((id) => !ids.includes(id)));
+    for (const entry of entries) {
+      const removed = this.store.remove(entry.ReceiptHandle ?? '');
+      if (removed) this.deleted.push(removed.id);
+    }
+    this.wake();
+    return { Successful: entries.map((entry) => ({ Id: entry.Id })), Failed: [] };
+  }
+
+  private changeVisibility(command: ChangeMessageVisibilityBatchCommand) {
+    const entries = command.input.Entries ?? [];
+    for (const entry of entries) {
+      const changed = this.store.changeVisibility(entry.ReceiptHandle ?? '', entry.VisibilityTimeout ?? 0);
+      if (changed && entry.VisibilityTimeout === 0) this.madeVisible.push(changed.id);
+    }
+    this.wake();
+    return { Successful: entries.map((entry) => ({ Id: entry.Id })), Failed: [] };
+  }
+
+  private attributes() {
+    const { visibilityTimeoutSeconds = 30, maxReceiveCount } = this.options;
+    const redrive = maxReceiveCount === undefined ? {} : { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: 'arn:aws:sqs:us-east-1:000000000000:dlq', maxReceiveCount }) };
+    return { Attributes: { VisibilityTimeout: String(visibilityTimeoutSeconds), ...redrive } };
+  }
+
+  private waitForWork(maxMs: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiting.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, maxMs));
+      this.waiting.add(done);
+    });
+  }
+
+  private wake(): void {
+    for (const done of [...this.waiting]) done();
+    this.resolveIfEmpty();
+  }
+
+  /** A receive's redrive, or a delete, may have taken the last message. */
+  private resolveIfEmpty(): void {
+    if (this.store.size === 0) for (const resolve of this.emptyWaiters.splice(0)) resolve();
+  }
+}
+
+function commandName(command: unknown): SqsCommandName {
+  if (command instanceof ReceiveMessageCommand) return 'ReceiveMessage';
+  if (command instanceof SendMessageBatchCommand) return 'SendMessageBatch';
+  if (command instanceof DeleteMessageBatchCommand) return 'DeleteMessageBatch';
+  if (command instanceof ChangeMessageVisibilityBatchCommand) return 'ChangeMessageVisibilityBatch';
+  if (command instanceof GetQueueAttributesCommand) return 'GetQueueAttributes';
+  throw new Error(`the SQS fake does not answer ${(command as object).constructor.name}`);
+}
+
+function toMessage(stored: StoredMessage): Message {
+  return {
+    MessageId: stored.id,
+    ReceiptHandle: stored.receiptHandle,
+    Body: stored.body,
+    ...(Object.keys(stored.attributes).length > 0 ? { MessageAttributes: stored.attributes } : {}),
+    Attributes: {
+      ApproximateReceiveCount: String(stored.receiveCount),
+      SentTimestamp: String(stored.sentAt),
+      ApproximateFirstReceiveTimestamp: String(stored.firstReceivedAt ?? stored.sentAt),
+      ...(stored.groupId === undefined ? {} : { MessageGroupId: stored.groupId }),
+      ...(stored.traceHeader === undefined ? {} : { AWSTraceHeader: stored.traceHeader }),
+    },
+  };
+}
