@@ -24,7 +24,8 @@ describe('SqsWorker.stop', () => {
     child.stdout.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes('stopped')) stoppedAt ??= Date.now();
     });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // 'close', not 'exit': by then its stdout has been read.
+    const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
     // The drain timeout is 60 s: a timer of it left running would hold the process that long.
     const code = await Promise.race([exited, new Promise<'still running'>((resolve) => setTimeout(resolve, 10_000, 'still running').unref())]);
     child.kill();

@@ -129,7 +129,11 @@ describe('the worker image on the emulator, with the stack task definition setti
     const dead = await eventually(async () => (await emulator.sqs.send(new ReceiveMessageCommand({ QueueUrl: queues.dlqUrl, MessageAttributeNames: ['All'], WaitTimeSeconds: 1 }))).Messages?.[0], 30_000, 'the dead letter');
     expect(JSON.parse(dead.Body!)).toMatchObject({ id: 'broken' });
     expect(JSON.parse(dead.MessageAttributes!['x-dead-letter']!.StringValue!)).toMatchObject({ reason: 'non-retryable', attempts: 1 });
-    expect(await emulator.depth(queues.queueUrl)).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
+    // The handler writes its ledger line before the worker deletes the message: await the delete.
+    await eventually(async () => {
+      const depth = await emulator.depth(queues.queueUrl);
+      return depth.visible + depth.inFlight + depth.delayed === 0 ? depth : undefined;
+    }, 15_000, `an empty queue:\n${worker.output()}`);
   });
 
   it('on SIGTERM with a handler in flight, lets it finish and exits 0 within the task definition stopTimeout', async () => {

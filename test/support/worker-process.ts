@@ -59,7 +59,8 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
+    // 'close', not 'exit': by then all of its output has been read.
+    child.once('close', (code, signal) => resolve({ code, signal })),
   );
   return {
     child,
