@@ -5,11 +5,11 @@ import { validateBody } from './body-schema.js';
 import type { Dependencies } from './backpressure/dependencies.js';
 import type { CallOutcome } from './backpressure/dependency.js';
 import { decodeMessage, type DecodedMessage } from './decode.js';
-import { decideDelivery } from './delivery/decide-delivery.js';
+import { decideDelivery, type DeliveryFacts } from './delivery/decide-delivery.js';
 import type { OutcomeExecutor } from './delivery/execute-outcome.js';
 import type { EngineEvents } from './events/engine-events.js';
 import type { EventStream } from './events/event-stream.js';
-import type { FinalVerdict } from './delivery/verdict.js';
+import type { FinalVerdict, Verdict } from './delivery/verdict.js';
 import type { Settled } from './group-sequencer.js';
 import { runWithTimeout, type HandlerStop } from './handler-runner.js';
 import type { ResolvedWorkerOptions } from './options.js';
@@ -17,6 +17,8 @@ import type { QueueFacts } from './queue-facts.js';
 import type { Claim, IdempotencyGuard } from './idempotency/guard.js';
 import type { DeliveryFacts as TraceFacts, MessageTracer } from './tracing/message-tracer.js';
 import type { UnusedReceives } from './unused-receives.js';
+
+const RECEIVED = { kind: 'received' } as const;
 
 export interface ProcessContext {
   options: ResolvedWorkerOptions;
@@ -54,7 +56,7 @@ export class MessageProcessor {
       if (message.overrideProblem) {
         options.logger.warn({ messageId: message.messageId, problem: message.overrideProblem }, 'ignoring invalid x-retry-policy; the configured policy applies');
       }
-      const start = decideDelivery({ ...this.decisionFacts(message), verdict: { kind: 'received' }, now: receivedAt });
+      const start = decideDelivery(this.decisionFacts(message, RECEIVED, receivedAt));
       if (start.kind !== 'run') return await executor.execute(message, start, handOffSlot);
       return await this.settle(message, await this.runToVerdict(message), handOffSlot);
     } catch (unexpected) {
@@ -70,12 +72,12 @@ export class MessageProcessor {
 
   private settle(message: DecodedMessage, verdict: FinalVerdict, handOffSlot: () => void): Promise<Settled> {
     this.logVerdict(message, verdict);
-    return this.context.executor.execute(message, decideDelivery({ ...this.decisionFacts(message), verdict }), handOffSlot);
+    return this.context.executor.execute(message, decideDelivery(this.decisionFacts(message, verdict, this.context.options.now())), handOffSlot);
   }
 
-  private decisionFacts(message: DecodedMessage) {
+  private decisionFacts<V extends Verdict>(message: DecodedMessage, verdict: V, now: number): DeliveryFacts<V> {
     const { options, facts } = this.context;
-    return { message, policy: options.retryPolicy, queue: facts, signer: options.retryStateSigner, now: options.now(), random: options.random };
+    return { message, verdict, policy: options.retryPolicy, queue: facts, signer: options.retryStateSigner, now, random: options.random };
   }
 
   /** Validate, pass the dependency's gate, claim the idempotency key, run: the first fact that stops the message is its verdict. */
@@ -112,8 +114,9 @@ export class MessageProcessor {
       attempt: message.state.attempt,
       durationMs,
       result: outcome.ok ? 'succeeded' : failure ? 'failed' : 'stopped',
-      ...(failure ? { failure: { errorType: failure.errorType, error: failure.message, retryable: failure.retryable } } : {}),
-      ...(trace ? { trace } : {}),
+      // Set, not spread: this runs once per message.
+      failure: failure ? { errorType: failure.errorType, error: failure.message, retryable: failure.retryable } : undefined,
+      trace,
     });
     if (outcome.ok) return { kind: 'succeeded' };
     if (!failure) return { kind: 'stopped' };

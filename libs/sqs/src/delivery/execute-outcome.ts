@@ -167,7 +167,7 @@ export class OutcomeExecutor {
       originalMessageId: state?.originalMessageId ?? message.messageId,
       attempt: state?.attempt ?? 0,
       outcome,
-      ...(message.trace ? { trace: message.trace } : {}),
+      trace: message.trace,
     });
   }
 

@@ -20,7 +20,9 @@ export class EventStream<Events extends object = WorkerEvents> {
   }
 
   emit<K extends keyof Events>(name: K, event: Events[K]): void {
-    for (const listener of this.listeners.get(name) ?? []) {
+    const listeners = this.listeners.get(name);
+    if (listeners === undefined) return;
+    for (const listener of listeners) {
       try {
         (listener as Listener<Events[K]>)(event);
       } catch (err) {

@@ -13,6 +13,8 @@ const SETTLE_FAILED: Record<EngineEvents['settleFailed']['step'], { level: 'warn
 /** The worker's log lines about messages and receives, from its events. */
 export function subscribeLogs(events: EventStream<EngineEvents>, logger: WorkerLogger, queueUrl: string): void {
   events.on('settled', ({ messageId, originalMessageId, attempt, outcome }) => {
+    // Most messages are deleted, which logs nothing: nothing is built for them.
+    if (outcome.kind === 'deleted') return;
     const fields = { messageId, originalMessageId, attempt };
     if (outcome.kind === 'dead-letter') {
       const { reason, errorType, error, carriesRecord } = outcome;
