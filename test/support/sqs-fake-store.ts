@@ -31,6 +31,8 @@ interface StoreOptions {
  */
 export class FakeQueueStore {
   redriven = 0;
+  /** The ids of the messages the redrive moved out, in order. */
+  readonly redrivenIds: string[] = [];
   mostReceives = 0;
   private readonly ready: StoredMessage[] = [];
   private head = 0;
@@ -153,6 +155,7 @@ export class FakeQueueStore {
     const { maxReceiveCount } = this.options;
     if (maxReceiveCount === undefined || message.receiveCount < maxReceiveCount) return false;
     this.redriven++;
+    this.redrivenIds.push(message.id);
     return true;
   }
 

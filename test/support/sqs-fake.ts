@@ -110,6 +110,11 @@ export class SqsFake {
     return this.store.redriven;
   }
 
+  /** The ids of the messages the redrive moved out, in order. */
+  get redrivenIds(): readonly string[] {
+    return this.store.redrivenIds;
+  }
+
   /** The most receives any one message took. */
   get mostReceivesOfOne(): number {
     return this.store.mostReceives;

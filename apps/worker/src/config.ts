@@ -25,6 +25,8 @@ export interface WorkerConfig {
   maxInFlight: number;
   /** Messages received ahead of the handlers (WORKER_PREFETCH); undefined for the engine's default (maxInFlight; 0 on FIFO). */
   prefetch: number | undefined;
+  /** WORKER_FIFO_RETRY_IN_PLACE_SECONDS; undefined for the engine's default (the visibility timeout, at most 60). */
+  fifoRetryInPlaceSeconds: number | undefined;
   waitTimeSeconds: number;
   receiveBatchSize: number;
   handlerTimeoutMs: number;
@@ -118,6 +120,11 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const problem = outOfRange(value, { min, max });
   if (problem) throw new WorkerConfigError(name, `must be a whole number from ${min} to ${max}${why}, got ${JSON.stringify(raw)}`);
   return value as number;
+}
+
+/** A whole number from 0 to `max`, or undefined when unset: the engine's default applies. */
+function optionalInteger(env: Env, name: string, max: number): number | undefined {
+  return env[name] === undefined || env[name] === '' ? undefined : integer(env, name, 0, 0, max);
 }
 
 function fraction(env: Env, name: string, fallback: number): number {
@@ -250,7 +257,8 @@ export function loadWorkerConfig(env: Env): WorkerConfig {
     endpoint: url(env, 'AWS_ENDPOINT_URL_SQS') ?? url(env, 'AWS_ENDPOINT_URL'),
     handler,
     maxInFlight,
-    prefetch: env.WORKER_PREFETCH === undefined || env.WORKER_PREFETCH === '' ? undefined : integer(env, 'WORKER_PREFETCH', 0, 0, 10_000),
+    prefetch: optionalInteger(env, 'WORKER_PREFETCH', 10_000),
+    fifoRetryInPlaceSeconds: optionalInteger(env, 'WORKER_FIFO_RETRY_IN_PLACE_SECONDS', 43_200),
     tracing: onOff(env, 'WORKER_TRACING', 'on'),
     idempotency: idempotencySetting(env),
     fleetState: fleetState(env),

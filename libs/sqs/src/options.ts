@@ -54,6 +54,15 @@ export interface SqsWorkerOptions<Body = unknown> {
   /** The queue's redrive `maxReceiveCount`. @default read from the queue */
   maxReceiveCount?: number;
   /**
+   * FIFO queues: a group's failed first message whose retry or deferral is due within
+   * this many seconds waits in the worker and runs again there, its group's later
+   * messages held (their visibility extended) rather than handed back, so no receive
+   * count rises. A longer wait hands the group back to SQS. 0 turns waiting in place off.
+   * At most the visibility timeout: a crash during the wait returns the group within one.
+   * @default the visibility timeout, at most 60
+   */
+  fifoRetryInPlaceSeconds?: number;
+  /**
    * How long a batch of deletes or sends waits for company, and how long a receive waits
    * for a full batch of free slots once one is free. @default 10
    */
@@ -128,7 +137,7 @@ export interface SqsWorkerOptions<Body = unknown> {
   random?: Random;
 }
 
-type Optional = 'visibilityTimeoutSeconds' | 'maxReceiveCount' | 'dependencyKey' | 'schema' | 'tracing' | 'idempotency';
+type Optional = 'visibilityTimeoutSeconds' | 'maxReceiveCount' | 'fifoRetryInPlaceSeconds' | 'dependencyKey' | 'schema' | 'tracing' | 'idempotency';
 
 export type ResolvedWorkerOptions = Required<Omit<SqsWorkerOptions, Optional | 'backpressure' | 'retryStateKeys' | 'retryPolicy'>> &
   Pick<SqsWorkerOptions, Optional | 'retryStateKeys'> & { backpressure: ResolvedBackpressure | false; retryStateSigner: RetryStateSigner; retryPolicy: EnginePolicy };
@@ -185,6 +194,8 @@ export function resolveWorkerOptions(options: SqsWorkerOptions, defaults: { logg
     visibilityTimeoutSeconds:
       options.visibilityTimeoutSeconds === undefined ? undefined : integerIn('visibilityTimeoutSeconds', options.visibilityTimeoutSeconds, 30, 1, 43_200),
     maxReceiveCount: options.maxReceiveCount === undefined ? undefined : integerIn('maxReceiveCount', options.maxReceiveCount, 5, 1, 1000),
+    fifoRetryInPlaceSeconds:
+      options.fifoRetryInPlaceSeconds === undefined ? undefined : integerIn('fifoRetryInPlaceSeconds', options.fifoRetryInPlaceSeconds, 0, 0, 43_200),
     batchWaitMs: integerIn('batchWaitMs', options.batchWaitMs, 10, 0, 10_000),
     drainTimeoutMs: integerIn('drainTimeoutMs', options.drainTimeoutMs, 30_000, 0, 3_600_000),
     prefetch,

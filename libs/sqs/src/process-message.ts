@@ -7,6 +7,8 @@ import type { CallOutcome } from './backpressure/dependency.js';
 import { decodeMessage, type DecodedMessage } from './decode.js';
 import { decideDelivery, type DeliveryFacts } from './delivery/decide-delivery.js';
 import type { OutcomeExecutor } from './delivery/execute-outcome.js';
+import type { InPlaceOutcome, Outcome } from './delivery/outcome.js';
+import { sleep } from './sleep.js';
 import type { EngineEvents } from './events/engine-events.js';
 import type { EventStream } from './events/event-stream.js';
 import type { FinalVerdict, Verdict } from './delivery/verdict.js';
@@ -29,6 +31,8 @@ export interface ProcessContext {
   unusedReceives: UnusedReceives;
   /** Aborts every handler when shutdown outlasts the drain timeout. */
   handlerStop: HandlerStop;
+  /** Aborted when shutdown begins: ends the waits in place. */
+  draining: AbortSignal;
   queueName: string;
   /** Undefined when tracing is off. */
   tracer: MessageTracer | undefined;
@@ -70,9 +74,38 @@ export class MessageProcessor {
     }
   }
 
-  private settle(message: DecodedMessage, verdict: FinalVerdict, handOffSlot: () => void): Promise<Settled> {
+  /** Decides and acts; a FIFO head whose wait is short runs again here, its group held, until it settles. */
+  private async settle(message: DecodedMessage, verdict: FinalVerdict, handOffSlot: () => void): Promise<Settled> {
+    let outcome = this.decideFinal(message, verdict);
+    while (outcome.kind === 'in-place') {
+      if (!(await this.waitInPlace(message, outcome))) {
+        outcome = outcome.ifStopped;
+        break;
+      }
+      outcome = this.decideFinal(message, await this.runToVerdict(message));
+    }
+    return this.context.executor.execute(message, outcome, handOffSlot);
+  }
+
+  private decideFinal(message: DecodedMessage, verdict: FinalVerdict): Outcome | InPlaceOutcome {
     this.logVerdict(message, verdict);
-    return this.context.executor.execute(message, decideDelivery(this.decisionFacts(message, verdict, this.context.options.now())), handOffSlot);
+    return decideDelivery(this.decisionFacts(message, verdict, this.context.options.now()));
+  }
+
+  /**
+   * The wait of a FIFO group's head, spent here while the heartbeat keeps it and the
+   * messages behind it invisible. False when shutdown began first. A retry's attempt is
+   * remembered as one no receive counted, so a later hand-back still counts it.
+   */
+  private async waitInPlace(message: DecodedMessage, { wait, seconds }: InPlaceOutcome): Promise<boolean> {
+    const { executor, draining, unusedReceives } = this.context;
+    executor.waitingInPlace(message, wait, seconds);
+    await sleep(seconds * 1000, draining);
+    if (draining.aborted) return false;
+    message.state = wait.decision.state;
+    message.handlerMessage = { ...message.handlerMessage, attempt: message.state.attempt };
+    if (wait.kind === 'retry') unusedReceives.attemptInPlace(message.messageId);
+    return true;
   }
 
   private decisionFacts<V extends Verdict>(message: DecodedMessage, verdict: V, now: number): DeliveryFacts<V> {

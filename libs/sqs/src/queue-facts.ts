@@ -6,18 +6,34 @@ export interface QueueFacts {
   /** The redrive policy's backstop, when the queue has one. */
   maxReceiveCount: number | undefined;
   fifo: boolean;
+  /** FIFO: the longest wait a group's head spends in the worker instead of back in SQS. 0 on a standard queue, or when off. */
+  retryInPlaceSeconds: number;
+}
+
+/** The default bound on a FIFO head's wait in place: long enough for the first backoffs, short enough that a held slot is not missed. */
+const DEFAULT_IN_PLACE_SECONDS = 60;
+
+/**
+ * A wait in place never outlasts the visibility timeout: a crash during it returns the
+ * group within one timeout, as soon as the hidden retry would have. The heartbeat keeps
+ * the group invisible meanwhile.
+ */
+function retryInPlaceSeconds(fifo: boolean, visibilityTimeoutSeconds: number, given: number | undefined): number {
+  if (!fifo) return 0;
+  return Math.min(given ?? DEFAULT_IN_PLACE_SECONDS, visibilityTimeoutSeconds);
 }
 
 /** Reads the queue's visibility timeout and redrive policy, unless both are given. */
 export async function readQueueFacts(
   sqs: SQSClient,
   queueUrl: string,
-  given: { visibilityTimeoutSeconds?: number; maxReceiveCount?: number },
+  given: { visibilityTimeoutSeconds?: number; maxReceiveCount?: number; fifoRetryInPlaceSeconds?: number },
 ): Promise<QueueFacts> {
   // SQS requires the .fifo suffix on every FIFO queue's name.
   const fifo = queueUrl.endsWith('.fifo');
   if (given.visibilityTimeoutSeconds !== undefined && given.maxReceiveCount !== undefined) {
-    return { visibilityTimeoutSeconds: given.visibilityTimeoutSeconds, maxReceiveCount: given.maxReceiveCount, fifo };
+    const { visibilityTimeoutSeconds, maxReceiveCount } = given;
+    return { visibilityTimeoutSeconds, maxReceiveCount, fifo, retryInPlaceSeconds: retryInPlaceSeconds(fifo, visibilityTimeoutSeconds, given.fifoRetryInPlaceSeconds) };
   }
   const response = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['VisibilityTimeout', 'RedrivePolicy'] }));
   const redrive = response.Attributes?.RedrivePolicy;
@@ -26,9 +42,6 @@ export async function readQueueFacts(
     const parsed = Number((JSON.parse(redrive) as { maxReceiveCount?: unknown }).maxReceiveCount);
     if (Number.isInteger(parsed) && parsed > 0) maxReceiveCount = parsed;
   }
-  return {
-    visibilityTimeoutSeconds: given.visibilityTimeoutSeconds ?? Number(response.Attributes?.VisibilityTimeout ?? 30),
-    maxReceiveCount,
-    fifo,
-  };
+  const visibilityTimeoutSeconds = given.visibilityTimeoutSeconds ?? Number(response.Attributes?.VisibilityTimeout ?? 30);
+  return { visibilityTimeoutSeconds, maxReceiveCount, fifo, retryInPlaceSeconds: retryInPlaceSeconds(fifo, visibilityTimeoutSeconds, given.fifoRetryInPlaceSeconds) };
 }

@@ -1,4 +1,4 @@
-/** A retry or deferral the worker scheduled: the message waits in SQS until `dueAt`. */
+/** A retry or deferral the worker scheduled: the message waits until `dueAt`, in SQS or (FIFO, `in-place`) in the worker. */
 export interface ScheduledRetry {
   /** The id of the message that failed (the copy, if any, gets a new one). */
   messageId: string;
@@ -14,8 +14,8 @@ export interface ScheduledRetry {
   dueAt: number;
   /** `retry` uses an attempt; `deferred` waits for its dependency without using one. */
   kind: 'retry' | 'deferred';
-  /** How it waits: a delayed copy, or the original hidden by visibility timeout. */
-  transport: 'copy' | 'visibility';
+  /** How it waits: a delayed copy, the original hidden by visibility timeout, or (FIFO) in the worker with its group held. */
+  transport: 'copy' | 'visibility' | 'in-place';
   /** The trace the message's attempts share, when it has one (an SDK registered, or a context it brought). */
   traceId?: string;
 }

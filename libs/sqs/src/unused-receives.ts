@@ -14,7 +14,11 @@ export class UnusedReceives {
 
   /** The message goes back to the queue without an attempt being used. */
   add(messageId: string): void {
-    const count = (this.counts.get(messageId) ?? 0) + 1;
+    this.adjust(messageId, 1);
+  }
+
+  private adjust(messageId: string, by: number): void {
+    const count = (this.counts.get(messageId) ?? 0) + by;
     this.counts.delete(messageId);
     this.counts.set(messageId, count);
     if (this.counts.size > this.capacity) {
@@ -23,6 +27,16 @@ export class UnusedReceives {
     }
   }
 
+  /**
+   * A FIFO head ran again in place: an attempt no receive counted. Remembered as a
+   * negative unused receive, so that if the head is handed back later its next receive
+   * counts every attempt it had.
+   */
+  attemptInPlace(messageId: string): void {
+    this.adjust(messageId, -1);
+  }
+
+  /** Receives not counted as attempts, less attempts made without a receive. */
   of(messageId: string): number {
     return this.counts.get(messageId) ?? 0;
   }

@@ -84,6 +84,8 @@ export class SqsWorker<Body = unknown> {
   private readonly unusedReceives = new UnusedReceives();
   private readonly scheduled = new ScheduledRetries();
   private readonly stopController = new AbortController();
+  /** Aborted when shutdown begins, before the drain: FIFO heads waiting in place go back to SQS. */
+  private readonly drainController = new AbortController();
   private running: Running | undefined;
   private metricsTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
@@ -142,6 +144,7 @@ export class SqsWorker<Body = unknown> {
       facts,
       unusedReceives: this.unusedReceives,
       handlerStop: new HandlerStop(this.stopController.signal),
+      draining: this.drainController.signal,
       queueName: this.queueName,
       tracer: options.tracing === false ? undefined : new MessageTracer(this.queueName, options.queueUrl, options.tracing?.tracerProvider),
       idempotency,
@@ -235,6 +238,7 @@ export class SqsWorker<Body = unknown> {
     const { logger } = this.options;
     logger.info({ inFlight: this.slots.inFlight, drainTimeoutMs }, 'stopping: no new messages; draining');
     const pollersDone = this.running?.poller.stop();
+    this.drainController.abort();
     // Prefetched messages, and messages waiting for a dependency, go back at once rather than wait out the drain.
     const givenBack = this.slots.giveBackWaiting();
     this.dependencies?.stop();

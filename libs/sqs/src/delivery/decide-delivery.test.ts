@@ -26,21 +26,21 @@ function delivered({ state, receiveCount = 1, userAttributes = 0 }: Delivery = {
   return decodeMessage(raw, NOW, { signer }).message;
 }
 
-function decide(verdict: FinalVerdict, delivery: Delivery = {}, queue: DeliveryFacts['queue'] = { fifo: false, maxReceiveCount: undefined }) {
+function decide(verdict: FinalVerdict, delivery: Delivery = {}, queue: DeliveryFacts['queue'] = { fifo: false, maxReceiveCount: undefined, retryInPlaceSeconds: 0 }) {
   return decideDelivery({ message: delivered(delivery), verdict, policy, queue, signer, now: NOW, random: seededRandom(1) });
 }
 
-const FIFO = { fifo: true, maxReceiveCount: undefined };
+const FIFO = { fifo: true, maxReceiveCount: undefined, retryInPlaceSeconds: 0 };
 
 describe('decideDelivery: before the handler runs', () => {
   it('runs a message that has no notBefore, or whose notBefore is within a second', () => {
-    const facts = { policy, queue: { fifo: false, maxReceiveCount: undefined }, signer, now: NOW, random: seededRandom(1), verdict: { kind: 'received' } as const };
+    const facts = { policy, queue: { fifo: false, maxReceiveCount: undefined, retryInPlaceSeconds: 0 }, signer, now: NOW, random: seededRandom(1), verdict: { kind: 'received' } as const };
     expect(decideDelivery({ ...facts, message: delivered() })).toEqual({ kind: 'run' });
     expect(decideDelivery({ ...facts, message: delivered({ state: { attempt: 1, notBefore: NOW + 500 } }) })).toEqual({ kind: 'run' });
   });
 
   it('sends a message that arrived before its notBefore back for the rest, attempt unchanged', () => {
-    const outcome = decideDelivery({ message: delivered({ state: { attempt: 1, notBefore: NOW + 60_000 } }), verdict: { kind: 'received' }, policy, queue: { fifo: false, maxReceiveCount: undefined }, signer, now: NOW, random: seededRandom(1) });
+    const outcome = decideDelivery({ message: delivered({ state: { attempt: 1, notBefore: NOW + 60_000 } }), verdict: { kind: 'received' }, policy, queue: { fifo: false, maxReceiveCount: undefined, retryInPlaceSeconds: 0 }, signer, now: NOW, random: seededRandom(1) });
     expect(outcome).toMatchObject({ kind: 'copy', wait: { kind: 'deferred', cause: 'not-before', decision: { state: { attempt: 1 } } } });
     expect(outcome.kind === 'copy' && outcome.wait.decision.delaySeconds).toBeGreaterThanOrEqual(59);
   });
@@ -109,10 +109,30 @@ describe('decideDelivery: after the handler ran', () => {
     expect(decide({ kind: 'failed', failure: TIMEOUT }, { userAttributes: 10 })).toMatchObject({ kind: 'hide', wait: { kind: 'retry' } });
   });
 
+  it('on a FIFO queue, spends a wait within the bound in place, where the maxReceiveCount rule does not apply; at shutdown, what the visibility transport would do', () => {
+    const queue = { fifo: true, maxReceiveCount: 2, retryInPlaceSeconds: 43_200 };
+    const fresh = decide({ kind: 'failed', failure: TIMEOUT }, {}, queue);
+    expect(fresh).toMatchObject({ kind: 'in-place', wait: { kind: 'retry', decision: { state: { attempt: 2 } } }, ifStopped: { kind: 'hide' } });
+    const seconds = fresh.kind === 'in-place' ? fresh.seconds : -1;
+    expect(seconds).toBeGreaterThan(1);
+    // Received twice already: a retry in place raises no receive count; handed back, it would be redriven.
+    expect(decide({ kind: 'failed', failure: TIMEOUT }, { receiveCount: 2 }, queue)).toMatchObject({ kind: 'in-place', ifStopped: { kind: 'dead-letter', reason: 'max-attempts' } });
+    expect(decide({ kind: 'gate-closed', untilMs: NOW + 5_000, cause: 'breaker-open', dependency: 'api' }, {}, queue)).toMatchObject({ kind: 'in-place', seconds: 5, wait: { kind: 'deferred' } });
+  });
+
+  it('on a FIFO queue, waits in SQS past the bound, with in-place off, and before the message ran', () => {
+    const fresh = decide({ kind: 'failed', failure: TIMEOUT }, {}, { fifo: true, maxReceiveCount: undefined, retryInPlaceSeconds: 43_200 });
+    const seconds = fresh.kind === 'in-place' ? fresh.seconds : 0;
+    expect(decide({ kind: 'failed', failure: TIMEOUT }, {}, { fifo: true, maxReceiveCount: undefined, retryInPlaceSeconds: seconds - 1 })).toMatchObject({ kind: 'hide', seconds });
+    expect(decide({ kind: 'failed', failure: TIMEOUT }, {}, FIFO)).toMatchObject({ kind: 'hide', seconds });
+    const early = decideDelivery({ message: delivered({ state: { attempt: 1, notBefore: NOW + 5_000 } }), verdict: { kind: 'received' }, policy, queue: { fifo: true, maxReceiveCount: undefined, retryInPlaceSeconds: 60 }, signer, now: NOW, random: seededRandom(1) });
+    expect(early).toMatchObject({ kind: 'hide', wait: { cause: 'not-before' } });
+  });
+
   it('dead-letters at the queue maxReceiveCount on the visibility transport, with max-attempts, rather than let SQS move it without a reason', () => {
-    const atLimit = decide({ kind: 'failed', failure: TIMEOUT }, { receiveCount: 2 }, { fifo: true, maxReceiveCount: 2 });
+    const atLimit = decide({ kind: 'failed', failure: TIMEOUT }, { receiveCount: 2 }, { fifo: true, maxReceiveCount: 2, retryInPlaceSeconds: 0 });
     expect(atLimit).toMatchObject({ kind: 'dead-letter', reason: 'max-attempts', errorType: 'TIMEOUT' });
-    const copyFallback = decide({ kind: 'failed', failure: TIMEOUT }, { receiveCount: 2 }, { fifo: false, maxReceiveCount: 2 });
+    const copyFallback = decide({ kind: 'failed', failure: TIMEOUT }, { receiveCount: 2 }, { fifo: false, maxReceiveCount: 2, retryInPlaceSeconds: 0 });
     expect(copyFallback).toMatchObject({ kind: 'copy', ifSendFails: { kind: 'dead-letter', reason: 'max-attempts' } });
   });
 

@@ -4,7 +4,7 @@ import { retryCopyAttributes } from '../copies.js';
 import type { DecodedMessage } from '../decode.js';
 import { MAX_VISIBILITY_SECONDS } from '../heartbeat.js';
 import type { QueueFacts } from '../queue-facts.js';
-import type { DeadLetterOutcome, HideOutcome, Outcome, RunOutcome, Wait } from './outcome.js';
+import type { DeadLetterOutcome, HideOutcome, InPlaceOutcome, Outcome, RunOutcome, Wait } from './outcome.js';
 import type { FinalVerdict, Verdict } from './verdict.js';
 
 /** How long a message waits, invisible and unrun, while the idempotency store is unreachable. */
@@ -15,7 +15,7 @@ export interface DeliveryFacts<V extends Verdict = Verdict> {
   message: DecodedMessage;
   verdict: V;
   policy: EnginePolicy;
-  queue: Pick<QueueFacts, 'fifo' | 'maxReceiveCount'>;
+  queue: Pick<QueueFacts, 'fifo' | 'maxReceiveCount' | 'retryInPlaceSeconds'>;
   signer: RetryStateSigner;
   now: number;
   random: Random;
@@ -28,13 +28,13 @@ export interface DeliveryFacts<V extends Verdict = Verdict> {
  * performs.
  */
 export function decideDelivery(facts: DeliveryFacts<{ kind: 'received' }>): Outcome | RunOutcome;
-export function decideDelivery(facts: DeliveryFacts<FinalVerdict>): Outcome;
-export function decideDelivery(facts: DeliveryFacts): Outcome | RunOutcome {
+export function decideDelivery(facts: DeliveryFacts<FinalVerdict>): Outcome | InPlaceOutcome;
+export function decideDelivery(facts: DeliveryFacts): Outcome | InPlaceOutcome | RunOutcome {
   const { verdict, message, policy, now } = facts;
   switch (verdict.kind) {
     case 'received': {
       const early = policy.deferUntilNotBefore(message.state, now, facts.random);
-      return early ? waitOutcome(facts, { kind: 'deferred', decision: early, cause: 'not-before', ran: false }) : { kind: 'run' };
+      return early ? sqsWaitOutcome(facts, { kind: 'deferred', decision: early, cause: 'not-before', ran: false }) : { kind: 'run' };
     }
     case 'undecodable':
       return deadLetter(verdict.reason, verdict.errorType, verdict.error);
@@ -59,7 +59,7 @@ export function decideDelivery(facts: DeliveryFacts): Outcome | RunOutcome {
   }
 }
 
-function decideFailure(facts: DeliveryFacts, verdict: Extract<FinalVerdict, { kind: 'failed' }>): Outcome {
+function decideFailure(facts: DeliveryFacts, verdict: Extract<FinalVerdict, { kind: 'failed' }>): Outcome | InPlaceOutcome {
   const { message, policy, now } = facts;
   const { failure, confirmed } = verdict;
   if (failure.retryable && confirmed) {
@@ -74,25 +74,41 @@ function decideFailure(facts: DeliveryFacts, verdict: Extract<FinalVerdict, { ki
 }
 
 /** A message that never ran: back to SQS until `untilMs`, attempt unchanged, its last error kept. */
-function deferUnrun(facts: DeliveryFacts, untilMs: number, cause: Extract<Wait, { kind: 'deferred' }>['cause'], why: string): Outcome {
+function deferUnrun(facts: DeliveryFacts, untilMs: number, cause: Extract<Wait, { kind: 'deferred' }>['cause'], why: string): Outcome | InPlaceOutcome {
   const { state } = facts.message;
   const reason = { retryable: true as const, errorType: state.lastErrorType ?? ErrorType.TEMPORARY, message: state.lastError ?? `deferred: ${why}` };
   return deferred(facts, facts.policy.defer(state, reason, untilMs - facts.now, facts.now, facts.message.override), cause, false);
 }
 
-function deferred(facts: DeliveryFacts, decision: HopDecision | DeadLetterDecision, cause: Extract<Wait, { kind: 'deferred' }>['cause'], ran: boolean): Outcome {
+function deferred(facts: DeliveryFacts, decision: HopDecision | DeadLetterDecision, cause: Extract<Wait, { kind: 'deferred' }>['cause'], ran: boolean): Outcome | InPlaceOutcome {
   if (decision.action === 'dead-letter') return deadLetter(decision.reason, decision.errorType, decision.error);
   return waitOutcome(facts, { kind: 'deferred', decision, cause, ran });
 }
 
 /**
- * How a message waits. A copy with `DelaySeconds` and the new `x-retry`, then the
+ * How a message that ran, or was stopped at its gate, waits. On a FIFO queue a wait
+ * within `retryInPlaceSeconds` is spent in place, its group held: handing the group back
+ * would raise every held message's receive count toward the queue's `maxReceiveCount`.
+ * In place no receive count rises, so the `maxReceiveCount` rule applies only to what
+ * shutdown turns it into.
+ */
+function waitOutcome(facts: DeliveryFacts, wait: Wait): Outcome | InPlaceOutcome {
+  const { message, queue, now } = facts;
+  if (queue.fifo && queue.retryInPlaceSeconds > 0) {
+    const seconds = secondsUntilDue(message, wait.decision, now);
+    if (seconds <= queue.retryInPlaceSeconds) return { kind: 'in-place', wait, seconds, ifStopped: hideOutcome(facts, wait) };
+  }
+  return sqsWaitOutcome(facts, wait);
+}
+
+/**
+ * How a message waits in SQS. A copy with `DelaySeconds` and the new `x-retry`, then the
  * original's delete, keeps the receive count clean. The visibility transport (the
  * original hidden for the wait) where a copy cannot work: FIFO queues have no
  * per-message delay and a copy would go to the back of its group; a copy that cannot
  * carry the state within SQS limits; a copy whose send failed.
  */
-function waitOutcome(facts: DeliveryFacts, wait: Wait): Outcome {
+function sqsWaitOutcome(facts: DeliveryFacts, wait: Wait): Outcome {
   const { message, queue, signer } = facts;
   const attributes = queue.fifo ? undefined : retryCopyAttributes(message, wait.decision.state, signer);
   const hide = hideOutcome(facts, wait);

@@ -4,6 +4,7 @@ import { deadLetterAttributes } from '../copies.js';
 import type { DecodedMessage } from '../decode.js';
 import { batchFailure } from '../errors.js';
 import type { EngineEvents, SettledOutcome } from '../events/engine-events.js';
+import type { RetryTransport } from '../events/worker-events.js';
 import type { EventStream } from '../events/event-stream.js';
 import type { Settled } from '../group-sequencer.js';
 import type { VisibilityHeartbeat } from '../heartbeat.js';
@@ -148,6 +149,11 @@ export class OutcomeExecutor {
     return 'stays';
   }
 
+  /** A FIFO head that waits in the worker (`InPlaceOutcome`): reported as its retry or deferral, with the `in-place` transport. */
+  waitingInPlace(message: DecodedMessage, wait: Wait, seconds: number): void {
+    this.settled(message, waiting(wait, seconds, 'in-place'));
+  }
+
   /** `afterSend`: a copy or dead letter was sent, so a failed delete leaves the message twice. */
   private async deleteOriginal(message: DecodedMessage, afterSend: boolean): Promise<boolean> {
     const { options, batch, unusedReceives } = this.context;
@@ -177,7 +183,7 @@ export class OutcomeExecutor {
   }
 }
 
-function waiting(wait: Wait, delaySeconds: number, transport: 'copy' | 'visibility'): SettledOutcome {
+function waiting(wait: Wait, delaySeconds: number, transport: RetryTransport): SettledOutcome {
   const { decision } = wait;
   return wait.kind === 'retry'
     ? { kind: 'retry', nextAttempt: decision.state.attempt, delaySeconds, errorType: decision.errorType, error: decision.error, transport }

@@ -45,6 +45,18 @@ export type Outcome =
   | { kind: 'hold-back'; seconds: number }
   | { kind: 'leave' };
 
+/**
+ * FIFO: wait `seconds` in the worker, then run again, the group's later messages held
+ * behind it (no SQS call, so no receive count rises). The processor performs it; at
+ * shutdown it becomes `ifStopped`, what a longer wait would have been.
+ */
+export interface InPlaceOutcome {
+  kind: 'in-place';
+  wait: Wait;
+  seconds: number;
+  ifStopped: HideOutcome | DeadLetterOutcome;
+}
+
 /** The decision before anything ran: go ahead. */
 export interface RunOutcome {
   kind: 'run';

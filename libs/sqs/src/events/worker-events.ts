@@ -21,7 +21,9 @@ export interface WorkerEvents {
   /**
    * A message left the worker's hands: deleted after success, sent to wait for a retry or
    * a deferral, dead-lettered, released or held back. Emitted once the SQS calls that
-   * settle it succeeded.
+   * settle it succeeded. A retry or deferral with the `in-place` transport is a FIFO
+   * group's first message waiting in the worker, its group held; it is settled again
+   * after it runs again.
    */
   settled: {
     messageId: string;
@@ -29,7 +31,7 @@ export interface WorkerEvents {
     attempt: number;
     outcome:
       | { kind: 'deleted' }
-      | { kind: 'retry'; nextAttempt: number; delaySeconds: number; errorType: string; error: string; transport: 'copy' | 'visibility' }
+      | { kind: 'retry'; nextAttempt: number; delaySeconds: number; errorType: string; error: string; transport: 'copy' | 'visibility' | 'in-place' }
       | {
           kind: 'deferred';
           delaySeconds: number;
@@ -38,7 +40,7 @@ export interface WorkerEvents {
           ran: boolean;
           errorType: string;
           error: string;
-          transport: 'copy' | 'visibility';
+          transport: 'copy' | 'visibility' | 'in-place';
         }
       | { kind: 'dead-letter'; reason: string; errorType: string; error: string; carriesRecord: boolean }
       | { kind: 'released' }
@@ -58,3 +60,6 @@ export interface WorkerEvents {
   /** A receive failed; the poller backs off for `retryInMs`. */
   pollError: { error: unknown; consecutiveFailures: number; retryInMs: number };
 }
+
+/** How a message waits for its retry or deferral: a delayed copy, the original hidden, or a FIFO head in the worker. */
+export type RetryTransport = Extract<WorkerEvents['settled']['outcome'], { kind: 'retry' }>['transport'];

@@ -1,10 +1,11 @@
+import type { RetryTransport } from '../events/worker-events.js';
 import { context as otelContext, isSpanContextValid, SpanStatusCode, trace, type Attributes, type Span, type SpanContext } from '@opentelemetry/api';
 
 /** How a delivery left the worker's hands, as its process span records it. */
 export type SettleEvent =
   | { kind: 'deleted' }
-  | { kind: 'retry'; nextAttempt: number; delaySeconds: number; errorType: string; transport: 'copy' | 'visibility' }
-  | { kind: 'deferred'; delaySeconds: number; cause: string; transport: 'copy' | 'visibility' }
+  | { kind: 'retry'; nextAttempt: number; delaySeconds: number; errorType: string; transport: RetryTransport }
+  | { kind: 'deferred'; delaySeconds: number; cause: string; transport: RetryTransport }
   | { kind: 'dead-letter'; reason: string; errorType: string; error: string }
   | { kind: 'released' };
 
