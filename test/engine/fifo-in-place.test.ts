@@ -1,5 +1,6 @@
 import { createRetryPolicy, RetryableError } from '@requeue/retry';
 import { describe, expect, it, vi } from 'vitest';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsWorker, type WorkerEvents, type WorkerMessage } from '@requeue/sqs';
 import { SqsFake } from '../support/sqs-fake.js';
 
@@ -29,6 +30,13 @@ interface Scenario {
   errorTypeOf?: (attempt: number) => string;
 }
 
+/** The fake's client until `cut()`; then no call is answered, as for a process that died. */
+function cuttableClient(sqs: SqsFake): { client: SQSClient; cut: () => void } {
+  let cut = false;
+  const client = { send: (command: unknown) => (cut ? new Promise(() => undefined) : sqs.client.send(command as never)) } as unknown as SQSClient;
+  return { client, cut: () => void (cut = true) };
+}
+
 /** A FIFO worker on the fake, recording every run and settle. */
 function startScenario(scenario: Scenario) {
   const sqs = new SqsFake({ queueUrl: QUEUE_URL, maxReceiveCount: scenario.maxReceiveCount, visibilityTimeoutSeconds: 30, ...(scenario.now ? { now: scenario.now } : {}) });
@@ -36,8 +44,9 @@ function startScenario(scenario: Scenario) {
   const runs: Array<{ id: string; attempt: number }> = [];
   const succeeded: string[] = [];
   const settled: Array<Settled> = [];
+  const { client, cut } = cuttableClient(sqs);
   const worker = new SqsWorker({
-    sqs: sqs.client,
+    sqs: client,
     queueUrl: QUEUE_URL,
     deadLetterQueueUrl: DLQ_URL,
     retryPolicy: scenario.retryPolicy,
@@ -58,7 +67,7 @@ function startScenario(scenario: Scenario) {
     ...(scenario.now ? { now: scenario.now } : {}),
   });
   worker.on('settled', (event) => settled.push(event));
-  return { sqs, worker, runs, succeeded, settled };
+  return { sqs, worker, runs, succeeded, settled, cut };
 }
 
 /** 6 groups of 25; every fifth message fails once, every fifteenth twice. */
@@ -170,6 +179,41 @@ describe('FIFO: a failing head waits in place, its group held', () => {
     ]);
     expect(run.succeeded).toEqual(['m0', 'm1', 'm2']);
   }, 15_000);
+
+  it('a crash while a head waits in place loses nothing: its group returns in order once the visibility lapses, attempts counted from the receive count', async () => {
+    let offsetMs = 0;
+    const now = () => Date.now() + offsetMs;
+    const groups = new Map([['a', ['m0', 'm1', 'm2']]]);
+    const first = startScenario({ maxReceiveCount: 5, failures: new Map([['m0', 1]]), groups, retryPolicy: policy(5), now });
+    await first.worker.start();
+    await vi.waitFor(() => expect(first.settled).toMatchObject([{ messageId: 'm0', outcome: { transport: 'in-place' } }]));
+    // The process dies: no call of its reaches SQS again, and no heartbeat.
+    first.cut();
+    offsetMs += 31_000;
+
+    const runs: Array<{ id: string; attempt: number }> = [];
+    const second = new SqsWorker({
+      sqs: first.sqs.client,
+      queueUrl: QUEUE_URL,
+      deadLetterQueueUrl: DLQ_URL,
+      handler: async (message: WorkerMessage) => void runs.push({ id: (message.body as { id: string }).id, attempt: message.attempt }),
+      waitTimeSeconds: 0,
+      visibilityTimeoutSeconds: 30,
+      maxReceiveCount: 5,
+      now,
+    });
+    await second.start();
+    await first.sqs.whenEmpty();
+    await second.stop();
+    // All three in order. A crash redelivery counts as an attempt (docs/worker.md, Attempts),
+    // for the messages held behind the head too: the new worker has only the receive count.
+    expect(runs).toEqual([
+      { id: 'm0', attempt: 2 },
+      { id: 'm1', attempt: 2 },
+      { id: 'm2', attempt: 2 },
+    ]);
+    expect(first.sqs.deleted).toEqual(['m0', 'm1', 'm2']);
+  });
 
   it('at shutdown, a head waiting in place is hidden for its retry and its group handed back, without waiting out the backoff', async () => {
     const groups = new Map([['a', ['m0', 'm1']]]);
