@@ -16,6 +16,7 @@ export default defineConfig({
       '@requeue/sqs/dead-letters': src('./libs/sqs/src/dead-letters/index.ts'),
       '@requeue/sqs/emf': src('./libs/sqs/src/emf.ts'),
       '@requeue/sqs/backpressure': src('./libs/sqs/src/backpressure/public.ts'),
+      '@requeue/sqs/env': src('./libs/sqs/src/env/index.ts'),
       '@requeue/sqs': src('./libs/sqs/src/index.ts'),
       '@requeue/nest': src('./libs/nest/src/index.ts'),
       '@requeue/local-aws': src('./libs/local-aws/src/index.ts'),

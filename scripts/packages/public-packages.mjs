@@ -1,7 +1,7 @@
 // The packages users install, in dependency order, with the API reports that pin their exports.
 export const PUBLIC_PACKAGES = [
   { name: '@requeue/retry', dir: 'libs/retry', apiReports: ['api-extractor.json', 'api-extractor.engine.json'] },
-  { name: '@requeue/sqs', dir: 'libs/sqs', apiReports: ['api-extractor.json', 'api-extractor.metric-names.json', 'api-extractor.publisher.json', 'api-extractor.dead-letters.json', 'api-extractor.emf.json', 'api-extractor.backpressure.json'] },
+  { name: '@requeue/sqs', dir: 'libs/sqs', apiReports: ['api-extractor.json', 'api-extractor.metric-names.json', 'api-extractor.publisher.json', 'api-extractor.dead-letters.json', 'api-extractor.emf.json', 'api-extractor.backpressure.json', 'api-extractor.env.json'] },
   { name: '@requeue/nest', dir: 'libs/nest', apiReports: ['api-extractor.json'] },
   { name: '@requeue/cdk', dir: 'libs/cdk', apiReports: ['api-extractor.json'] },
   { name: '@requeue/cli', dir: 'apps/cli', apiReports: [] },

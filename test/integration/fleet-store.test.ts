@@ -2,7 +2,9 @@ import { createClient } from '@redis/client';
 import { Dependencies, resolveBackpressure } from '../../libs/sqs/src/backpressure/index.js';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDbFleetStore, RedisFleetStore, fleetStore } from '../../apps/worker/src/fleet-store.js';
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDbFleetStore, RedisFleetStore } from '../../libs/sqs/src/env/fleet-stores.js';
+import { fleetStateStore } from '../../libs/sqs/src/env/stores.js';
 import { startDynamoDb, type LocalDynamoDb } from '../support/dynamodb.js';
 import { eventually } from '../support/emulator.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
@@ -35,7 +37,7 @@ async function redisPair(): Promise<[RedisFleetStore, RedisFleetStore]> {
 
 async function dynamoPair(): Promise<[DynamoDbFleetStore, DynamoDbFleetStore]> {
   const table = await dynamo.createIdempotencyTable();
-  return [new DynamoDbFleetStore(dynamo.client, table), new DynamoDbFleetStore(dynamo.client, table)];
+  return [new DynamoDbFleetStore(dynamo.client, table, UpdateItemCommand), new DynamoDbFleetStore(dynamo.client, table, UpdateItemCommand)];
 }
 
 describe.each([
@@ -117,9 +119,9 @@ describe('a fleet sharing backpressure through Redis', () => {
   });
 
   it('goes on alone, without waiting on it, when the store is down', async () => {
-    const down = fleetStore({ store: 'redis', url: 'redis://127.0.0.1:1' }, 'us-east-1', pino({ level: 'silent' }));
+    const down = fleetStateStore({ store: 'redis', url: 'redis://127.0.0.1:1' }, pino({ level: 'silent' }));
     const changes: string[] = [];
-    const gates = new Dependencies(resolveBackpressure({ breaker: false, rateLimitEvidence: 1, fleet: { store: down.store, syncIntervalMs: 100, timeoutMs: 100 } }), 10, () => Date.now(), () => 0, {
+    const gates = new Dependencies(resolveBackpressure({ breaker: false, rateLimitEvidence: 1, fleet: { store: down.value, syncIntervalMs: 100, timeoutMs: 100 } }), 10, () => Date.now(), () => 0, {
       onFleetStoreHealth: (health) => changes.push(health.kind),
     });
     const gate = gates.get('api');
@@ -136,14 +138,15 @@ describe('a fleet sharing backpressure through Redis', () => {
   });
 });
 
-// The DynamoDB client of fleetStore reads its endpoint from the environment, as the worker does.
-describe('fleetStore', () => {
+// The DynamoDB client of fleetStateStore reads its endpoint and region from the environment, as the SDK does.
+describe('fleetStateStore', () => {
   it('connects to the DynamoDB table WORKER_FLEET_STATE names', async () => {
     const table = await dynamo.createIdempotencyTable();
     process.env.AWS_ENDPOINT_URL_DYNAMODB = dynamo.endpoint;
     process.env.AWS_ACCESS_KEY_ID ??= 'test';
     process.env.AWS_SECRET_ACCESS_KEY ??= 'test';
-    const { store, close } = fleetStore({ store: 'dynamodb', tableName: table }, 'us-east-1', pino({ level: 'silent' }));
+    process.env.AWS_REGION ??= 'us-east-1';
+    const { value: store, close } = fleetStateStore({ store: 'dynamodb', tableName: table }, pino({ level: 'silent' }));
     try {
       expect(await store.exchange('api', report('w', Date.now()), 3000)).toHaveLength(1);
     } finally {

@@ -3,11 +3,12 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsWorkerModule } from '@requeue/nest';
-import type { FleetStateStore, WorkerMetrics } from '@requeue/sqs';
+import type { WorkerMetrics } from '@requeue/sqs';
+import type { WorkerEnvOptions } from '@requeue/sqs/env';
 import { LoggerModule } from 'nestjs-pino';
 import type { Logger } from 'pino';
 import type { WorkerConfig } from './config.js';
-import type { IdempotencyStores } from './idempotency-store.js';
+import type { ConsumerConfig } from './consumers-config.js';
 import { SimulationHandler } from './handlers/simulation.handler.js';
 import { EgressPolicy } from './handlers/egress.js';
 import { WebhookHandler, webhookDependencyKey } from './handlers/webhook.handler.js';
@@ -21,10 +22,8 @@ export interface AppDependencies {
   logger: Logger;
   /** The metrics of the consumer on this queue (EMF carries the queue's name as a dimension). */
   metricsFor: (queueUrl: string) => WorkerMetrics;
-  /** Each consumer's idempotency guard, when WORKER_IDEMPOTENCY names a store. */
-  idempotency: IdempotencyStores;
-  /** Where the fleet shares backpressure, when WORKER_FLEET_STATE names a store. */
-  fleet: FleetStateStore | undefined;
+  /** Each consumer's engine options, its stores opened (`workerOptions` of `@requeue/sqs/env`); the caller closes them. */
+  engineFor: (consumer: ConsumerConfig) => WorkerEnvOptions;
 }
 
 /** This process within the fleet: the task's host name is unique in ECS, the pid on one machine. */
@@ -32,40 +31,26 @@ const FLEET_MEMBER_ID = `${hostname()}-${process.pid}`;
 
 @Module({})
 export class AppModule {
-  static register({ config, queues, sqs, logger, metricsFor, idempotency, fleet }: AppDependencies): DynamicModule {
-    const shared = {
-      waitTimeSeconds: config.waitTimeSeconds,
-      receiveBatchSize: config.receiveBatchSize,
-      handlerTimeoutMs: config.handlerTimeoutMs,
-      drainTimeoutMs: config.drainTimeoutMs,
-      backpressure: config.backpressure,
-      ...optional('prefetch', config.prefetch),
-      ...optional('fifoRetryInPlaceSeconds', config.fifoRetryInPlaceSeconds),
-      ...(config.tracing ? {} : { tracing: false as const }),
-      ...(config.visibilityTimeoutSeconds === undefined ? {} : { visibilityTimeoutSeconds: config.visibilityTimeoutSeconds }),
-      ...optional('retryStateKeys', config.retryStateKeys),
-      logger,
-    };
-    const consumers = (config.consumers ?? [{ name: config.handler, handler: config.handler, maxInFlight: config.maxInFlight, retryPolicy: config.retryPolicy, ...queues }]).map((consumer) => ({
-      name: consumer.name,
-      handlerName: consumer.handler,
-      queueUrl: consumer.queueUrl,
-      deadLetterQueueUrl: consumer.dlqUrl,
-      maxInFlight: consumer.maxInFlight,
-      retryPolicy: consumer.retryPolicy,
-      metrics: metricsFor(consumer.queueUrl),
-      ...optional('idempotency', idempotency.forConsumer()),
-      // Each consumer its own member of the fleet: two of them may call the same host.
-      ...(fleet && config.backpressure ? { backpressure: { ...config.backpressure, fleet: { store: fleet, workerId: `${FLEET_MEMBER_ID}/${consumer.name}` } } } : {}),
-      // Webhooks to different hosts fail apart: each host gets its own breaker and limit.
-      ...(consumer.handler === 'webhook' ? { dependencyKey: webhookDependencyKey(config.webhookUrl, new EgressPolicy(config.webhookAllowHosts)) } : {}),
-    }));
+  static register({ config, queues, sqs, logger, metricsFor, engineFor }: AppDependencies): DynamicModule {
+    const consumers = (config.consumers ?? [{ name: config.handler, handler: config.handler, maxInFlight: config.maxInFlight, retryPolicy: config.retryPolicy, ...queues }]).map((consumer) => {
+      const { backpressure, ...engine } = engineFor(consumer);
+      return {
+        ...engine,
+        name: consumer.name,
+        handlerName: consumer.handler,
+        metrics: metricsFor(consumer.queueUrl),
+        // Each consumer its own member of the fleet: two of them may call the same host.
+        backpressure: backpressure && backpressure.fleet ? { ...backpressure, fleet: { ...backpressure.fleet, workerId: `${FLEET_MEMBER_ID}/${consumer.name}` } } : backpressure,
+        // Webhooks to different hosts fail apart: each host gets its own breaker and limit.
+        ...(consumer.handler === 'webhook' ? { dependencyKey: webhookDependencyKey(config.webhookUrl, new EgressPolicy(config.webhookAllowHosts)) } : {}),
+      };
+    });
     return {
       module: AppModule,
       imports: [
         LoggerModule.forRoot({ pinoHttp: { logger, autoLogging: false } }),
         TerminusModule,
-        SqsWorkerModule.forRoot({ sqs, ...shared, consumers }),
+        SqsWorkerModule.forRoot({ sqs, logger, consumers }),
       ],
       controllers: [HealthController],
       providers: [{ provide: APP_CONFIG, useValue: config }, SimulationHandler, WebhookHandler],
@@ -73,7 +58,3 @@ export class AppModule {
   }
 }
 
-/** `{ [name]: value }`, or nothing when the value is undefined (the engine's options take no explicit undefined). */
-function optional<K extends string, V>(name: K, value: V | undefined): Partial<Record<K, V>> {
-  return value === undefined ? {} : ({ [name]: value } as Record<K, V>);
-}

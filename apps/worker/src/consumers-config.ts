@@ -1,6 +1,6 @@
 import { createRetryPolicy, parseRetryPolicyJson, RetryPolicyConfigError, type RetryPolicy } from '@requeue/retry';
 import { z } from 'zod';
-import { readJsonSetting } from './json-setting.js';
+import { readJsonSetting } from '@requeue/sqs/env';
 
 /** One queue the worker consumes, from WORKER_CONSUMERS. */
 export interface ConsumerConfig {

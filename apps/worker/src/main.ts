@@ -12,8 +12,8 @@ import { createWorkerLogger } from './logger.js';
 import { allMetrics, DashboardMetrics } from './dashboard/dashboard-metrics.js';
 import { startDashboard } from './dashboard/server.js';
 import { EmbeddedAwsError, startEmbeddedAws, type EmbeddedAws } from './embedded-aws.js';
-import { idempotencyStores } from './idempotency-store.js';
-import { fleetStore } from './fleet-store.js';
+import { workerOptions, type WorkerEnvOptions } from '@requeue/sqs/env';
+import type { ConsumerConfig } from './consumers-config.js';
 import { startTelemetry, type Telemetry } from './telemetry.js';
 
 function fail(message: string): never {
@@ -102,9 +102,13 @@ async function main(): Promise<void> {
   );
   const activity = config.dashboard.enabled ? new DashboardMetrics() : undefined;
   const metricsFor = consumerMetrics(config, queues.queueUrl, activity);
-  const idempotency = idempotencyStores(config.idempotency, config.region, logger);
-  const fleet = config.fleetState ? fleetStore(config.fleetState, config.region, logger) : undefined;
-  const app = await NestFactory.create(AppModule.register({ config, queues, sqs, logger, metricsFor, idempotency, fleet: fleet?.store }), { bufferLogs: true });
+  const engines: WorkerEnvOptions[] = [];
+  const engineFor = (consumer: ConsumerConfig) => {
+    const settings = { ...config, queueUrl: consumer.queueUrl, deadLetterQueueUrl: consumer.dlqUrl, handlerName: consumer.handler, maxInFlight: consumer.maxInFlight, retryPolicy: consumer.retryPolicy, metricsNamespace: undefined };
+    engines.push(workerOptions(settings, { logger }));
+    return engines.at(-1)!;
+  };
+  const app = await NestFactory.create(AppModule.register({ config, queues, sqs, logger, metricsFor, engineFor }), { bufferLogs: true });
   app.useLogger(app.get(NestPinoLogger));
   await app.listen(config.healthPort, config.healthHost);
   announce(app.getHttpServer() as Server, config, local);
@@ -127,8 +131,7 @@ async function main(): Promise<void> {
 
   stopOnSignals(logger, async () => {
     await app.close();
-    await idempotency.close();
-    await fleet?.close();
+    await Promise.all(engines.map((engine) => engine.close()));
     // Every span has ended once the engine has drained: export what is still buffered.
     await telemetry?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'could not export the last spans'));
     await dashboard?.close();

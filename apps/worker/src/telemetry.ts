@@ -1,4 +1,4 @@
-import { WorkerConfigError } from './config-error.js';
+import { WorkerConfigError } from '@requeue/sqs/env';
 
 /** The OpenTelemetry SDK the worker started, to flush and stop at shutdown. */
 export interface Telemetry {

@@ -1,5 +1,4 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { TracerProvider } from '@opentelemetry/api';
 import { createRetryPolicy, type RetryPolicy } from '@requeue/retry';
 import { enginePolicy, outOfRange, RetryStateSigner, type EnginePolicy, type Random } from '@requeue/retry/engine';
 import { resolveBackpressure, type BackpressureOptions, type ResolvedBackpressure } from './backpressure/options.js';
@@ -112,15 +111,17 @@ export interface SqsWorkerOptions<Body = unknown> {
    * OpenTelemetry: a `process <queue>` span per delivery, with the handler running inside
    * it, and the trace context carried by every retry copy and dead letter (see
    * docs/contracts.md). Costs nothing while no SDK is registered. `false` turns off spans
-   * and propagation. @default on, with the global tracer provider
+   * and propagation. `tracerProvider` is an OpenTelemetry `TracerProvider`. Needs the optional
+   * peer `@opentelemetry/api`: without it nothing is traced, and a message's own `traceparent`
+   * travels on its copies unchanged. @default on, with the global tracer provider
    */
-  tracing?: false | { tracerProvider?: TracerProvider };
+  tracing?: false | { tracerProvider?: { getTracer(name: string, version?: string): object } };
   /**
    * Effects once: a record per key in a store (Redis, Valkey or DynamoDB through a
    * Powertools persistence layer), so a duplicate ends as a success without running the
    * handler, and one running elsewhere waits without using an attempt. @default off
    */
-  idempotency?: IdempotencyOptions;
+  idempotency?: IdempotencyOptions<Body>;
   /**
    * Keys for the HMAC on `x-retry` (at least 32 characters each): the first signs, all
    * verify, so a key rotates by going first while the old one stays until its retries

@@ -19,6 +19,7 @@ import { MessageProcessor } from './process-message.js';
 import { IdempotencyGuard } from './idempotency/guard.js';
 import { keepProtoAttribute } from './proto-attribute.js';
 import { MessageTracer } from './tracing/message-tracer.js';
+import { otel } from './tracing/otel-api.js';
 import { readQueueFacts } from './queue-facts.js';
 import { ScheduledRetries, type ScheduledRetry } from './scheduled-retries.js';
 import { OutcomeExecutor } from './delivery/execute-outcome.js';
@@ -146,7 +147,7 @@ export class SqsWorker<Body = unknown> {
       handlerStop: new HandlerStop(this.stopController.signal),
       draining: this.drainController.signal,
       queueName: this.queueName,
-      tracer: options.tracing === false ? undefined : new MessageTracer(this.queueName, options.queueUrl, options.tracing?.tracerProvider),
+      tracer: options.tracing === false || !otel ? undefined : new MessageTracer(otel, this.queueName, options.queueUrl, options.tracing?.tracerProvider),
       idempotency,
     });
     const poller = new Poller({

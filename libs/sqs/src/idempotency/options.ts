@@ -34,7 +34,7 @@ export interface IdempotencyStore {
  * (a redelivery after a crash, a replay, a second publish of the same job) ends as a
  * success without calling the handler. See docs/worker.md for the guarantee and its limits.
  */
-export interface IdempotencyOptions {
+export interface IdempotencyOptions<Body = unknown> {
   /**
    * A Powertools persistence layer from `@aws-lambda-powertools/idempotency`:
    * `new CachePersistenceLayer({ client })` for Redis or Valkey, or
@@ -42,12 +42,13 @@ export interface IdempotencyOptions {
    */
   store: IdempotencyStore;
   /**
-   * The key a duplicate shares, from the message (its body as validated by `schema`).
+   * The key a duplicate shares, from the message (its body as validated by `schema`, and
+   * typed by it: `IdempotencyOptions<InferBody<typeof schema>>`).
    * Return undefined to run a message unguarded; throw to dead-letter it `non-retryable`
    * (`IDEMPOTENCY_KEY_MISSING`) with your error's message. @default the message's
    * `idempotencyKey` (stable across retries, copies, deferrals and replays)
    */
-  key?: (message: Omit<WorkerMessage, 'signal'>) => string | undefined;
+  key?: (message: Omit<WorkerMessage<Body>, 'signal'>) => string | undefined;
   /** A key seen again with a different body is dead-lettered `non-retryable`, not run. @default false */
   validatePayload?: boolean;
   /** How long a completed key short-circuits its duplicates. @default 3600 */

@@ -1,4 +1,5 @@
-import { context as otelContext, isSpanContextValid, SpanKind, SpanStatusCode, trace, type Span, type TracerProvider } from '@opentelemetry/api';
+import type { Span, Tracer } from '@opentelemetry/api';
+import { otel, type OpenTelemetry, type TracerProviderLike } from '../tracing/otel-api.js';
 import { formatAwsTraceHeader, formatTraceparent, TRACEPARENT_ATTRIBUTE, TRACESTATE_ATTRIBUTE } from '../tracing/trace-header.js';
 import { messageBytes, type MessageAttributes } from '../message-attributes.js';
 import { MAX_PUBLISHER_ATTRIBUTES, type Destination, type EncodedMessage } from './outgoing.js';
@@ -19,30 +20,33 @@ export interface SendOperation {
  * registered nothing is recorded, and a caller's active context still travels.
  */
 export class PublishTracer {
-  private readonly provider: TracerProvider | undefined;
+  private readonly tracing: { api: OpenTelemetry; tracer: Tracer } | undefined;
 
-  constructor(tracing: false | { tracerProvider?: TracerProvider } | undefined) {
-    this.provider = tracing === false ? undefined : (tracing?.tracerProvider ?? trace.getTracerProvider());
+  /** Without `@opentelemetry/api` installed there is nothing to trace with: sends go untraced. */
+  constructor(tracing: false | { tracerProvider?: TracerProviderLike } | undefined, api: OpenTelemetry | undefined = otel) {
+    const provider = tracing === false || !api ? undefined : (tracing?.tracerProvider ?? api.trace.getTracerProvider());
+    this.tracing = provider && api ? { api, tracer: provider.getTracer('@requeue/sqs') as Tracer } : undefined;
   }
 
   async around<T>(operation: SendOperation, messages: EncodedMessage[], send: () => Promise<T>): Promise<T> {
-    if (!this.provider) return send();
-    const span = this.start(operation);
-    inject(span, operation.to, messages);
+    if (!this.tracing) return send();
+    const { api } = this.tracing;
+    const span = this.start(operation, this.tracing);
+    inject(span, operation.to, messages, api);
     try {
-      return await otelContext.with(trace.setSpan(otelContext.active(), span), send);
+      return await api.context.with(api.trace.setSpan(api.context.active(), span), send);
     } catch (error) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      span.setStatus({ code: api.SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
       throw error;
     } finally {
       span.end();
     }
   }
 
-  private start({ to, address, count }: SendOperation): Span {
+  private start({ to, address, count }: SendOperation, { api, tracer }: { api: OpenTelemetry; tracer: Tracer }): Span {
     const name = to.kind === 'queue' ? (address.split('/').pop() ?? address) : (address.split(':').pop() ?? address);
-    return this.provider!.getTracer('@requeue/sqs').startSpan(`send ${name}`, {
-      kind: SpanKind.PRODUCER,
+    return tracer.startSpan(`send ${name}`, {
+      kind: api.SpanKind.PRODUCER,
       attributes: {
         'messaging.system': to.kind === 'queue' ? 'aws_sqs' : 'aws.sns',
         'messaging.operation.type': 'send',
@@ -54,9 +58,9 @@ export class PublishTracer {
   }
 }
 
-function inject(span: Span, to: Destination, messages: EncodedMessage[]): void {
+function inject(span: Span, to: Destination, messages: EncodedMessage[], api: OpenTelemetry): void {
   const spanContext = span.spanContext();
-  if (!isSpanContextValid(spanContext)) return;
+  if (!api.isSpanContextValid(spanContext)) return;
   const traceparent = formatTraceparent(spanContext);
   const tracestate = spanContext.traceState?.serialize();
   for (const message of messages) {

@@ -1,6 +1,5 @@
 import { PublishBatchCommand, PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { TracerProvider } from '@opentelemetry/api';
 import { ConfigError } from '@requeue/retry';
 import { chunkBatches } from './batches.js';
 import { encodeMessage, type Destination, type EncodedMessage, type OutgoingMessage } from './outgoing.js';
@@ -27,9 +26,10 @@ export interface PublisherOptions {
   /**
    * OpenTelemetry: a PRODUCER span per call, its context in each message's `traceparent`
    * (room permitting) and, to a queue, in `AWSTraceHeader`. `false` turns both off.
-   * @default on, with the global tracer provider
+   * `tracerProvider` is an OpenTelemetry `TracerProvider`; without the optional peer
+   * `@opentelemetry/api` installed nothing is traced. @default on, with the global tracer provider
    */
-  tracing?: false | { tracerProvider?: TracerProvider };
+  tracing?: false | { tracerProvider?: { getTracer(name: string, version?: string): object } };
   /** For tests. @default Math.random */
   random?: () => number;
   /** For tests. @default setTimeout */

@@ -1,4 +1,5 @@
-import { ROOT_CONTEXT, SpanKind, trace, type Attributes, type SpanContext, type Tracer, type TracerProvider } from '@opentelemetry/api';
+import type { Attributes, SpanContext, SpanOptions, Tracer } from '@opentelemetry/api';
+import type { OpenTelemetry, TracerProviderLike } from './otel-api.js';
 import { ProcessTrace } from './process-trace.js';
 
 /** What the process span says about a delivery. */
@@ -22,24 +23,28 @@ const TRACER_NAME = '@requeue/sqs';
 export class MessageTracer {
   private readonly tracer: Tracer;
   private readonly spanName: string;
+  private readonly consumer: SpanOptions;
 
   constructor(
+    private readonly api: OpenTelemetry,
     private readonly queueName: string,
     private readonly queueUrl: string,
-    provider: TracerProvider = trace.getTracerProvider(),
+    provider: TracerProviderLike = api.trace.getTracerProvider(),
   ) {
-    this.tracer = provider.getTracer(TRACER_NAME);
+    this.tracer = provider.getTracer(TRACER_NAME) as Tracer;
     this.spanName = `process ${queueName}`;
+    this.consumer = { kind: api.SpanKind.CONSUMER };
   }
 
   start(delivery: DeliveryFacts): ProcessTrace {
     const { incoming } = delivery;
+    const { trace, ROOT_CONTEXT } = this.api;
     const span = incoming
-      ? this.tracer.startSpan(this.spanName, { kind: SpanKind.CONSUMER, links: [{ context: incoming }] }, trace.setSpanContext(ROOT_CONTEXT, incoming))
-      : this.tracer.startSpan(this.spanName, CONSUMER, ROOT_CONTEXT);
+      ? this.tracer.startSpan(this.spanName, { kind: this.consumer.kind, links: [{ context: incoming }] }, trace.setSpanContext(ROOT_CONTEXT, incoming))
+      : this.tracer.startSpan(this.spanName, this.consumer, ROOT_CONTEXT);
     // Set after the start, so that with no SDK (a span that records nothing) they are never built.
     if (span.isRecording()) span.setAttributes(this.attributesOf(delivery));
-    return new ProcessTrace(span);
+    return new ProcessTrace(span, this.api);
   }
 
   private attributesOf(delivery: DeliveryFacts): Attributes {
@@ -57,5 +62,3 @@ export class MessageTracer {
     return attributes;
   }
 }
-
-const CONSUMER = { kind: SpanKind.CONSUMER };

@@ -1,5 +1,6 @@
 import type { RetryTransport } from '../events/worker-events.js';
-import { context as otelContext, isSpanContextValid, SpanStatusCode, trace, type Attributes, type Span, type SpanContext } from '@opentelemetry/api';
+import type { Attributes, Span, SpanContext } from '@opentelemetry/api';
+import type { OpenTelemetry } from './otel-api.js';
 
 /** How a delivery left the worker's hands, as its process span records it. */
 export type SettleEvent =
@@ -21,10 +22,13 @@ export class ProcessTrace {
   readonly carried: SpanContext | undefined;
   private readonly recording: boolean;
 
-  constructor(private readonly span: Span) {
+  constructor(
+    private readonly span: Span,
+    private readonly api: OpenTelemetry,
+  ) {
     this.recording = span.isRecording();
     const spanContext = span.spanContext();
-    this.carried = isSpanContextValid(spanContext) ? spanContext : undefined;
+    this.carried = api.isSpanContextValid(spanContext) ? spanContext : undefined;
   }
 
   /**
@@ -33,7 +37,9 @@ export class ProcessTrace {
    * no incoming context there is nothing to make active.
    */
   run<T>(work: () => T): T {
-    return this.carried ? otelContext.with(trace.setSpan(otelContext.active(), this.span), work) : work();
+    if (!this.carried) return work();
+    const { context, trace } = this.api;
+    return context.with(trace.setSpan(context.active(), this.span), work);
   }
 
   /** The handler failed: `error.type` and an exception event with the redacted text. */
@@ -41,7 +47,7 @@ export class ProcessTrace {
     if (!this.recording) return;
     this.span.setAttribute('error.type', errorType);
     this.span.addEvent('exception', { 'exception.type': errorType, 'exception.message': message });
-    this.span.setStatus({ code: SpanStatusCode.ERROR, message });
+    this.span.setStatus({ code: this.api.SpanStatusCode.ERROR, message });
   }
 
   settled(event: SettleEvent): void {
@@ -51,7 +57,7 @@ export class ProcessTrace {
     // per message would cost the happy path an object each for nothing more.
     if (event.kind === 'deleted') return;
     this.span.addEvent(`requeue.${event.kind}`, eventAttributes(event));
-    if (event.kind === 'dead-letter') this.span.setStatus({ code: SpanStatusCode.ERROR, message: `dead-lettered: ${event.reason}` });
+    if (event.kind === 'dead-letter') this.span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: `dead-lettered: ${event.reason}` });
   }
 
   end(): void {

@@ -1,11 +1,12 @@
 import { ConfigError } from '@requeue/retry';
 
 /**
- * One configuration problem, reported as one line naming the variable. Its own module,
- * so that the setting readers and `config.ts` import it without importing each other.
+ * One problem in the worker's environment, reported as one line naming the variable:
+ * `WORKER_MAX_IN_FLIGHT: must be a whole number from 1 to 10000, got "lots"`.
  */
 export class WorkerConfigError extends ConfigError {
   constructor(
+    /** The environment variable at fault. */
     readonly variable: string,
     problem: string,
     options?: { cause?: unknown },

@@ -1,32 +1,13 @@
-import { DynamoDBClient, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { type FleetMemberState, type FleetStateStore } from '@requeue/sqs';
-import { isCurrentReport } from '@requeue/sqs/backpressure';
-import type { Logger } from 'pino';
-import { closeRedis, connectRedis, type RedisConnection } from './redis-connection.js';
-import type { StoreLocation } from './store-location.js';
-import { STORE_REQUEST_TIMEOUTS } from './idempotency-store.js';
+import type { AttributeValue, DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 
-/** The fleet store of WORKER_FLEET_STATE, and the connection behind it. */
-export interface FleetStore {
-  store: FleetStateStore;
-  close(): Promise<void>;
-}
+import { isCurrentReport, type FleetMemberState, type FleetStateStore } from '../backpressure/fleet-state.js';
+import type { RedisConnection } from './redis-connection.js';
 
 const REDIS_KEY_PREFIX = 'requeue:fleet:';
 const DYNAMODB_ITEM_PREFIX = 'fleet#';
 const DYNAMODB_MEMBER_PREFIX = 'm:';
 /** A dependency's item outlives its last report by an hour, then DynamoDB's TTL removes it. */
 const DYNAMODB_ITEM_TTL_SECONDS = 3600;
-
-export function fleetStore(location: StoreLocation, region: string, logger: Logger): FleetStore {
-  if (location.store === 'dynamodb') {
-    // Two tries, so an outage shows within a second; the SDK reads AWS_ENDPOINT_URL_DYNAMODB itself.
-    const client = new DynamoDBClient({ region, maxAttempts: 2, requestHandler: STORE_REQUEST_TIMEOUTS });
-    return { store: new DynamoDbFleetStore(client, location.tableName), close: async () => client.destroy() };
-  }
-  const client = connectRedis(location.url, logger, 'fleet store');
-  return { store: new RedisFleetStore(client), close: () => closeRedis(client) };
-}
 
 /** Reports that do not parse are dropped here; the engine checks the rest field by field. */
 function parsed(json: string): unknown {
@@ -71,6 +52,8 @@ export class DynamoDbFleetStore implements FleetStateStore {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
+    /** The SDK's UpdateItemCommand, from the app's own `@aws-sdk/client-dynamodb` (an optional peer). */
+    private readonly UpdateItem: typeof UpdateItemCommand,
   ) {}
 
   async exchange(dependency: string, state: FleetMemberState, staleMs: number): Promise<readonly unknown[]> {
@@ -78,7 +61,7 @@ export class DynamoDbFleetStore implements FleetStateStore {
     const names: Record<string, string> = { '#me': DYNAMODB_MEMBER_PREFIX + state.workerId, '#expiration': 'expiration' };
     remove.forEach((id, i) => (names[`#gone${i}`] = DYNAMODB_MEMBER_PREFIX + id));
     const response = await this.client.send(
-      new UpdateItemCommand({
+      new this.UpdateItem({
         TableName: this.tableName,
         Key: { id: { S: DYNAMODB_ITEM_PREFIX + dependency } },
         UpdateExpression: `SET #me = :state, #expiration = :expiration${remove.length > 0 ? ' REMOVE ' + remove.map((_, i) => `#gone${i}`).join(', ') : ''}`,

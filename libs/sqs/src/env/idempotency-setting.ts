@@ -4,23 +4,21 @@ import { storeLocation, type StoreLocation } from './store-location.js';
 /** Where the idempotency records live (WORKER_IDEMPOTENCY), and which key a duplicate shares (WORKER_IDEMPOTENCY_KEY). */
 export type IdempotencySetting =
   | { store: 'off' }
-  | (StoreLocation & Guarding);
-
-/** Which key duplicates share, and whether a reused key must come with the same body (WORKER_IDEMPOTENCY_VALIDATE_PAYLOAD). */
-interface Guarding {
-  key: IdempotencyKeySource;
-  validatePayload: boolean;
-}
+  | (StoreLocation & {
+      /** Which key duplicates share. */
+      key: IdempotencyKeySource;
+      /** Whether a reused key must come with the same body (WORKER_IDEMPOTENCY_VALIDATE_PAYLOAD). */
+      validatePayload: boolean;
+    });
 
 /** The message's own idempotency key, or a path into the JSON body such as `["id"]` for `body.id`. */
 export type IdempotencyKeySource = { from: 'message' } | { from: 'body'; path: string[] };
-
 
 /** Reads WORKER_IDEMPOTENCY (`off`, `redis://host:port`, `rediss://…`, `dynamodb:<table>`) and WORKER_IDEMPOTENCY_KEY. */
 export function idempotencySetting(env: Readonly<Record<string, string | undefined>>): IdempotencySetting {
   const raw = env.WORKER_IDEMPOTENCY?.trim() || 'off';
   if (raw === 'off') return { store: 'off' };
-  const guarding: Guarding = { key: keySource(env.WORKER_IDEMPOTENCY_KEY?.trim() || 'message'), validatePayload: validatePayload(env.WORKER_IDEMPOTENCY_VALIDATE_PAYLOAD) };
+  const guarding = { key: keySource(env.WORKER_IDEMPOTENCY_KEY?.trim() || 'message'), validatePayload: validatePayload(env.WORKER_IDEMPOTENCY_VALIDATE_PAYLOAD) };
   return { ...storeLocation('WORKER_IDEMPOTENCY', raw), ...guarding };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { WorkerConfigError } from './config.js';
-import { idempotencySetting, keyAt } from './idempotency-config.js';
+import { WorkerConfigError } from './config-error.js';
+import { idempotencySetting, keyAt } from './idempotency-setting.js';
 
 describe('WORKER_IDEMPOTENCY and WORKER_IDEMPOTENCY_KEY', () => {
   it('is off by default', () => {

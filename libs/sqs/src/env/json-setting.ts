@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { ConfigError } from '@requeue/retry';
+import { WorkerConfigError } from './config-error.js';
 
 /**
  * A variable that holds JSON inline, or a path to a JSON file (`RETRY_POLICY`,
@@ -9,12 +9,12 @@ export function readJsonSetting(variable: string, raw: string): { json: unknown;
   const inline = /^[[{]/.test(raw.trim());
   let text = raw;
   if (!inline) {
-    if (!existsSync(raw)) throw new ConfigError(variable, `is neither JSON nor a readable file: ${JSON.stringify(raw)}`);
+    if (!existsSync(raw)) throw new WorkerConfigError(variable, `is neither JSON nor a readable file: ${JSON.stringify(raw)}`);
     text = readFileSync(raw, 'utf8');
   }
   try {
     return { json: JSON.parse(text) as unknown, source: inline ? `${variable} (inline JSON)` : raw };
   } catch (cause) {
-    throw new ConfigError(variable, `is not valid JSON${inline ? '' : ` (file ${raw})`}: ${(cause as Error).message}`, { cause });
+    throw new WorkerConfigError(variable, `is not valid JSON${inline ? '' : ` (file ${raw})`}: ${(cause as Error).message}`, { cause });
   }
 }

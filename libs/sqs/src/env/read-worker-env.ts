@@ -1,0 +1,134 @@
+import { createRetryPolicy, parseRetryPolicyJson, RetryPolicyConfigError, type RetryPolicy } from '@requeue/retry';
+import { DEFAULT_BREAKER, type BackpressureOptions } from '../backpressure/options.js';
+import { WorkerConfigError } from './config-error.js';
+import { idempotencySetting, type IdempotencySetting } from './idempotency-setting.js';
+import { readJsonSetting } from './json-setting.js';
+import { fraction, integer, onOff, optionalInteger, url, type Env } from './readers.js';
+import { retryStateKeys } from './retry-state-keys.js';
+import { storeLocation, type StoreLocation } from './store-location.js';
+
+/**
+ * The worker's settings as its environment gives them (docs/contracts.md, section 2),
+ * validated and with no connection made yet.
+ */
+export interface WorkerEnvSettings {
+  /** WORKER_QUEUE_URL; undefined when unset. */
+  queueUrl: string | undefined;
+  /** WORKER_DLQ_URL; undefined when unset. */
+  deadLetterQueueUrl: string | undefined;
+  /** WORKER_HANDLER: the `@SqsHandler` name to run; undefined when unset. */
+  handlerName: string | undefined;
+  /** RETRY_POLICY, merged over the shipped preset. */
+  retryPolicy: RetryPolicy;
+  /** Where the policy came from, for the start-up log: `shipped preset`, inline JSON, or the file. */
+  retryPolicySource: string;
+  /** WORKER_MAX_IN_FLIGHT. */
+  maxInFlight: number;
+  /** WORKER_PREFETCH; undefined for the engine's default. */
+  prefetch: number | undefined;
+  /** WORKER_FIFO_RETRY_IN_PLACE_SECONDS; undefined for the engine's default. */
+  fifoRetryInPlaceSeconds: number | undefined;
+  /** WORKER_WAIT_TIME_SECONDS. */
+  waitTimeSeconds: number;
+  /** WORKER_RECEIVE_BATCH_SIZE. */
+  receiveBatchSize: number;
+  /** WORKER_HANDLER_TIMEOUT_MS. */
+  handlerTimeoutMs: number;
+  /** WORKER_DRAIN_TIMEOUT_MS. */
+  drainTimeoutMs: number;
+  /** WORKER_VISIBILITY_TIMEOUT_SECONDS; undefined: read from the queue. */
+  visibilityTimeoutSeconds: number | undefined;
+  /** WORKER_TRACING. */
+  tracing: boolean;
+  /** WORKER_BACKPRESSURE and the WORKER_BREAKER_* settings; `false` when off. */
+  backpressure: BackpressureOptions | false;
+  /** WORKER_FLEET_STATE; undefined when each worker keeps its own. */
+  fleetState: StoreLocation | undefined;
+  /** WORKER_IDEMPOTENCY, WORKER_IDEMPOTENCY_KEY and WORKER_IDEMPOTENCY_VALIDATE_PAYLOAD. */
+  idempotency: IdempotencySetting;
+  /** METRICS_NAMESPACE; undefined when unset (no EMF metrics are written). */
+  metricsNamespace: string | undefined;
+  /** WORKER_RETRY_STATE_KEYS; undefined outside production when unset. */
+  retryStateKeys: readonly string[] | undefined;
+  /** NODE_ENV=production. */
+  production: boolean;
+}
+
+function metricsNamespace(env: Env): string | undefined {
+  const namespace = env.METRICS_NAMESPACE?.trim();
+  if (!namespace) return undefined;
+  // CloudWatch's rule for namespaces; "AWS/" is reserved for AWS services.
+  if (!/^[\w.\-/#:]{1,255}$/.test(namespace) || namespace.startsWith('AWS/')) {
+    throw new WorkerConfigError('METRICS_NAMESPACE', `must be 1-255 of letters, digits and . - _ / # : and not start with AWS/, got ${JSON.stringify(namespace)}`);
+  }
+  return namespace;
+}
+
+function backpressure(env: Env): BackpressureOptions | false {
+  if (!onOff(env, 'WORKER_BACKPRESSURE', 'on')) return false;
+  const cooldownMs = integer(env, 'WORKER_BREAKER_COOLDOWN_MS', DEFAULT_BREAKER.cooldownMs, 10, 3_600_000);
+  const maxCooldownMs = integer(env, 'WORKER_BREAKER_MAX_COOLDOWN_MS', Math.max(cooldownMs, DEFAULT_BREAKER.maxCooldownMs), cooldownMs, 3_600_000, ' and at least WORKER_BREAKER_COOLDOWN_MS');
+  return {
+    breaker: onOff(env, 'WORKER_BREAKER', 'on') && {
+      failureRate: fraction(env, 'WORKER_BREAKER_FAILURE_RATE', DEFAULT_BREAKER.failureRate),
+      minimumRequests: integer(env, 'WORKER_BREAKER_MIN_REQUESTS', DEFAULT_BREAKER.minimumRequests, 1, 100_000),
+      windowMs: integer(env, 'WORKER_BREAKER_WINDOW_MS', DEFAULT_BREAKER.windowMs, 100, 3_600_000),
+      cooldownMs,
+      maxCooldownMs,
+    },
+    adaptiveConcurrency: onOff(env, 'WORKER_ADAPTIVE_CONCURRENCY', 'on'),
+  };
+}
+
+/** WORKER_FLEET_STATE: `off`, `redis://host:port` or `dynamodb:<table>`; it shares backpressure, so it needs it on. */
+function fleetState(env: Env): StoreLocation | undefined {
+  const raw = env.WORKER_FLEET_STATE?.trim() || 'off';
+  if (raw === 'off') return undefined;
+  if (!onOff(env, 'WORKER_BACKPRESSURE', 'on')) throw new WorkerConfigError('WORKER_FLEET_STATE', 'shares backpressure across the fleet, but WORKER_BACKPRESSURE is off: turn it on or set WORKER_FLEET_STATE=off');
+  return storeLocation('WORKER_FLEET_STATE', raw);
+}
+
+/** RETRY_POLICY is JSON, or a path to a JSON file. */
+function retryPolicy(raw: string | undefined): { policy: RetryPolicy; source: string } {
+  if (raw === undefined || raw.trim() === '') return { policy: createRetryPolicy(), source: 'shipped preset' };
+  const { json, source } = readJsonSetting('RETRY_POLICY', raw);
+  try {
+    return { policy: createRetryPolicy(parseRetryPolicyJson(json)), source };
+  } catch (cause) {
+    if (cause instanceof RetryPolicyConfigError) throw new WorkerConfigError('RETRY_POLICY', cause.message, { cause });
+    throw cause;
+  }
+}
+
+/**
+ * Reads and validates every engine setting of the environment, throwing one
+ * WorkerConfigError naming the first bad variable. Connects to nothing.
+ */
+export function readWorkerEnv(env: Env = process.env): WorkerEnvSettings {
+  const production = env.NODE_ENV === 'production';
+  const { policy, source } = retryPolicy(env.RETRY_POLICY);
+  return {
+    queueUrl: url(env, 'WORKER_QUEUE_URL'),
+    deadLetterQueueUrl: url(env, 'WORKER_DLQ_URL'),
+    handlerName: env.WORKER_HANDLER?.trim() || undefined,
+    retryPolicy: policy,
+    retryPolicySource: source,
+    maxInFlight: integer(env, 'WORKER_MAX_IN_FLIGHT', 50, 1, 10_000),
+    prefetch: optionalInteger(env, 'WORKER_PREFETCH', 0, 10_000),
+    fifoRetryInPlaceSeconds: optionalInteger(env, 'WORKER_FIFO_RETRY_IN_PLACE_SECONDS', 0, 43_200),
+    // SQS limits: long polls wait 0–20 s, a receive returns 1–10 messages, a message
+    // stays invisible for at most 12 h.
+    waitTimeSeconds: integer(env, 'WORKER_WAIT_TIME_SECONDS', 20, 0, 20, ' (the SQS long-poll maximum is 20)'),
+    receiveBatchSize: integer(env, 'WORKER_RECEIVE_BATCH_SIZE', 10, 1, 10, ' (SQS returns at most 10 per receive)'),
+    handlerTimeoutMs: integer(env, 'WORKER_HANDLER_TIMEOUT_MS', 300_000, 1, 43_200_000, ' (12 h, the SQS visibility maximum)'),
+    drainTimeoutMs: integer(env, 'WORKER_DRAIN_TIMEOUT_MS', 30_000, 0, 3_600_000),
+    visibilityTimeoutSeconds: optionalInteger(env, 'WORKER_VISIBILITY_TIMEOUT_SECONDS', 1, 43_200, ' (12 h, the SQS maximum)'),
+    tracing: onOff(env, 'WORKER_TRACING', 'on'),
+    backpressure: backpressure(env),
+    fleetState: fleetState(env),
+    idempotency: idempotencySetting(env),
+    metricsNamespace: metricsNamespace(env),
+    retryStateKeys: retryStateKeys(env, production),
+    production,
+  };
+}

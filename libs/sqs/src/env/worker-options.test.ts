@@ -1,0 +1,71 @@
+import { enginePolicy } from '@requeue/retry/engine';
+import { describe, expect, it } from 'vitest';
+import { EmfMetrics } from '../metrics.js';
+import { MissingPeerError, optionalPeer, requiredPeer } from '../peers/optional-peer.js';
+import { WorkerConfigError } from './config-error.js';
+import { workerOptionsFromEnv } from './worker-options.js';
+
+/** What QueueWorkerService puts in the container's environment (libs/cdk/src/worker-container.ts). */
+const FROM_THE_STACK = {
+  WORKER_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders',
+  WORKER_DLQ_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders-dlq',
+  WORKER_HANDLER: 'charge',
+  RETRY_POLICY: '{"maxAttempts":4}',
+  METRICS_NAMESPACE: 'Orders',
+  WORKER_MAX_IN_FLIGHT: '7',
+  WORKER_DRAIN_TIMEOUT_MS: '45000',
+  WORKER_HEALTH_PORT: '8080',
+};
+
+describe('workerOptionsFromEnv', () => {
+  it('turns what the stack sets into the engine options it means', () => {
+    const options = workerOptionsFromEnv(FROM_THE_STACK);
+    expect(options).toMatchObject({ queueUrl: FROM_THE_STACK.WORKER_QUEUE_URL, deadLetterQueueUrl: FROM_THE_STACK.WORKER_DLQ_URL, handlerName: 'charge', maxInFlight: 7, drainTimeoutMs: 45_000 });
+    expect(enginePolicy(options.retryPolicy!).config.maxAttempts).toBe(4);
+    expect(options.metrics).toBeInstanceOf(EmfMetrics);
+    expect(options.idempotency).toBeUndefined();
+    expect(options.tracing).toBeUndefined();
+  });
+
+  it('leaves out what is unset, writes no metrics without METRICS_NAMESPACE, and turns tracing off on request', () => {
+    const options = workerOptionsFromEnv({ WORKER_QUEUE_URL: 'http://q', WORKER_DLQ_URL: 'http://d', WORKER_TRACING: 'off' });
+    expect(Object.keys(options)).not.toContain('metrics');
+    expect(Object.keys(options)).not.toContain('prefetch');
+    expect(options.tracing).toBe(false);
+  });
+
+  it('names the variable at fault in one line', () => {
+    expect(() => workerOptionsFromEnv({ WORKER_DLQ_URL: 'http://d' })).toThrow(/^WORKER_QUEUE_URL: is not set/);
+    expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_MAX_IN_FLIGHT: 'lots' })).toThrow(new WorkerConfigError('WORKER_MAX_IN_FLIGHT', 'must be a whole number from 1 to 10000, got "lots"'));
+    expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, NODE_ENV: 'production' })).toThrow(/^WORKER_RETRY_STATE_KEYS: is not set/);
+  });
+
+  it('builds the idempotency store the environment names, with close() left out of a spread', async () => {
+    const options = workerOptionsFromEnv({ ...FROM_THE_STACK, AWS_REGION: 'eu-west-1', WORKER_IDEMPOTENCY: 'dynamodb:orders-idempotency', WORKER_IDEMPOTENCY_KEY: 'body.orderId' });
+    expect(options.idempotency?.key?.({ body: { orderId: 'o-1' }, idempotencyKey: 'm', attempt: 1 } as never)).toBe('o-1');
+    expect(typeof options.idempotency?.store.saveInProgress).toBe('function');
+    expect({ ...options }).not.toHaveProperty('close');
+    await options.close();
+  });
+});
+
+describe('optional peers', () => {
+  const missing = (name: string) => {
+    throw Object.assign(new Error(`Cannot find module '${name}'`), { code: 'MODULE_NOT_FOUND' });
+  };
+
+  it('are undefined when not installed, and a feature that needs one says what to install', () => {
+    expect(optionalPeer('@opentelemetry/api', missing)).toBeUndefined();
+    expect(() => requiredPeer('@redis/client', 'WORKER_IDEMPOTENCY=redis://…', ['@aws-lambda-powertools/idempotency'], missing)).toThrow(
+      new MissingPeerError(['@redis/client', '@aws-lambda-powertools/idempotency'], 'WORKER_IDEMPOTENCY=redis://…'),
+    );
+    expect(new MissingPeerError(['@redis/client'], 'WORKER_FLEET_STATE=redis://…').message).toBe('WORKER_FLEET_STATE=redis://… needs @redis/client, which is not installed: npm install @redis/client');
+  });
+
+  it('rethrow a broken install instead of hiding it', () => {
+    const broken = () => {
+      throw Object.assign(new Error("Cannot find module './lib/index.js'"), { code: 'MODULE_NOT_FOUND' });
+    };
+    expect(() => optionalPeer('@opentelemetry/api', broken)).toThrow('./lib/index.js');
+  });
+});
