@@ -18,6 +18,7 @@ export default defineConfig({
       '@requeue/sqs/backpressure': src('./libs/sqs/src/backpressure/public.ts'),
       '@requeue/sqs/env': src('./libs/sqs/src/env/index.ts'),
       '@requeue/sqs': src('./libs/sqs/src/index.ts'),
+      '@requeue/nest/publisher': src('./libs/nest/src/publisher.ts'),
       '@requeue/nest': src('./libs/nest/src/index.ts'),
       '@requeue/local-aws': src('./libs/local-aws/src/index.ts'),
       '@requeue/cdk': src('./libs/cdk/src/index.ts'),

@@ -15,7 +15,8 @@ export {
   type SqsWorkerModuleOptions,
 } from './sqs-worker.options.js';
 export { SqsWorkerService } from './sqs-worker.service.js';
+export { NestWorkerLogger } from './nest-worker-logger.js';
 
 // What a handler needs, so an app installs @requeue/nest alone.
 export { createRetryPolicy, NonRetryableError, RetryableError, UnrecoverableError, type RetryPolicy } from '@requeue/retry';
-export type { BodySchema, InferBody, WorkerMessage } from '@requeue/sqs';
+export type { BodySchema, IdempotencyOptions, InferBody, WorkerMessage } from '@requeue/sqs';

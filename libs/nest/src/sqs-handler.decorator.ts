@@ -24,17 +24,18 @@ export type HandlerDecorator<Body> = <M extends (message: WorkerMessage<Body>) =
  * dead-lettered `non-retryable` with errorType `VALIDATION` and the validator's issues.
  *
  * With `{ idempotency }` each key's method runs once (docs/worker.md): a duplicate ends as a
- * success without a call. It takes precedence over the consumer's `idempotency` option,
+ * success without a call; its `key(message)` gets the body as the schema's output. It takes precedence over the consumer's `idempotency` option,
  * which suits a store built from configuration (`forRootAsync`) better.
  *
  * The method is looked up on the instance for every message and called as a method, not
  * snapshotted with `.bind()`, so interceptors, tracing wrappers and request-scoped
  * providers keep working.
  */
-export function SqsHandler<S extends BodySchema>(name: string, options: { schema: S; idempotency?: IdempotencyOptions }): HandlerDecorator<InferBody<S>>;
+export function SqsHandler<S extends BodySchema>(name: string, options: { schema: S; idempotency?: IdempotencyOptions<InferBody<S>> }): HandlerDecorator<InferBody<S>>;
 /** Without a schema the body is unchecked JSON: the method may type it as it trusts it (`never` admits any body type). */
 export function SqsHandler(name?: string, options?: { idempotency?: IdempotencyOptions }): HandlerDecorator<never>;
-export function SqsHandler(name = 'default', options: { schema?: BodySchema; idempotency?: IdempotencyOptions } = {}): HandlerDecorator<never> {
-  const mark = SqsHandlerMetadataKey({ name, schema: options.schema, idempotency: options.idempotency });
+export function SqsHandler(name = 'default', options: { schema?: BodySchema; idempotency?: IdempotencyOptions<never> } = {}): HandlerDecorator<never> {
+  // The key function was typed by the schema's output, which the engine validates before calling it.
+  const mark = SqsHandlerMetadataKey({ name, schema: options.schema, idempotency: options.idempotency as IdempotencyOptions | undefined });
   return (target, key, descriptor) => mark(target, key, descriptor);
 }

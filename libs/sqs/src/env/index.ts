@@ -21,3 +21,4 @@ export { readWorkerEnv, type WorkerEnvSettings } from './read-worker-env.js';
 export type { StoreLocation } from './store-location.js';
 export { workerOptions, workerOptionsFromEnv, type WorkerEnvContext, type WorkerEnvOptions } from './worker-options.js';
 export { MissingPeerError } from '../peers/optional-peer.js';
+export type { BackpressureOptions, SqsWorkerOptions, WorkerLogger } from '../index.js';

@@ -20,6 +20,7 @@ export function optionalInteger(env: Env, name: string, min: number, max: number
   return env[name] === undefined || env[name] === '' ? undefined : integer(env, name, 0, min, max, why);
 }
 
+/** `on` or `off` (any case), or `fallback` when unset. */
 export function onOff(env: Env, name: string, fallback: 'on' | 'off'): boolean {
   const setting = env[name]?.trim().toLowerCase() || fallback;
   if (setting !== 'on' && setting !== 'off') throw new WorkerConfigError(name, `must be on or off, got ${JSON.stringify(env[name])}`);

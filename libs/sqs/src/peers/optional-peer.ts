@@ -6,7 +6,9 @@ import { createRequire } from 'node:module';
  */
 export class MissingPeerError extends Error {
   constructor(
+    /** The packages to install. */
     readonly packages: readonly string[],
+    /** The setting or option that needs them. */
     readonly feature: string,
     options?: { cause?: unknown },
   ) {
