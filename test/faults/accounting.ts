@@ -1,6 +1,6 @@
 import type { Message } from '@aws-sdk/client-sqs';
 import { REDRIVE_BACKSTOP } from '@requeue/retry/engine';
-import { readSimulationLedger as readLedger } from '@requeue/local-aws';
+import { readSimulationLedger as readLedger } from '@requeue/local-aws/simulation-ledger';
 
 /** Where a published message must end: the ledger, or the DLQ with this reason. */
 export type ExpectedEnd = { kind: 'succeeded' } | { kind: 'dead-lettered'; reason: string };

@@ -8,7 +8,7 @@ import { SqsWorker, type MessageHandler } from '@requeue/sqs';
 import { describe, expect, it } from 'vitest';
 import { emulatorSuite } from '../support/suite.js';
 import { eventually, type QueuePair } from '../support/emulator.js';
-import { readSimulationLedger as readLedger } from '@requeue/local-aws';
+import { readSimulationLedger as readLedger } from '@requeue/local-aws/simulation-ledger';
 import { sendAll, type Outgoing } from '../support/publish.js';
 import { startWorkerProcess, waitUntilReady, type WorkerProcess } from '../support/worker-process.js';
 import { account, type ExpectedEnd } from './accounting.js';

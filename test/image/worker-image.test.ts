@@ -1,6 +1,6 @@
 import { PublishCommand } from '@aws-sdk/client-sns';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { readSimulationLedger } from '@requeue/local-aws';
+import { readSimulationLedger } from '@requeue/local-aws/simulation-ledger';
 import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -5,7 +5,7 @@ import { PublishBatchCommand } from '@aws-sdk/client-sns';
 import { parseDeadLetterRecord } from '@requeue/retry/engine';
 import { describe, expect, it } from 'vitest';
 import { eventually, type QueuePair } from '../support/emulator.js';
-import { readSimulationLedger as readLedger } from '@requeue/local-aws';
+import { readSimulationLedger as readLedger } from '@requeue/local-aws/simulation-ledger';
 import { simulation } from '../support/publish.js';
 import { emulatorSuite } from '../support/suite.js';
 import { waitUntilReady, type WorkerProcess } from '../support/worker-process.js';

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@redis/client';
-import { readSimulationLedger } from '@requeue/local-aws';
+import { readSimulationLedger } from '@requeue/local-aws/simulation-ledger';
 import { describe, expect, it } from 'vitest';
 import { eventually, type QueuePair } from '../support/emulator.js';
 import { sendAll, simulation } from '../support/publish.js';

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readSimulationLedger } from '@requeue/local-aws';
+import { readSimulationLedger } from '@requeue/local-aws/simulation-ledger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynamoDb, type LocalDynamoDb } from '../support/dynamodb.js';
 import { eventually, type QueuePair } from '../support/emulator.js';

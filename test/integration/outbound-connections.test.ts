@@ -1,5 +1,5 @@
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
-import { readSimulationLedger } from '@requeue/local-aws';
+import { readSimulationLedger } from '@requeue/local-aws/simulation-ledger';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

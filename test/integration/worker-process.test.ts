@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { eventually, type QueuePair } from '../support/emulator.js';
 import { emulatorSuite } from '../support/suite.js';
-import { readSimulationLedger as readLedger } from '@requeue/local-aws';
+import { readSimulationLedger as readLedger } from '@requeue/local-aws/simulation-ledger';
 import { sendAll, simulation } from '../support/publish.js';
 import { startWorkerProcess, waitUntilReady, type WorkerProcess } from '../support/worker-process.js';
 

@@ -1,9 +1,11 @@
 import { runDlqCommand, terminalQuestion } from './dlq/command.js';
 import { CliError } from './errors.js';
+import { runLocalCommand } from './local/command.js';
 
 const USAGE = `usage: requeue <command>
 
-  dlq <list|replay|discard|redrive> [options]   inspect, replay or discard dead letters (requeue dlq --help)`;
+  dlq <list|replay|discard|redrive> [options]   inspect, replay or discard dead letters (requeue dlq --help)
+  local [--template <file>] [--port N]          an SQS/SNS emulator on 127.0.0.1 with your stack's queues (requeue local --help)`;
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -11,6 +13,8 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     case 'dlq':
       return runDlqCommand(rest, io);
+    case 'local':
+      return runLocalCommand(rest, io);
     case undefined:
     case '--help':
     case '-h':

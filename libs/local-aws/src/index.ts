@@ -1,8 +1,24 @@
+/**
+ * An SQS/SNS emulator on 127.0.0.1, provisioned from a synthesized CloudFormation template
+ * (`cdk synth`): the queues with their attributes and redrive, the topics, the
+ * subscriptions, and each ECS container's environment with the local queue URLs in it. No
+ * AWS account, no Docker. `npx requeue local` runs it from the command line.
+ *
+ * @example
+ * ```ts
+ * import { readStackTemplate, startLocalAws } from '@requeue/local-aws';
+ *
+ * const local = await startLocalAws({ port: 4566, template: readStackTemplate('cdk.out/Orders.template.json') });
+ * console.log(local.endpoint, local.stack.queues, local.stack.containers);
+ * await local.stop();
+ * ```
+ *
+ * @packageDocumentation
+ */
+export type { ContainerEnvironment } from './container-env.js';
+export { freePort } from './free-port.js';
 export { startLocalAws, startLocalRequeueStack, type LocalAws, type LocalAwsOptions, type LocalRequeueStack } from './local-aws.js';
+export { startLoopbackEmulator, type LoopbackEmulator } from './loopback-emulator.js';
 export { provisionFromTemplate, type ProvisionedQueue, type ProvisionedStack, type ProvisionOptions } from './provision.js';
-export { TemplateResolver, type PhysicalResource, type PseudoParameters } from './resolve.js';
 export { readStackTemplate } from './stack-template.js';
 export { asTemplate, LocalProvisioningError, type CloudFormationTemplate, type TemplateResource } from './template.js';
-export { freePort } from './free-port.js';
-export { startLoopbackEmulator, type LoopbackEmulator } from './loopback-emulator.js';
-export { readSimulationLedger, type SimulationLedgerLine } from './simulation-ledger.js';

@@ -4,9 +4,11 @@ import { startLoopbackEmulator, type LoopbackEmulator } from './loopback-emulato
 import { provisionFromTemplate, stackAddresses, type ProvisionedStack } from './provision.js';
 import type { CloudFormationTemplate } from './template.js';
 
+/** What `startLocalAws` runs and provisions. */
 export interface LocalAwsOptions {
   /** 0 picks a free port. */
   port: number;
+  /** The synthesized stack (`readStackTemplate('cdk.out/<Stack>.template.json')`). */
   template: CloudFormationTemplate;
   /** @default 'Requeue' */
   stackName?: string;
@@ -14,12 +16,17 @@ export interface LocalAwsOptions {
   region?: string;
 }
 
+/** A running emulator and what was provisioned on it. */
 export interface LocalAws {
   /** http://127.0.0.1:<port>, for AWS_ENDPOINT_URL. */
   endpoint: string;
+  /** The port it listens on. */
   port: number;
+  /** The region its queue URLs and ARNs name. */
   region: string;
+  /** The queues, topics, subscriptions, outputs and container environments, resolved locally. */
   stack: ProvisionedStack;
+  /** Stops the emulator; its queues and messages are gone. */
   stop(): Promise<void>;
 }
 
@@ -47,9 +54,13 @@ export async function startLocalAws(options: LocalAwsOptions): Promise<LocalAws>
   }
 }
 
+/** A requeue stack on the emulator, with the addresses its outputs name. */
 export interface LocalRequeueStack extends LocalAws {
+  /** The `QueueUrl` output. */
   queueUrl: string;
+  /** The `DLQUrl` output. */
   dlqUrl: string;
+  /** The `TopicArn` output. */
   topicArn: string;
 }
 

@@ -2,10 +2,13 @@ import type { AddressInfo } from 'node:net';
 import { buildApp } from 'fauxqs';
 import { LocalProvisioningError } from './template.js';
 
+/** The emulator, listening on 127.0.0.1 only. */
 export interface LoopbackEmulator {
   /** http://127.0.0.1:<port> */
   endpoint: string;
+  /** The port it listens on. */
   port: number;
+  /** Stops it. */
   stop(): Promise<void>;
 }
 

@@ -1,11 +1,16 @@
 import { CreateTopicCommand, ListSubscriptionsByTopicCommand, SetSubscriptionAttributesCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
 import { CreateQueueCommand, GetQueueAttributesCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { containerEnvironments, type ContainerEnvironment } from './container-env.js';
 import { TemplateResolver } from './resolve.js';
 import { LocalProvisioningError, type CloudFormationTemplate, type TemplateResource } from './template.js';
 
+/** Where to provision, and what. */
 export interface ProvisionOptions {
+  /** A client of the emulator's (or any) SQS endpoint. */
   sqs: SQSClient;
+  /** A client of its SNS endpoint. */
   sns: SNSClient;
+  /** The synthesized stack. */
   template: CloudFormationTemplate;
   /** `AWS::StackName` while resolving. @default 'Requeue' */
   stackName?: string;
@@ -15,22 +20,32 @@ export interface ProvisionOptions {
   accountId?: string;
 }
 
+/** A queue as provisioned. */
 export interface ProvisionedQueue {
+  /** Its URL on the endpoint. */
   queueUrl: string;
+  /** Its ARN. */
   queueArn: string;
+  /** Its name: the template's, or one derived from the stack name and logical id as CloudFormation does. */
   queueName: string;
   /** The SQS attributes applied, as strings, exactly as sent. */
   attributes: Record<string, string>;
 }
 
+/** What a template became on the endpoint, by logical id. */
 export interface ProvisionedStack {
+  /** The queues by logical id. */
   queues: Record<string, ProvisionedQueue>;
+  /** The topics by logical id. */
   topics: Record<string, { topicArn: string; topicName: string }>;
+  /** The SQS subscriptions by logical id, with the attributes set on them. */
   subscriptions: Record<string, { subscriptionArn: string; attributes: Record<string, string> }>;
   /** Stack outputs that resolve locally (`QueueUrl`, `DLQUrl`, `TopicArn`, ...). */
   outputs: Record<string, string>;
   /** Resource types with no local counterpart (IAM, ECS, CloudWatch, ...) and how many of each. */
   notProvisioned: Record<string, number>;
+  /** Each ECS container's environment with the local queue URLs in it: what a worker of yours runs with here. */
+  containers: ContainerEnvironment[];
 }
 
 // CloudFormation queue properties that become SQS attributes of the same name.
@@ -67,7 +82,7 @@ export async function provisionFromTemplate(options: ProvisionOptions): Promise<
     stackName,
     resolver: new TemplateResolver({ stackName, region, accountId: options.accountId ?? '000000000000' }),
     byType: groupByType(template),
-    result: { queues: {}, topics: {}, subscriptions: {}, outputs: {}, notProvisioned: {} },
+    result: { queues: {}, topics: {}, subscriptions: {}, outputs: {}, notProvisioned: {}, containers: [] },
   };
   await provisionQueues(context);
   await provisionTopics(context);
@@ -86,6 +101,7 @@ export async function provisionFromTemplate(options: ProvisionOptions): Promise<
       if (!(error instanceof LocalProvisioningError)) throw error;
     }
   }
+  result.containers = containerEnvironments(template, resolver);
   return result;
 }
 

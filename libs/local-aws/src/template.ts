@@ -1,11 +1,16 @@
 /** The parts of a synthesized CloudFormation template that local provisioning reads. */
 export interface CloudFormationTemplate {
+  /** The stack's resources by logical id. */
   Resources: Record<string, TemplateResource>;
+  /** The stack's outputs by name. */
   Outputs?: Record<string, { Value: unknown; Description?: string }>;
 }
 
+/** One resource of a template. */
 export interface TemplateResource {
+  /** Such as `AWS::SQS::Queue`. */
   Type: string;
+  /** Its properties, intrinsic functions unresolved. */
   Properties?: Record<string, unknown>;
 }
 
