@@ -1,13 +1,18 @@
 #!/usr/bin/env node
 // npm run test:packages: build and pack every public package, check each tarball, then
-// install the tarballs into a Nest app, a CDK app and a bare CLI install outside the
-// workspace and run them. Nothing is published.
+// install the tarballs into apps outside the workspace and run them: an ESM Nest 12 app, a
+// CDK app (synth with cdk-nag, then `npx requeue local` on its template), a CommonJS Nest 11
+// app with no optional peer configured from that template's environment (on Node 24 and on
+// the oldest supported Node), and a bare CLI install. Nothing is published.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkCdkApp } from './packages/cdk-check.mjs';
 import { checkCli } from './packages/cli-check.mjs';
+import { checkCommonJsApp } from './packages/cjs-check.mjs';
+import { startRequeueLocal } from './packages/local-check.mjs';
+import { installNode } from './packages/node-version.mjs';
 import { checkNestApp } from './packages/nest-check.mjs';
 import { packPackage } from './packages/pack.mjs';
 import { PUBLIC_PACKAGES } from './packages/public-packages.mjs';
@@ -15,6 +20,8 @@ import { CheckError, run } from './packages/run.mjs';
 import { installExample } from './packages/scratch.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+/** The oldest Node the packages support (their engines field): CommonJS apps load them with require(esm) from here on. */
+const OLDEST_NODE = '22.12.0';
 const started = performance.now();
 const step = (text) => process.stdout.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${text}\n`);
 
@@ -40,6 +47,17 @@ async function main() {
     const cdkDir = await installExample(join(root, 'examples/cdk-app'), scratch, tarballs);
     const cdk = await checkCdkApp(cdkDir);
     step(`CDK app: cdk-nag clean synth of ${cdk.resources} resources; task role on the queue key: ${[...new Set(cdk.keyActions)].join(', ')}`);
+    const cjsDir = await installExample(join(root, 'examples/nest-cjs-app'), scratch, tarballs);
+    step('CommonJS Nest 11 app installed from the tarballs, no optional peer');
+    for (const node of [process.execPath, await installNode(OLDEST_NODE, scratch)]) {
+      const { local, stop } = await startRequeueLocal(cdkDir);
+      try {
+        const cjs = await checkCommonJsApp(cjsDir, local, { freePort, node });
+        step(`CommonJS app on Node ${node === process.execPath ? process.versions.node : OLDEST_NODE}, configured by workerOptionsFromEnv() from \`npx requeue local\` on the CDK app's template: ${cjs.maxInFlight} at once (WORKER_MAX_IN_FLIGHT), dead-lettered after ${cjs.maxAttempts} attempts (RETRY_POLICY), EMF in ${cjs.namespace}`);
+      } finally {
+        await stop();
+      }
+    }
     const listing = await checkCli(scratch, tarballs, nest.dlqUrl);
     step(`CLI: npx requeue dlq list\n${listing.split('\n').filter((line) => !line.startsWith('npm warn')).join('\n').replace(/^/gm, '        ')}`);
   } finally {

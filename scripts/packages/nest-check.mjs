@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { depth, expectLine, startApp } from './app-process.mjs';
 import { CheckError, run, waitFor } from './run.mjs';
 import { startPaymentsFake } from './payments-fake.mjs';
 
@@ -26,59 +25,30 @@ export async function checkNestApp(appDir, emulator) {
   const aws = { AWS_REGION: region, AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_ENDPOINT_URL_SQS: emulator.endpoint };
   const payments = await startPaymentsFake();
   const healthPort = await emulator.freePort();
-  const app = spawn(process.execPath, ['dist/main.js'], {
-    cwd: appDir,
-    env: { PATH: process.env.PATH, ...queues, ...aws, PAYMENTS_URL: payments.url, WORKER_HEALTH_PORT: String(healthPort) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  app.stdout.on('data', (chunk) => (output += chunk));
-  app.stderr.on('data', (chunk) => (output += chunk));
-  const exited = once(app, 'exit');
+  const app = startApp(appDir, { PATH: process.env.PATH, ...queues, ...aws, PAYMENTS_URL: payments.url, WORKER_HEALTH_PORT: String(healthPort) });
   try {
-    const ready = () => {
-      if (app.exitCode !== null) throw new CheckError(`the app exited with ${app.exitCode} while starting`);
-      return fetch(`http://127.0.0.1:${healthPort}/health/ready`).then((r) => r.ok, () => false);
-    };
-    await waitFor('/health/ready', ready, 30_000);
+    await app.ready(healthPort);
     await run(process.execPath, ['dist/publish.js'], { cwd: appDir, env: { PATH: process.env.PATH, ...queues, ...aws } });
     const drained = async (url) => Object.values(await depth(sqs, url)).every((n) => n === 0);
-    await waitFor('both queues drained: a success, a retry, two dead letters and an email', async () => (await depth(sqs, dlqUrl)).visible === 2 && (await drained(queueUrl)) && (await drained(emailQueueUrl)) && output.includes('emailed'), 60_000);
-    expectLine(output, 'charged order-1 (1200 EUR) on attempt 1');
-    expectLine(output, 'charged order-2 (800 EUR) on attempt 2');
-    expectLine(output, 'emailed ada@example.com (welcome, tenant acme)');
+    await waitFor('both queues drained: a success, a retry, two dead letters and an email', async () => (await depth(sqs, dlqUrl)).visible === 2 && (await drained(queueUrl)) && (await drained(emailQueueUrl)) && app.output().includes('emailed'), 60_000);
+    expectLine(app.output(), 'charged order-1 (1200 EUR) on attempt 1');
+    expectLine(app.output(), 'charged order-2 (800 EUR) on attempt 2');
+    expectLine(app.output(), 'emailed ada@example.com (welcome, tenant acme)');
     if (payments.received.has('order-3')) throw new CheckError('order-3 failed the schema, yet its handler ran');
     const health = await (await fetch(`http://127.0.0.1:${healthPort}/health/ready`)).json();
     if (Object.keys(health.info?.['sqs-worker']?.consumers ?? {}).sort().join() !== 'emails,orders') throw new CheckError(`/health/ready does not report both consumers: ${JSON.stringify(health)}`);
     await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ orderId: 'order-slow', amountCents: 100 }) }));
     await waitFor('order-slow to reach the payment API', () => payments.received.has('order-slow'), 30_000);
-    app.kill('SIGTERM');
-    const [code, signal] = await Promise.race([exited, timeout(20_000, 'the app to exit after SIGTERM')]);
-    if (code !== 0 && signal !== 'SIGTERM') throw new CheckError(`the app exited with ${code ?? signal} after SIGTERM:\n${output.slice(-3000)}`);
-    expectLine(output, 'charged order-slow (100 EUR) on attempt 1');
+    await app.stop();
+    expectLine(app.output(), 'charged order-slow (100 EUR) on attempt 1');
     const left = await depth(sqs, queueUrl);
     if (left.visible + left.inFlight + left.delayed !== 0) throw new CheckError(`messages left on the queue after a clean shutdown: ${JSON.stringify(left)}`);
     return { queueUrl, dlqUrl, paymentsCalls: payments.calls };
   } catch (error) {
-    throw new CheckError(`${error.message}\n--- the app's output ---\n${output.slice(-3000)}`, { cause: error });
+    throw new CheckError(`${error.message}\n--- the app's output ---\n${app.output().slice(-3000)}`, { cause: error });
   } finally {
-    if (app.exitCode === null && app.signalCode === null) app.kill('SIGKILL');
+    app.kill();
     await payments.close();
     sqs.destroy();
   }
-}
-
-async function depth(sqs, queueUrl) {
-  const { Attributes: a = {} } = await sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
-  );
-  return { visible: Number(a.ApproximateNumberOfMessages), inFlight: Number(a.ApproximateNumberOfMessagesNotVisible), delayed: Number(a.ApproximateNumberOfMessagesDelayed) };
-}
-
-function expectLine(output, text) {
-  if (!output.includes(text)) throw new CheckError(`the app never logged "${text}"`);
-}
-
-function timeout(ms, what) {
-  return new Promise((_, reject) => setTimeout(() => reject(new CheckError(`timed out after ${ms / 1000} s waiting for ${what}`)), ms).unref());
 }

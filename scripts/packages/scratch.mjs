@@ -20,8 +20,10 @@ export async function installApp(appDir, tarballs) {
   const manifestPath = join(appDir, 'package.json');
   const manifest = JSON.parse(await readFile(manifestPath, 'utf8'));
   const fromTarball = Object.fromEntries(tarballs.map((t) => [t.name, `file:${t.tarball}`]));
-  for (const name of Object.keys(manifest.dependencies ?? {})) {
-    if (fromTarball[name]) manifest.dependencies[name] = fromTarball[name];
+  for (const field of ['dependencies', 'devDependencies']) {
+    for (const name of Object.keys(manifest[field] ?? {})) {
+      if (fromTarball[name]) manifest[field][name] = fromTarball[name];
+    }
   }
   manifest.overrides = fromTarball;
   await writeFile(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);

@@ -33,7 +33,10 @@ export class OrdersStack extends Stack {
         EMAIL_QUEUE_URL: emails.queue.queueUrl,
         EMAIL_DLQ_URL: emails.deadLetterQueue.queueUrl,
       },
+      // These reach the app through its environment: workerOptionsFromEnv() reads them.
       maxInFlight: 20,
+      retryPolicy: { maxAttempts: 3, types: { TEMPORARY: { backoff: { type: 'fixed', delayMs: 1000 } } } },
+      metricsNamespace: 'Orders',
     });
     // The service scales on the orders backlog; the app's second consumer needs the same
     // rights on its own queues: consume and requeue, and dead-letter.
