@@ -3,16 +3,20 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { Injectable, Module } from '@nestjs/common';
 import { SqsHandler, SqsWorkerModule } from '@requeue/nest';
 import type { IdempotencyOptions, WorkerMessage } from '@requeue/sqs';
+import { z } from 'zod';
 import type { QueuePair } from './emulator.js';
 
 /**
  * The guard `@SqsHandler('charge', { idempotency })` is given at class definition. Its
  * store is filled in by the test before the module boots (the decorator keeps this very
- * object), since the Redis it talks to starts with the test.
+ * object), since the Redis it talks to starts with the test. Its key reads the body as the
+ * schema types it: this file compiles (tsc -b, strict) only while `@SqsHandler` types an
+ * idempotency key by the handler's schema.
  */
-export const chargeIdempotency: IdempotencyOptions = {
+const charge = z.object({ chargeId: z.string() });
+export const chargeIdempotency: IdempotencyOptions<z.output<typeof charge>> = {
   store: undefined as unknown as IdempotencyOptions['store'],
-  key: (message) => (message.body as { chargeId?: string }).chargeId,
+  key: (message) => message.body.chargeId,
 };
 
 /** The charges the handler made, in order. */
@@ -20,8 +24,8 @@ export const charges: string[] = [];
 
 @Injectable()
 export class ChargeHandler {
-  @SqsHandler('charge', { idempotency: chargeIdempotency })
-  async charge(message: WorkerMessage<{ chargeId: string }>): Promise<void> {
+  @SqsHandler('charge', { schema: charge, idempotency: chargeIdempotency })
+  async charge(message: WorkerMessage<z.output<typeof charge>>): Promise<void> {
     charges.push(message.body.chargeId);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

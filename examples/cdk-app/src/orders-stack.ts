@@ -38,11 +38,8 @@ export class OrdersStack extends Stack {
       retryPolicy: { maxAttempts: 3, types: { TEMPORARY: { backoff: { type: 'fixed', delayMs: 1000 } } } },
       metricsNamespace: 'Orders',
     });
-    // The service scales on the orders backlog; the app's second consumer needs the same
-    // rights on its own queues: consume and requeue, and dead-letter.
-    emails.queue.grantConsumeMessages(this.worker.taskRole);
-    emails.queue.grantSendMessages(this.worker.taskRole);
-    emails.deadLetterQueue.grantSendMessages(this.worker.taskRole);
+    // The app's second consumer: the same rights on its own queues (the service scales on orders).
+    this.worker.consumeFrom(emails.queue, emails.deadLetterQueue);
     new QueueMonitoring(this, 'Monitoring', {
       topic: orders.topic,
       queue: orders.queue,

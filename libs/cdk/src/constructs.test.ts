@@ -76,6 +76,29 @@ describe('QueueWorkerService in a stack of your own', () => {
     expect(queues).toHaveLength(3);
     for (const q of queues) expect(q.Properties.KmsMasterKeyId).toEqual(keyArn);
   });
+
+  it('gives a second queue the app consumes the same rights with consumeFrom: consume and requeue on it, dead-letter on its DLQ', () => {
+    // A template is synthesized once per app: each case builds its own.
+    const rights = (consume: boolean) => {
+      const { stack, queues } = stackWithQueue();
+      const emails = new RetryingQueue(stack, 'Emails', { queueName: 'emails' });
+      const service = worker(stack, queues);
+      if (consume) service.consumeFrom(emails.queue, emails.deadLetterQueue);
+      const statements = Object.values(Template.fromStack(stack).findResources('AWS::IAM::Policy'))
+        .filter((p) => JSON.stringify(p.Properties.Roles) === JSON.stringify([{ Ref: stack.getLogicalId(service.taskRole.node.defaultChild as iam.CfnRole) }]))
+        .flatMap((p) => p.Properties.PolicyDocument.Statement as Array<{ Action: string | string[]; Resource: unknown }>);
+      const on = (queue: sqs.IQueue) => {
+        const arn = JSON.stringify({ 'Fn::GetAtt': [stack.getLogicalId(queue.node.defaultChild as sqs.CfnQueue), 'Arn'] });
+        return statements.filter((statement) => JSON.stringify(statement.Resource) === arn).flatMap((statement) => [statement.Action].flat());
+      };
+      return { queue: on(emails.queue), dlq: on(emails.deadLetterQueue) };
+    };
+    expect(rights(false)).toEqual({ queue: [], dlq: [] });
+    const granted = rights(true);
+    expect(granted.queue).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:SendMessage']));
+    expect(granted.dlq).toEqual(expect.arrayContaining(['sqs:SendMessage']));
+    expect(granted.dlq).not.toContain('sqs:ReceiveMessage');
+  });
 });
 
 describe('tokens', () => {

@@ -5,6 +5,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { InfraConfigError } from './errors.js';
 import { backlogPerTask } from './service-metrics.js';
@@ -70,6 +71,15 @@ export class QueueWorkerService extends Construct {
   }
 
   /**
+   * Another queue this service's app consumes (a second consumer in the same process): the
+   * task role gets on it what it has on its own queue and DLQ, KMS included. Scaling still
+   * follows the service's own queue.
+   */
+  consumeFrom(queue: sqs.IQueue, deadLetterQueue: sqs.IQueue): void {
+    grantWorkerRights(this.taskRole, queue, deadLetterQueue);
+  }
+
+  /**
    * Consume and send on the queue (a retry is a delayed copy sent before the original is
    * deleted), send on the DLQ. The grant methods add the KMS actions when a queue has a
    * customer-managed key.
@@ -79,9 +89,7 @@ export class QueueWorkerService extends Construct {
       assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com'),
       description: 'requeue worker: consume, requeue and dead-letter, nothing else',
     });
-    props.queue.grantConsumeMessages(role);
-    props.queue.grantSendMessages(role);
-    props.deadLetterQueue.grantSendMessages(role);
+    grantWorkerRights(role, props.queue, props.deadLetterQueue);
     props.idempotencyTable?.grantRecords(role);
     props.fleetStateTable?.grantReports(role);
     for (const action of ['kms:GenerateDataKey*', 'kms:ReEncrypt*']) {
@@ -156,4 +164,11 @@ function validateIdempotencyKey({ idempotencyKey, idempotencyTable }: QueueWorke
   if (idempotencyKey !== 'message' && !/^body(\.[^.]+)+$/.test(idempotencyKey)) {
     throw new InfraConfigError('idempotencyKey', `must be message or a path into the body such as body.orderId, got ${JSON.stringify(idempotencyKey)}`);
   }
+}
+
+/** Consume and requeue on the queue, dead-letter on the DLQ: all a worker does with them. */
+function grantWorkerRights(role: iam.IGrantable, queue: sqs.IQueue, deadLetterQueue: sqs.IQueue): void {
+  queue.grantConsumeMessages(role);
+  queue.grantSendMessages(role);
+  deadLetterQueue.grantSendMessages(role);
 }
