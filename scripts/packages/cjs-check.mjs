@@ -22,6 +22,7 @@ export async function checkCommonJsApp(appDir, local, { freePort, node = process
   if (!main.includes('require("@requeue/sqs/env")')) throw new CheckError('dist/app.module.js does not require() @requeue/sqs/env: the app did not compile to CommonJS');
   const present = ABSENT.filter((name) => existsSync(join(appDir, 'node_modules', name)));
   if (present.length > 0) throw new CheckError(`optional peers were installed, so this is no check of running without them: ${present.join(', ')}`);
+  await expectMissingPeer(appDir, node);
 
   const container = local.containers.find((c) => c.environment.WORKER_QUEUE_URL !== undefined);
   if (!container) throw new CheckError(`no container of the template sets WORKER_QUEUE_URL: ${JSON.stringify(local.containers)}`);
@@ -52,6 +53,14 @@ export async function checkCommonJsApp(appDir, local, { freePort, node = process
     app.kill();
     sqs.destroy();
   }
+}
+
+/** A store configured without its optional peers stops the app at start, saying what to install. */
+async function expectMissingPeer(appDir, node) {
+  const script = "try { require('@requeue/sqs/env').workerOptionsFromEnv({ WORKER_QUEUE_URL: 'http://q', WORKER_DLQ_URL: 'http://d', WORKER_IDEMPOTENCY: 'dynamodb:orders' }); } catch (e) { console.log(e.name + ': ' + e.message); }";
+  const { output } = await run(node, ['-e', script], { cwd: appDir });
+  const expected = 'MissingPeerError: WORKER_IDEMPOTENCY=dynamodb:… needs @aws-lambda-powertools/idempotency and @aws-sdk/client-dynamodb, which are not installed: npm install @aws-lambda-powertools/idempotency @aws-sdk/client-dynamodb';
+  if (!output.includes(expected)) throw new CheckError(`WORKER_IDEMPOTENCY=dynamodb without its peers should say what to install; it said:\n${output}`);
 }
 
 async function sendAll(sqs, queueUrl, bodies) {

@@ -60,6 +60,8 @@ describe('optional peers', () => {
       new MissingPeerError(['@redis/client', '@aws-lambda-powertools/idempotency'], 'WORKER_IDEMPOTENCY=redis://…'),
     );
     expect(new MissingPeerError(['@redis/client'], 'WORKER_FLEET_STATE=redis://…').message).toBe('WORKER_FLEET_STATE=redis://… needs @redis/client, which is not installed: npm install @redis/client');
+    // A subpath's package is what gets installed.
+    expect(() => requiredPeer('@aws-lambda-powertools/idempotency/dynamodb', 'WORKER_IDEMPOTENCY=dynamodb:…', [], missing)).toThrow(/npm install @aws-lambda-powertools\/idempotency$/);
   });
 
   it('rethrow a broken install instead of hiding it', () => {

@@ -38,9 +38,14 @@ export function optionalPeer<T>(name: string, load: (name: string) => unknown = 
   }
 }
 
-/** The peer `name`, which `feature` cannot work without: a clear MissingPeerError when it is not installed. */
+/** The package of a specifier: `@scope/name` of `@scope/name/subpath`, `name` of `name/subpath`. */
+function packageOf(specifier: string): string {
+  return specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+}
+
+/** The peer `name` (a package or a subpath of one), which `feature` cannot work without: a clear MissingPeerError when it is not installed. */
 export function requiredPeer<T>(name: string, feature: string, alongside: readonly string[] = [], load?: (name: string) => unknown): T {
   const peer = optionalPeer<T>(name, load);
-  if (peer === undefined) throw new MissingPeerError([name, ...alongside], feature);
+  if (peer === undefined) throw new MissingPeerError([packageOf(name), ...alongside], feature);
   return peer;
 }
