@@ -41,14 +41,14 @@ async function main() {
   const emulator = await startLoopbackEmulator(await freePort());
   try {
     const nestDir = await installExample(join(root, 'examples/nest-app'), scratch, tarballs);
-    step('Nest app installed from the tarballs');
+    step('ESM Nest 12 app installed from the tarballs');
     const nest = await checkNestApp(nestDir, { endpoint: emulator.endpoint, freePort });
-    step(`Nest app: strict type-check; RequeuePublisher to two queues; two consumers: success, retry, schema dead letter, dead letter, email, both drained; drain on SIGTERM (${nest.paymentsCalls.length} payment calls)`);
+    step(`ESM Nest 12 app: strict type-check; orders consumer from workerOptionsFromEnv(); RequeuePublisher to two queues; two consumers: success, retry, schema dead letter, dead letter, email, both drained; drain on SIGTERM (${nest.paymentsCalls.length} payment calls)`);
     const cdkDir = await installExample(join(root, 'examples/cdk-app'), scratch, tarballs);
     const cdk = await checkCdkApp(cdkDir);
     step(`CDK app: cdk-nag clean synth of ${cdk.resources} resources; task role on the queue key: ${[...new Set(cdk.keyActions)].join(', ')}`);
     const cjsDir = await installExample(join(root, 'examples/nest-cjs-app'), scratch, tarballs);
-    step('CommonJS Nest 11 app installed from the tarballs, no optional peer');
+    step('CommonJS Nest 11 app installed from the tarballs, no optional peer; a store configured without its peers says what to install');
     for (const node of [process.execPath, await installNode(OLDEST_NODE, scratch)]) {
       const { local, stop } = await startRequeueLocal(cdkDir);
       try {
