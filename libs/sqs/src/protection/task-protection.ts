@@ -1,0 +1,97 @@
+import type { WorkerLogger } from '../logger.js';
+import type { ProtectionAgent } from './ecs-agent.js';
+
+export interface TaskProtectionSettings {
+  /** How long the task stays protected once idle, so that a trickle of messages costs no call per message. */
+  idleMs: number;
+  /** Each protection's lifetime: longer than the visibility timeout and the longest handler, renewed while busy. */
+  expiresInMinutes: number;
+  now: () => number;
+  logger: WorkerLogger;
+}
+
+/** What the protection did, for tests and metrics: every call, and the failures among them. */
+export interface ProtectionCounts {
+  enabled: number;
+  cleared: number;
+  renewed: number;
+  failed: number;
+}
+
+/**
+ * ECS task scale-in protection following the worker's activity: protected when it goes
+ * from idle to busy, renewed before it expires while busy, cleared once idle for `idleMs`.
+ * One call per transition, never per message. Calls run one at a time, in order; a call
+ * that fails is logged and counted, and never holds up, fails or drops a message: the
+ * task is then as unprotected as it would be without this.
+ */
+export class TaskProtection {
+  readonly counts: ProtectionCounts = { enabled: 0, cleared: 0, renewed: 0, failed: 0 };
+  private busyNow = false;
+  private protectedUntil = 0;
+  private clearTimer: NodeJS.Timeout | undefined;
+  private renewTimer: NodeJS.Timeout | undefined;
+  private calls: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(
+    private readonly agent: ProtectionAgent,
+    private readonly settings: TaskProtectionSettings,
+  ) {}
+
+  /** The first handler started after idling: protect, unless a protection still holds. */
+  busy(): void {
+    this.busyNow = true;
+    clearTimeout(this.clearTimer);
+    this.clearTimer = undefined;
+    if (this.stopped || this.protectedUntil > this.settings.now()) return;
+    this.call(true, 'enabled');
+  }
+
+  /** The last handler finished: clear the protection after `idleMs` without a new one. */
+  idle(): void {
+    this.busyNow = false;
+    if (this.stopped || this.clearTimer !== undefined || this.protectedUntil === 0) return;
+    this.clearTimer = setTimeout(() => {
+      this.clearTimer = undefined;
+      if (!this.busyNow) this.call(false, 'cleared');
+    }, this.settings.idleMs);
+    this.clearTimer.unref();
+  }
+
+  /** Stops the timers and clears a protection that is on: a drained worker may be stopped. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.clearTimer);
+    clearTimeout(this.renewTimer);
+    if (this.protectedUntil > 0) this.call(false, 'cleared');
+    await this.calls;
+  }
+
+  private call(enabled: boolean, outcome: 'enabled' | 'cleared' | 'renewed'): void {
+    const { expiresInMinutes, now, logger } = this.settings;
+    // Counted as protected from the moment it is asked for, so the handlers that follow ask no more.
+    this.protectedUntil = enabled ? now() + expiresInMinutes * 60_000 : 0;
+    clearTimeout(this.renewTimer);
+    if (enabled) this.scheduleRenewal();
+    this.calls = this.calls.then(async () => {
+      try {
+        await this.agent.update(enabled, expiresInMinutes);
+        this.counts[outcome]++;
+      } catch (error) {
+        this.counts.failed++;
+        if (enabled) this.protectedUntil = 0;
+        logger.warn({ err: error, protect: enabled }, enabled ? 'could not protect the task from scale-in; messages go on as usual' : 'could not clear the task\'s scale-in protection; it expires on its own');
+      }
+    });
+  }
+
+  /** A minute before it lapses, while still busy, the protection is extended. */
+  private scheduleRenewal(): void {
+    const renewInMs = Math.max(1000, (this.settings.expiresInMinutes - 1) * 60_000);
+    this.renewTimer = setTimeout(() => {
+      if (this.busyNow && !this.stopped) this.call(true, 'renewed');
+    }, renewInMs);
+    this.renewTimer.unref();
+  }
+}
