@@ -37,6 +37,8 @@ export class MessageSlots {
     private readonly maxInFlight: number,
     readonly prefetch: number,
     now: () => number,
+    /** Told when the first handler starts after none ran, and when the last one finishes. */
+    private readonly activity?: { busy(): void; idle(): void },
   ) {
     this.lookahead = new ReceiveLookahead(prefetch, now);
     this.held = new InFlightLimit(maxInFlight + prefetch);
@@ -100,6 +102,8 @@ export class MessageSlots {
   }
 
   private startWaiting(): void {
+    // Told before the first handler starts: the protection call goes out ahead of the work.
+    if (this.running.inUse === 0 && this.waiting.length > 0 && this.running.free > 0) this.activity?.busy();
     let started = 0;
     for (; this.waiting.length > 0 && this.running.reserve(1) === 1; started++) this.waiting.shift()!.start(this.slot());
     if (started > 0) this.lookahead.started(started);
@@ -135,6 +139,7 @@ export class MessageSlots {
       this.running.release(1);
       this.held.release(1);
       this.startWaiting();
+      if (this.running.inUse === 0) this.activity?.idle();
     };
     return {
       handOff: () => {

@@ -62,6 +62,16 @@ export interface SqsWorkerOptions<Body = unknown> {
    */
   fifoRetryInPlaceSeconds?: number;
   /**
+   * ECS task scale-in protection: while handlers run, the task asks its ECS agent not to be
+   * stopped by a scale-in or a deployment (one call when it gets busy, one once idle for
+   * `idleMs`, renewals a minute before `expiresInMinutes` lapses). The task role needs
+   * `ecs:UpdateTaskProtection`, which `QueueWorkerService` grants. A call that fails is
+   * logged; messages never wait for it. `false` turns it off.
+   * @default on when `ECS_AGENT_URI` is set (ECS sets it); idleMs 10000; expiresInMinutes the
+   * longer of the visibility timeout and `handlerTimeoutMs`, plus 5
+   */
+  taskProtection?: false | { agentUri?: string; idleMs?: number; expiresInMinutes?: number };
+  /**
    * How long a batch of deletes or sends waits for company, and how long a receive waits
    * for a full batch of free slots once one is free. @default 10
    */
@@ -138,7 +148,7 @@ export interface SqsWorkerOptions<Body = unknown> {
   random?: Random;
 }
 
-type Optional = 'visibilityTimeoutSeconds' | 'maxReceiveCount' | 'fifoRetryInPlaceSeconds' | 'dependencyKey' | 'schema' | 'tracing' | 'idempotency';
+type Optional = 'visibilityTimeoutSeconds' | 'maxReceiveCount' | 'fifoRetryInPlaceSeconds' | 'dependencyKey' | 'schema' | 'tracing' | 'idempotency' | 'taskProtection';
 
 export type ResolvedWorkerOptions = Required<Omit<SqsWorkerOptions, Optional | 'backpressure' | 'retryStateKeys' | 'retryPolicy'>> &
   Pick<SqsWorkerOptions, Optional | 'retryStateKeys'> & { backpressure: ResolvedBackpressure | false; retryStateSigner: RetryStateSigner; retryPolicy: EnginePolicy };

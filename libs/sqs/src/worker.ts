@@ -20,6 +20,8 @@ import { IdempotencyGuard } from './idempotency/guard.js';
 import { keepProtoAttribute } from './proto-attribute.js';
 import { MessageTracer } from './tracing/message-tracer.js';
 import { otel } from './tracing/otel-api.js';
+import { taskProtectionFor } from './protection/resolve.js';
+import type { TaskProtection } from './protection/task-protection.js';
 import { readQueueFacts } from './queue-facts.js';
 import { ScheduledRetries, type ScheduledRetry } from './scheduled-retries.js';
 import { OutcomeExecutor } from './delivery/execute-outcome.js';
@@ -93,12 +95,14 @@ export class SqsWorker<Body = unknown> {
   private readonly queueName: string;
   private readonly dependencies: Dependencies | undefined;
   private idempotency: IdempotencyGuard | undefined;
+  private protection: TaskProtection | undefined;
   private readonly events: EventStream<EngineEvents>;
 
   constructor(options: SqsWorkerOptions<Body>) {
     // With a schema the body is its output; without one, `Body` is the caller's own claim.
     this.options = resolveWorkerOptions(options as unknown as SqsWorkerOptions, { logger: silentLogger, metrics: noMetrics });
-    this.slots = new MessageSlots(this.options.maxInFlight, this.options.prefetch, this.options.now);
+    // Known once started: the protection's lifetime follows the queue's visibility timeout.
+    this.slots = new MessageSlots(this.options.maxInFlight, this.options.prefetch, this.options.now, { busy: () => this.protection?.busy(), idle: () => this.protection?.idle() });
     keepProtoAttribute(this.options.sqs);
     this.batch = new SqsBatchClient(this.options.sqs, this.options.batchWaitMs);
     this.queueName = this.options.queueUrl.split('/').pop() ?? this.options.queueUrl;
@@ -134,6 +138,7 @@ export class SqsWorker<Body = unknown> {
       logger: options.logger,
       now: options.now,
     });
+    this.protection = taskProtectionFor(options.taskProtection, { ...options, visibilityTimeoutSeconds: facts.visibilityTimeoutSeconds });
     const executor = new OutcomeExecutor({ options, batch: this.batch, heartbeat, unusedReceives: this.unusedReceives, events: this.events });
     const idempotency = options.idempotency ? await IdempotencyGuard.create(options.idempotency, this.queueName, options.handlerTimeoutMs, options.now) : undefined;
     this.idempotency = idempotency;
@@ -258,6 +263,7 @@ export class SqsWorker<Body = unknown> {
     await this.batch.flush();
     this.running?.heartbeat.stop();
     this.idempotency?.stop();
+    await this.protection?.stop();
     if (this.metricsTimer) clearInterval(this.metricsTimer);
     await this.flushMetrics();
     logger.info({}, 'worker stopped');

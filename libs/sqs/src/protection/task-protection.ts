@@ -1,5 +1,9 @@
 import type { WorkerLogger } from '../logger.js';
+import { sleep } from '../sleep.js';
 import type { ProtectionAgent } from './ecs-agent.js';
+
+/** How long a stopping worker waits for its last protection call. */
+const STOP_WAIT_MS = 2000;
 
 export interface TaskProtectionSettings {
   /** How long the task stays protected once idle, so that a trickle of messages costs no call per message. */
@@ -59,13 +63,18 @@ export class TaskProtection {
     this.clearTimer.unref();
   }
 
-  /** Stops the timers and clears a protection that is on: a drained worker may be stopped. */
+  /**
+   * Stops the timers and clears a protection that is on: a drained worker may be stopped.
+   * Waits for the agent at most `STOP_WAIT_MS`: a hung agent never holds up a shutdown.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.clearTimer);
     clearTimeout(this.renewTimer);
     if (this.protectedUntil > 0) this.call(false, 'cleared');
-    await this.calls;
+    const gaveUp = new AbortController();
+    await Promise.race([this.calls, sleep(STOP_WAIT_MS, gaveUp.signal)]);
+    gaveUp.abort();
   }
 
   private call(enabled: boolean, outcome: 'enabled' | 'cleared' | 'renewed'): void {
