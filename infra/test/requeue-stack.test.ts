@@ -85,7 +85,7 @@ describe('queues', () => {
 });
 
 describe('worker service', () => {
-  it('gives the task role exactly: consume and send (requeue) on the queue; send on the DLQ; nothing else', () => {
+  it('gives the task role exactly: consume and send (requeue) on the queue; send on the DLQ; scale-in protection of its cluster\'s tasks; nothing else', () => {
     const role = resource(template, 'AWS::IAM::Role', 'WorkerTaskRole');
     expect(role.Properties.ManagedPolicyArns).toBeUndefined();
     expect(role.Properties.Policies).toBeUndefined();
@@ -105,7 +105,9 @@ describe('worker service', () => {
     ]);
     expect(actionsOn(queueOf('DeadLetter').logicalId)).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
     const covered = new Set([JSON.stringify(arnOf(queueOf('JobsQueue').logicalId)), JSON.stringify(arnOf(queueOf('DeadLetter').logicalId))]);
-    expect(statements.filter((st) => !covered.has(JSON.stringify(st.Resource)))).toEqual([]);
+    const others = statements.filter((st) => !covered.has(JSON.stringify(st.Resource)));
+    expect(others.map((st) => st.Action)).toEqual(['ecs:UpdateTaskProtection']);
+    expect(JSON.stringify(others[0]!.Resource)).toMatch(/":task\/",\{"Ref":"WorkerCluster[0-9A-F]+"\},"\/\*"/);
   });
 
   it('passes the queues, handler, retry policy and metrics namespace, and builds the image from apps/worker/Dockerfile', () => {

@@ -101,6 +101,32 @@ describe('QueueWorkerService in a stack of your own', () => {
   });
 });
 
+describe('task scale-in protection', () => {
+  const protectionStatements = (stack: Stack, service: QueueWorkerService) =>
+    Object.values(Template.fromStack(stack).findResources('AWS::IAM::Policy'))
+      .filter((p) => JSON.stringify(p.Properties.Roles) === JSON.stringify([{ Ref: stack.getLogicalId(service.taskRole.node.defaultChild as iam.CfnRole) }]))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as Array<{ Action: string | string[]; Resource: unknown }>)
+      .filter((statement) => [statement.Action].flat().includes('ecs:UpdateTaskProtection'));
+
+  it('lets the task role protect the tasks of its own cluster, and nothing else', () => {
+    const { stack, queues } = stackWithQueue();
+    const cluster = new ecs.Cluster(stack, 'Cluster', { vpc: new ec2.Vpc(stack, 'Vpc') });
+    const service = worker(stack, queues, { cluster });
+    const [statement, ...more] = protectionStatements(stack, service);
+    expect(more).toEqual([]);
+    expect(statement!.Action).toBe('ecs:UpdateTaskProtection');
+    expect(JSON.stringify(statement!.Resource)).toContain(`":ecs:",{"Ref":"AWS::Region"},":",{"Ref":"AWS::AccountId"},":task/",{"Ref":"${stack.getLogicalId(cluster.node.defaultChild as ecs.CfnCluster)}"},"/*"`);
+    expect(environmentOf(Template.fromStack(stack)).WORKER_TASK_PROTECTION).toBeUndefined();
+  });
+
+  it('grants nothing and turns the worker\'s protection off with taskProtection: false', () => {
+    const { stack, queues } = stackWithQueue();
+    const service = worker(stack, queues, { taskProtection: false });
+    expect(protectionStatements(stack, service)).toEqual([]);
+    expect(environmentOf(Template.fromStack(stack)).WORKER_TASK_PROTECTION).toBe('off');
+  });
+});
+
 describe('tokens', () => {
   it('accepts tokens for numbers known only at deploy, and passes them through', () => {
     const { stack, queues } = stackWithQueue();

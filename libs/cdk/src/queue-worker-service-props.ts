@@ -86,6 +86,14 @@ export interface QueueWorkerServiceProps {
    */
   readonly fleetStateTable?: FleetStateTable;
   /**
+   * ECS task scale-in protection while handlers run: the worker asks its agent not to be
+   * stopped by a scale-in or a deployment while busy, and the task role may
+   * `ecs:UpdateTaskProtection` on the cluster's tasks. `false` sets
+   * `WORKER_TASK_PROTECTION=off` and grants nothing.
+   * @default true
+   */
+  readonly taskProtection?: boolean;
+  /**
    * The secret holding the `x-retry` HMAC key(s) every task shares (`WORKER_RETRY_STATE_KEYS`, comma-separated).
    * @default a new secret of 64 random characters
    */

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { ArnFormat, CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as appscaling from 'aws-cdk-lib/aws-applicationautoscaling';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -66,6 +66,7 @@ export class QueueWorkerService extends Construct {
     this.container = addWorkerContainer(taskDefinition, { ...props, logGroup: this.logGroup, settings, retryStateKeys: retryStateKeysSecret(this, props.retryStateKeys) });
     acknowledgeTaskFindings(taskDefinition);
     this.service = this.buildService(network, taskDefinition, settings);
+    if (props.taskProtection !== false) this.allowTaskProtection();
     this.backlogPerTaskMetric = backlogPerTask(props.queue, this.cluster, this.service);
     this.scaleOnBacklog(settings);
   }
@@ -77,6 +78,22 @@ export class QueueWorkerService extends Construct {
    */
   consumeFrom(queue: sqs.IQueue, deadLetterQueue: sqs.IQueue): void {
     grantWorkerRights(this.taskRole, queue, deadLetterQueue);
+  }
+
+  /**
+   * `ecs:UpdateTaskProtection` on the cluster's tasks: IAM can name a task only by its ARN,
+   * which exists once the task runs, so the cluster is as narrow as a policy can be.
+   */
+  private allowTaskProtection(): void {
+    const tasks = Stack.of(this).formatArn({ service: 'ecs', resource: 'task', resourceName: `${this.cluster.clusterName}/*`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+    this.taskRole.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['ecs:UpdateTaskProtection'], resources: [tasks] }));
+    // cdk-nag names the resource with a reference as <LogicalId>; an imported cluster's name is plain text.
+    const cfnCluster = this.cluster.node.defaultChild as CfnElement | undefined;
+    const clusterName = cfnCluster instanceof CfnElement ? `<${Stack.of(cfnCluster).getLogicalId(cfnCluster)}>` : this.cluster.clusterName;
+    Validations.of(this.taskRole).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ecs:<AWS::Region>:<AWS::AccountId>:task/${clusterName}/*]`,
+      reason: 'ecs:UpdateTaskProtection for the worker to protect itself while busy: a task ARN is known only once the task runs, so the cluster\'s tasks are the narrowest resource IAM allows.',
+    });
   }
 
   /**

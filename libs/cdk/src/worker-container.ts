@@ -22,6 +22,7 @@ export interface WorkerContainerInput {
   readonly idempotencyTable?: IdempotencyTable;
   readonly idempotencyKey?: string;
   readonly fleetStateTable?: FleetStateTable;
+  readonly taskProtection?: boolean;
   readonly logGroup: logs.ILogGroup;
   readonly settings: Settings;
 }
@@ -47,6 +48,7 @@ export function addWorkerContainer(taskDefinition: ecs.FargateTaskDefinition, in
         ? { WORKER_IDEMPOTENCY: `dynamodb:${input.idempotencyTable.tableName}`, WORKER_IDEMPOTENCY_KEY: input.idempotencyKey ?? 'message' }
         : {}),
       ...(input.fleetStateTable ? { WORKER_FLEET_STATE: `dynamodb:${input.fleetStateTable.tableName}` } : {}),
+      ...(input.taskProtection === false ? { WORKER_TASK_PROTECTION: 'off' } : {}),
     },
     secrets: { ...input.secrets, WORKER_RETRY_STATE_KEYS: input.retryStateKeys },
     stopTimeout: settings.stopTimeout,

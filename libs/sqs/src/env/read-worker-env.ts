@@ -40,6 +40,8 @@ export interface WorkerEnvSettings {
   visibilityTimeoutSeconds: number | undefined;
   /** WORKER_TRACING. */
   tracing: boolean;
+  /** WORKER_TASK_PROTECTION and WORKER_TASK_PROTECTION_IDLE_MS: ECS scale-in protection while busy (it needs ECS_AGENT_URI, which ECS sets); `false` when off. */
+  taskProtection: false | { idleMs?: number };
   /** WORKER_BACKPRESSURE and the WORKER_BREAKER_* settings; `false` when off. */
   backpressure: BackpressureOptions | false;
   /** WORKER_FLEET_STATE; undefined when each worker keeps its own. */
@@ -78,6 +80,12 @@ function backpressure(env: Env): BackpressureOptions | false {
     },
     adaptiveConcurrency: onOff(env, 'WORKER_ADAPTIVE_CONCURRENCY', 'on'),
   };
+}
+
+function taskProtection(env: Env): WorkerEnvSettings['taskProtection'] {
+  if (!onOff(env, 'WORKER_TASK_PROTECTION', 'on')) return false;
+  const idleMs = optionalInteger(env, 'WORKER_TASK_PROTECTION_IDLE_MS', 0, 3_600_000);
+  return idleMs === undefined ? {} : { idleMs };
 }
 
 /** WORKER_FLEET_STATE: `off`, `redis://host:port` or `dynamodb:<table>`; it shares backpressure, so it needs it on. */
@@ -124,6 +132,7 @@ export function readWorkerEnv(env: Env = process.env): WorkerEnvSettings {
     drainTimeoutMs: integer(env, 'WORKER_DRAIN_TIMEOUT_MS', 30_000, 0, 3_600_000),
     visibilityTimeoutSeconds: optionalInteger(env, 'WORKER_VISIBILITY_TIMEOUT_SECONDS', 1, 43_200, ' (12 h, the SQS maximum)'),
     tracing: onOff(env, 'WORKER_TRACING', 'on'),
+    taskProtection: taskProtection(env),
     backpressure: backpressure(env),
     fleetState: fleetState(env),
     idempotency: idempotencySetting(env),

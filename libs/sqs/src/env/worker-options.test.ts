@@ -32,6 +32,14 @@ describe('workerOptionsFromEnv', () => {
     expect(Object.keys(options)).not.toContain('metrics');
     expect(Object.keys(options)).not.toContain('prefetch');
     expect(options.tracing).toBe(false);
+    expect(Object.keys(options)).not.toContain('taskProtection');
+  });
+
+  it('reads task protection: on by default (where ECS_AGENT_URI says the task is on ECS), off or with its idle time on request', () => {
+    const queues = { WORKER_QUEUE_URL: 'http://q', WORKER_DLQ_URL: 'http://d' };
+    expect(workerOptionsFromEnv({ ...queues, WORKER_TASK_PROTECTION: 'off' }).taskProtection).toBe(false);
+    expect(workerOptionsFromEnv({ ...queues, WORKER_TASK_PROTECTION_IDLE_MS: '30000' }).taskProtection).toEqual({ idleMs: 30_000 });
+    expect(() => workerOptionsFromEnv({ ...queues, WORKER_TASK_PROTECTION: 'sometimes' })).toThrow(/^WORKER_TASK_PROTECTION: must be on or off/);
   });
 
   it('names the variable at fault in one line', () => {

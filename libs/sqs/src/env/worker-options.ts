@@ -62,6 +62,7 @@ export function workerOptions(settings: WorkerEnvSettings, context: WorkerEnvCon
       visibilityTimeoutSeconds: settings.visibilityTimeoutSeconds,
       retryStateKeys: settings.retryStateKeys,
       tracing: settings.tracing ? undefined : (false as const),
+      taskProtection: settings.taskProtection === false || settings.taskProtection.idleMs !== undefined ? settings.taskProtection : undefined,
       idempotency,
       logger,
       metrics: settings.metricsNamespace === undefined ? undefined : new EmfMetrics({ namespace: settings.metricsNamespace, queueName: queueUrl.split('/').pop() ?? 'queue' }),
