@@ -88,6 +88,7 @@ export class RequeueStack extends Stack {
       queue,
       deadLetterQueue,
       service: this.worker?.service,
+      ...(this.worker?.spotInterruptions ? { spotInterruptions: this.worker.spotInterruptions } : {}),
       metricsNamespace: this.worker?.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE,
     });
 

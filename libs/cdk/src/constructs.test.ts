@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { App, CfnParameter, Stack } from 'aws-cdk-lib';
+import { App, CfnParameter, Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
@@ -124,6 +124,41 @@ describe('task scale-in protection', () => {
     const service = worker(stack, queues, { taskProtection: false });
     expect(protectionStatements(stack, service)).toEqual([]);
     expect(environmentOf(Template.fromStack(stack)).WORKER_TASK_PROTECTION).toBe('off');
+  });
+});
+
+describe('Fargate Spot', () => {
+  it('runs a base on on-demand Fargate and the rest weighted onto Spot, stopping within Spot\'s two-minute warning', () => {
+    const { stack, queues } = stackWithQueue();
+    const service = worker(stack, queues, { spot: { onDemandBase: 2, spotWeight: 4 } });
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::ECS::Service', {
+      CapacityProviderStrategy: [
+        { CapacityProvider: 'FARGATE', Base: 2, Weight: 1 },
+        { CapacityProvider: 'FARGATE_SPOT', Weight: 4 },
+      ],
+    });
+    template.hasResourceProperties('AWS::ECS::ClusterCapacityProviderAssociations', { CapacityProviders: Match.arrayWith(['FARGATE', 'FARGATE_SPOT']) });
+    const [definition] = Object.values(template.findResources('AWS::ECS::TaskDefinition'));
+    expect(definition!.Properties.ContainerDefinitions[0].StopTimeout).toBe(120);
+    expect(environmentOf(template).WORKER_DRAIN_TIMEOUT_MS).toBe('105000');
+    template.hasResourceProperties('AWS::Events::Rule', { EventPattern: Match.objectLike({ source: ['aws.ecs'], detail: Match.objectLike({ stopCode: ['SpotInterruption'], lastStatus: ['STOPPED'] }) }) });
+    expect(service.spotInterruptions).toBeDefined();
+  });
+
+  it('refuses a drain that would not end before Spot\'s SIGKILL, and graphs interruptions on the dashboard', () => {
+    const { stack, queues } = stackWithQueue();
+    expect(() => worker(stack, queues, { spot: {}, drainTimeout: Duration.seconds(110) })).toThrow(/^drainTimeout: must be at most 105 s/);
+    const service = worker(stack, queues, { spot: {} });
+    new QueueMonitoring(stack, 'Monitoring', { queue: queues.queue, deadLetterQueue: queues.deadLetterQueue, service: service.service, spotInterruptions: service.spotInterruptions });
+    const [dashboard] = Object.values(Template.fromStack(stack).findResources('AWS::CloudWatch::Dashboard'));
+    expect(JSON.stringify(dashboard!.Properties.DashboardBody)).toContain('Spot interruptions');
+  });
+
+  it('leaves a service without spot on on-demand Fargate, with no rule', () => {
+    const { stack, queues } = stackWithQueue();
+    expect(worker(stack, queues).spotInterruptions).toBeUndefined();
+    Template.fromStack(stack).resourceCountIs('AWS::Events::Rule', 0);
   });
 });
 

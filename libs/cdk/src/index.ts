@@ -31,4 +31,5 @@ export { QueueWorkerService } from './queue-worker-service.js';
 export type { QueueWorkerServiceProps } from './queue-worker-service-props.js';
 export { DEFAULT_FIFO_MAX_RECEIVE_COUNT, DEFAULT_MAX_RECEIVE_COUNT, RetryingQueue, type RetryingQueueProps } from './retrying-queue.js';
 export { DEFAULT_METRICS_NAMESPACE } from './worker-settings.js';
+export type { SpotCapacity } from './worker-capacity.js';
 export { workerNodeOptions } from './worker-node-options.js';

@@ -36,6 +36,12 @@ export interface QueueMonitoringProps extends AlarmThresholdProps {
    */
   readonly service?: ecs.BaseService;
   /**
+   * The service's Spot interruptions (`QueueWorkerService.spotInterruptions`), graphed
+   * beside its running tasks.
+   * @default - no Spot widget
+   */
+  readonly spotInterruptions?: cloudwatch.IMetric;
+  /**
    * The namespace the worker writes its EMF metrics to (`METRICS_NAMESPACE`).
    * @default 'requeue'
    */
@@ -250,6 +256,7 @@ export class QueueMonitoring extends Construct {
           props.service.metricCpuUtilization({ period: MINUTE, label: 'CPU' }),
           props.service.metricMemoryUtilization({ period: MINUTE, label: 'Memory' }),
         ]),
+        ...(props.spotInterruptions ? [graph('Spot interruptions (per 5 min)', [props.spotInterruptions])] : []),
       );
     }
     return dashboard;

@@ -1,3 +1,4 @@
+import type { SpotCapacity } from './worker-capacity.js';
 import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as ecs from 'aws-cdk-lib/aws-ecs';
@@ -116,10 +117,19 @@ export interface QueueWorkerServiceProps {
   /**
    * How long a stopping task lets in-flight handlers finish before releasing them
    * (`WORKER_DRAIN_TIMEOUT_MS`). The container's stop timeout is this plus 15 s, and
-   * Fargate allows at most 120 s, so it must be a concrete duration.
-   * @default Duration.seconds(30)
+   * Fargate allows at most 120 s, so it must be a concrete duration. With `spot`, the stop
+   * timeout is 120 s, Spot's warning.
+   * @default Duration.seconds(30); with `spot`, Duration.seconds(105)
    */
   readonly drainTimeout?: Duration;
+  /**
+   * Runs tasks on Fargate Spot beside on-demand Fargate (a base on on-demand, the rest by
+   * weight), with the container's stop timeout at Spot's 120 s warning and
+   * `spotInterruptions` counting reclaimed tasks. A cluster built here gets the Fargate
+   * capacity providers; a cluster you pass must have FARGATE and FARGATE_SPOT.
+   * @default - on-demand Fargate only
+   */
+  readonly spot?: SpotCapacity;
   /**
    * The processor the tasks run on. `ARM64` is Graviton, about 20% cheaper per vCPU-hour;
    * the image must be built for it (an asset with `platform: Platform.LINUX_ARM64`, or a

@@ -10,6 +10,7 @@ import { Construct } from 'constructs';
 import { InfraConfigError } from './errors.js';
 import { backlogPerTask } from './service-metrics.js';
 import { addWorkerContainer } from './worker-container.js';
+import { spotInterruptionsMetric, spotStrategy } from './worker-capacity.js';
 import { retryStateKeysSecret } from './retry-state-secret.js';
 import { resolveWorkerNetwork, validateWorkerNetwork, type WorkerNetwork } from './worker-network.js';
 import { resolveSettings, type Settings } from './worker-settings.js';
@@ -42,6 +43,8 @@ export class QueueWorkerService extends Construct {
   readonly metricsNamespace: string;
   /** (visible + in flight) / running tasks, the metric the service scales on. */
   readonly backlogPerTaskMetric: cloudwatch.IMetric;
+  /** With `spot`: the service's tasks Fargate Spot reclaimed, per 5 minutes; `QueueMonitoring` graphs it. */
+  readonly spotInterruptions: cloudwatch.IMetric | undefined;
 
   constructor(scope: Construct, id: string, props: QueueWorkerServiceProps) {
     // Props are checked before the construct joins the tree: a bad one leaves nothing behind.
@@ -65,7 +68,8 @@ export class QueueWorkerService extends Construct {
     });
     this.container = addWorkerContainer(taskDefinition, { ...props, logGroup: this.logGroup, settings, retryStateKeys: retryStateKeysSecret(this, props.retryStateKeys) });
     acknowledgeTaskFindings(taskDefinition);
-    this.service = this.buildService(network, taskDefinition, settings);
+    this.service = this.buildService(network, taskDefinition, settings, props.spot && spotStrategy(props.spot, this.cluster));
+    this.spotInterruptions = props.spot ? spotInterruptionsMetric(this, this.cluster, this.service) : undefined;
     if (props.taskProtection !== false) this.allowTaskProtection();
     this.backlogPerTaskMetric = backlogPerTask(props.queue, this.cluster, this.service);
     this.scaleOnBacklog(settings);
@@ -118,7 +122,7 @@ export class QueueWorkerService extends Construct {
     return role;
   }
 
-  private buildService(network: WorkerNetwork, taskDefinition: ecs.FargateTaskDefinition, settings: Settings): ecs.FargateService {
+  private buildService(network: WorkerNetwork, taskDefinition: ecs.FargateTaskDefinition, settings: Settings, capacityProviderStrategies: ecs.CapacityProviderStrategy[] | undefined): ecs.FargateService {
     const securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: network.vpc,
       description: 'requeue worker: outbound only, no ingress',
@@ -135,6 +139,7 @@ export class QueueWorkerService extends Construct {
       minHealthyPercent: 100,
       maxHealthyPercent: 200,
       circuitBreaker: { enable: true, rollback: true },
+      ...(capacityProviderStrategies ? { capacityProviderStrategies } : {}),
     });
   }
 

@@ -14,7 +14,7 @@ export const DEFAULT_METRICS_NAMESPACE = 'requeue';
 /** The props the settings come from; each is documented, with its default, on `QueueWorkerServiceProps`. */
 export type WorkerSettingsProps = Pick<
   QueueWorkerServiceProps,
-  'handler' | 'retryPolicy' | 'metricsNamespace' | 'maxInFlight' | 'drainTimeout' | 'cpu' | 'memoryLimitMiB' | 'minCapacity' | 'maxCapacity' | 'backlogPerTask'
+  'handler' | 'retryPolicy' | 'metricsNamespace' | 'maxInFlight' | 'drainTimeout' | 'cpu' | 'memoryLimitMiB' | 'minCapacity' | 'maxCapacity' | 'backlogPerTask' | 'spot'
 >;
 
 /** `QueueWorkerService`'s props, validated and with their defaults. Numbers may be tokens. */
@@ -42,8 +42,11 @@ export function resolveSettings(props: WorkerSettingsProps): Settings {
   if (!Token.isUnresolved(metricsNamespace) && (!/^[\w.\-/#:]{1,255}$/.test(metricsNamespace) || metricsNamespace.startsWith('AWS/'))) {
     throw new InfraConfigError('metricsNamespace', `must be 1-255 of letters, digits and . - _ / # : and not start with AWS/, got ${JSON.stringify(metricsNamespace)}`);
   }
-  const drainTimeout = props.drainTimeout ?? Duration.seconds(30);
+  // On Spot the whole warning is the stop timeout, and the drain takes all of it but the margin.
+  const drainTimeout = props.drainTimeout ?? Duration.seconds(props.spot ? FARGATE_MAX_STOP_TIMEOUT_SECONDS - STOP_MARGIN_SECONDS : 30);
   const minCapacity = wholeNumber('minCapacity', props.minCapacity ?? 1, 0, 1000);
+  // Checked with or without Spot: the drain must end the margin before SIGKILL.
+  const stopTimeout = stopTimeoutAfter(drainTimeout);
   return {
     cpu: wholeNumber('cpu', props.cpu ?? 256, 256, 16_384),
     memoryLimitMiB: wholeNumber('memoryLimitMiB', props.memoryLimitMiB ?? 512, 512, 122_880),
@@ -52,7 +55,7 @@ export function resolveSettings(props: WorkerSettingsProps): Settings {
     metricsNamespace,
     maxInFlight: wholeNumber('maxInFlight', props.maxInFlight ?? 10, 1, 1000),
     drainTimeout,
-    stopTimeout: stopTimeoutAfter(drainTimeout),
+    stopTimeout: props.spot ? Duration.seconds(FARGATE_MAX_STOP_TIMEOUT_SECONDS) : stopTimeout,
     minCapacity,
     maxCapacity: wholeNumber('maxCapacity', props.maxCapacity ?? 10, Token.isUnresolved(minCapacity) ? 1 : Math.max(1, minCapacity), 1000),
     backlogPerTask: concrete('backlogPerTask', props.backlogPerTask ?? 100, 'the scaling steps are computed from it at synth', 4, 1_000_000),
