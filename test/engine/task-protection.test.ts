@@ -39,6 +39,8 @@ describe('ECS task scale-in protection in the engine', () => {
       expect(handled).toHaveLength(60);
       await eventually(async () => (agent.requests.length === 2 ? true : undefined), 5000);
       expect(agent.requests.map((r) => r.body)).toEqual([{ ProtectionEnabled: true, ExpiresInMinutes: 10 }, { ProtectionEnabled: false }]);
+      await eventually(async () => (worker.health().taskProtection?.cleared === 1 ? true : undefined), 2000);
+      expect(worker.health().taskProtection).toEqual({ enabled: 1, cleared: 1, renewed: 0, failed: 0 });
     } finally {
       await worker.stop();
       sqs.close();
@@ -53,6 +55,7 @@ describe('ECS task scale-in protection in the engine', () => {
       const { agent, sqs, worker, handled, tookMs } = await run(Array(10).fill(behaviour), 20, 5);
       try {
         expect(handled).toHaveLength(20);
+        if (behaviour === 'task-not-valid') expect(worker.health().taskProtection?.failed).toBeGreaterThan(0);
         // 20 messages of 5 ms, 5 at once: well under the agent's 1 s deadline and its retries.
         expect(tookMs).toBeLessThan(1000);
       } finally {

@@ -50,6 +50,8 @@ export interface WorkerHealth {
    * then the most recently used. Details, never a reason to be unready.
    */
   dependencies: DependencySnapshot[];
+  /** ECS task scale-in protection's calls so far, by outcome (failures are logged too); absent when it is off. */
+  taskProtection?: { enabled: number; cleared: number; renewed: number; failed: number };
 }
 
 /** What the health body lists at most: a publisher naming hosts must not grow it without bound. */
@@ -212,6 +214,7 @@ export class SqsWorker<Body = unknown> {
       lastPollActivityAt: poller?.lastActivityAt ?? 0,
       consecutivePollFailures: poller?.consecutiveFailures ?? 0,
       dependencies: this.dependencies?.snapshot(HEALTH_DEPENDENCIES) ?? [],
+      ...(this.protection ? { taskProtection: { ...this.protection.counts } } : {}),
     };
   }
 
