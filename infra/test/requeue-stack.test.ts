@@ -156,32 +156,24 @@ describe('worker service', () => {
     expect(logs.DeletionPolicy).toBe('Delete');
   });
 
-  it('scales in steps on (visible + in flight) per running task at a 1-minute period, with no CPU policy', () => {
+  it('tracks visible messages per running task with one target-tracking policy, and starts the first task from zero with a step policy', () => {
     template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalableTarget', { MinCapacity: 1, MaxCapacity: 10 });
     const policies = Object.values(template.findResources('AWS::ApplicationAutoScaling::ScalingPolicy'));
-    expect(policies.map((p) => p.Properties.PolicyType)).toEqual(['StepScaling', 'StepScaling']);
-    const scalingAlarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((a) => String(a.Properties.AlarmDescription).includes('scaling'));
-    expect(scalingAlarms).toHaveLength(2);
-    for (const alarm of scalingAlarms) {
-      const metrics = alarm.Properties.Metrics as Array<{ Id: string; Expression?: string; MetricStat?: { Metric: { MetricName: string }; Period: number } }>;
-      expect(metrics.find((m) => m.Expression)!.Expression).toBe('IF(FILL(running, 0) > 0, (visible + inflight) / FILL(running, 0), visible + inflight)');
-      expect(Object.fromEntries(metrics.filter((m) => m.MetricStat).map((m) => [m.Id, [m.MetricStat!.Metric.MetricName, m.MetricStat!.Period]]))).toEqual({
-        visible: ['ApproximateNumberOfMessagesVisible', 60],
-        inflight: ['ApproximateNumberOfMessagesNotVisible', 60],
-        running: ['RunningTaskCount', 60],
-      });
-    }
-    const thresholds = scalingAlarms.map((a) => [a.Properties.ComparisonOperator, a.Properties.Threshold]).sort();
-    expect(thresholds).toEqual([
-      ['GreaterThanOrEqualToThreshold', 100],
-      ['LessThanOrEqualToThreshold', 25],
-    ]);
+    expect(policies.map((p) => p.Properties.PolicyType).sort()).toEqual(['StepScaling', 'TargetTrackingScaling']);
+    const tracking = policies.find((p) => p.Properties.PolicyType === 'TargetTrackingScaling')!.Properties.TargetTrackingScalingPolicyConfiguration;
+    expect(tracking.TargetValue).toBe(100);
+    const metrics = tracking.CustomizedMetricSpecification.Metrics as Array<{ Id: string; Expression?: string; ReturnData: boolean; MetricStat?: { Metric: { MetricName: string } } }>;
+    expect(metrics.find((m) => m.ReturnData)!.Expression).toBe('IF(FILL(running, 0) > 0, visible / FILL(running, 0), visible)');
+    expect(Object.fromEntries(metrics.filter((m) => m.MetricStat).map((m) => [m.Id, m.MetricStat!.Metric.MetricName]))).toEqual({ visible: 'ApproximateNumberOfMessagesVisible', running: 'RunningTaskCount' });
+    const fromZero = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((a) => String(a.Properties.AlarmDescription).includes('no task runs'));
+    expect(fromZero).toHaveLength(1);
+    expect((fromZero[0]!.Properties.Metrics as Array<{ Expression?: string }>).find((m) => m.Expression)!.Expression).toBe('IF(FILL(running, 0) == 0 AND visible > 0, 1, 0)');
   });
 
   it('takes capacity and backlog target as props', () => {
-    const custom = synthesize({ worker: { minCapacity: 2, maxCapacity: 40, backlogPerTask: 500 } });
-    custom.hasResourceProperties('AWS::ApplicationAutoScaling::ScalableTarget', { MinCapacity: 2, MaxCapacity: 40 });
-    custom.hasResourceProperties('AWS::CloudWatch::Alarm', { ComparisonOperator: 'GreaterThanOrEqualToThreshold', Threshold: 500 });
+    const custom = synthesize({ worker: { minCapacity: 0, maxCapacity: 40, backlogPerTask: 500 } });
+    custom.hasResourceProperties('AWS::ApplicationAutoScaling::ScalableTarget', { MinCapacity: 0, MaxCapacity: 40 });
+    custom.hasResourceProperties('AWS::ApplicationAutoScaling::ScalingPolicy', { TargetTrackingScalingPolicyConfiguration: { TargetValue: 500 } });
   });
 
   it('rejects props that cannot work, naming the prop', () => {

@@ -181,10 +181,11 @@ describe('tokens', () => {
     Template.fromStack(stack).hasResourceProperties('AWS::SQS::Queue', { RedrivePolicy: Match.objectLike({ maxReceiveCount: { Ref: 'Receives' } }) });
   });
 
-  it('refuses a token where the construct computes with the number, saying why', () => {
+  it('refuses a token where the construct computes with the number, saying why, and passes the backlog target through', () => {
     const { stack, queues } = stackWithQueue();
-    const backlog = new CfnParameter(stack, 'Backlog', { type: 'Number' }).valueAsNumber;
-    expect(() => worker(stack, queues, { backlogPerTask: backlog })).toThrow(/^backlogPerTask: must be a concrete number, not a token \(the scaling steps/);
+    expect(() => worker(stack, queues, { drainTimeout: Duration.seconds(new CfnParameter(stack, 'Drain', { type: 'Number' }).valueAsNumber) })).toThrow(/^drainTimeout: must be a concrete number, not a token/);
+    worker(stack, queues, { backlogPerTask: new CfnParameter(stack, 'Backlog', { type: 'Number' }).valueAsNumber });
+    Template.fromStack(stack).hasResourceProperties('AWS::ApplicationAutoScaling::ScalingPolicy', { TargetTrackingScalingPolicyConfiguration: { TargetValue: { Ref: 'Backlog' } } });
   });
 
   it('still rejects concrete numbers out of range', () => {

@@ -159,9 +159,9 @@ export interface QueueWorkerServiceProps {
    */
   readonly maxCapacity?: number;
   /**
-   * Messages (visible + in flight) one task may have queued before the service scales
-   * out: the latency you accept divided by the time a message takes. The scaling steps
-   * are computed from it, so it must be a concrete number.
+   * Visible messages per running task the service's target tracking keeps: the latency you
+   * accept times the task's throughput (`maxInFlight` ÷ the time a message takes). With 10
+   * at once, 2 s a message and 20 s acceptable, 100. May be a token.
    * @default 100
    */
   readonly backlogPerTask?: number;

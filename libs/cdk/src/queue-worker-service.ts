@@ -1,5 +1,4 @@
-import { ArnFormat, CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import * as appscaling from 'aws-cdk-lib/aws-applicationautoscaling';
+import { ArnFormat, CfnElement, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
@@ -11,6 +10,7 @@ import { InfraConfigError } from './errors.js';
 import { backlogPerTask } from './service-metrics.js';
 import { addWorkerContainer } from './worker-container.js';
 import { spotInterruptionsMetric, spotStrategy } from './worker-capacity.js';
+import { scaleOnBacklog } from './worker-scaling.js';
 import { retryStateKeysSecret } from './retry-state-secret.js';
 import { resolveWorkerNetwork, validateWorkerNetwork, type WorkerNetwork } from './worker-network.js';
 import { resolveSettings, type Settings } from './worker-settings.js';
@@ -19,7 +19,7 @@ import type { QueueWorkerServiceProps } from './queue-worker-service-props.js';
 /**
  * The worker on ECS Fargate: a task role granted through the queues' own `grant*`
  * methods (so a customer-managed KMS key is covered), a health check on `/health/live`,
- * logs with a retention, and step scaling on backlog per task.
+ * logs with a retention, and target tracking on backlog per task (and a step from zero).
  *
  * Scale-in never kills busy work: ECS sends SIGTERM, the worker stops receiving, lets
  * in-flight handlers finish for `drainTimeout`, releases what is left (visibility 0) and
@@ -72,7 +72,7 @@ export class QueueWorkerService extends Construct {
     this.spotInterruptions = props.spot ? spotInterruptionsMetric(this, this.cluster, this.service) : undefined;
     if (props.taskProtection !== false) this.allowTaskProtection();
     this.backlogPerTaskMetric = backlogPerTask(props.queue, this.cluster, this.service);
-    this.scaleOnBacklog(settings);
+    scaleOnBacklog(this, { queue: props.queue, cluster: this.cluster, service: this.service, minCapacity: settings.minCapacity, maxCapacity: settings.maxCapacity, targetBacklogPerTask: settings.backlogPerTask });
   }
 
   /**
@@ -143,22 +143,7 @@ export class QueueWorkerService extends Construct {
     });
   }
 
-  private scaleOnBacklog(settings: Settings): void {
-    const target = settings.backlogPerTask;
-    this.service.autoScaleTaskCount({ minCapacity: settings.minCapacity, maxCapacity: settings.maxCapacity }).scaleOnMetric('ScaleOnBacklogPerTask', {
-      metric: this.backlogPerTaskMetric,
-      adjustmentType: appscaling.AdjustmentType.CHANGE_IN_CAPACITY,
-      // One task at a time in, faster out the further the backlog is over target.
-      scalingSteps: [
-        { upper: target / 4, change: -1 },
-        { lower: target, change: +1 },
-        { lower: target * 2, change: +2 },
-        { lower: target * 5, change: +5 },
-      ],
-      evaluationPeriods: 1,
-      cooldown: Duration.minutes(1),
-    });
-  }
+
 }
 
 /**

@@ -58,7 +58,8 @@ export function resolveSettings(props: WorkerSettingsProps): Settings {
     stopTimeout: props.spot ? Duration.seconds(FARGATE_MAX_STOP_TIMEOUT_SECONDS) : stopTimeout,
     minCapacity,
     maxCapacity: wholeNumber('maxCapacity', props.maxCapacity ?? 10, Token.isUnresolved(minCapacity) ? 1 : Math.max(1, minCapacity), 1000),
-    backlogPerTask: concrete('backlogPerTask', props.backlogPerTask ?? 100, 'the scaling steps are computed from it at synth', 4, 1_000_000),
+    // The target-tracking policy takes it as it is, a token too.
+    backlogPerTask: wholeNumber('backlogPerTask', props.backlogPerTask ?? 100, 1, 1_000_000),
   };
 }
 
