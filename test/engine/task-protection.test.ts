@@ -12,6 +12,8 @@ async function run(behaviours: Parameters<typeof startFakeAgent>[0], messages: n
   const agent = await startFakeAgent(behaviours);
   const sqs = new SqsFake({ queueUrl: QUEUE_URL });
   const handled: string[] = [];
+  /** Whether ECS would have spared the task when each handler started. */
+  const protectedAtStart: boolean[] = [];
   const worker = new SqsWorker({
     sqs: sqs.client,
     queueUrl: QUEUE_URL,
@@ -20,6 +22,7 @@ async function run(behaviours: Parameters<typeof startFakeAgent>[0], messages: n
     waitTimeSeconds: 1,
     taskProtection: { agentUri: agent.uri, idleMs: 300 },
     handler: async (message) => {
+      protectedAtStart.push(agent.isProtected());
       await new Promise((resolve) => setTimeout(resolve, handlerMs));
       handled.push(message.messageId);
     },
@@ -29,14 +32,15 @@ async function run(behaviours: Parameters<typeof startFakeAgent>[0], messages: n
   await worker.start();
   await sqs.whenEmpty();
   const tookMs = Date.now() - startedAt;
-  return { agent, sqs, worker, handled, tookMs };
+  return { agent, sqs, worker, handled, protectedAtStart, tookMs };
 }
 
 describe('ECS task scale-in protection in the engine', () => {
-  it('protects once when work starts and clears once idle, whatever the number of messages', async () => {
-    const { agent, sqs, worker, handled } = await run([], 60, 5);
+  it('protects once, before the first handler starts, and clears once idle, whatever the number of messages', async () => {
+    const { agent, sqs, worker, handled, protectedAtStart } = await run([], 60, 5);
     try {
       expect(handled).toHaveLength(60);
+      expect(protectedAtStart).toEqual(Array(60).fill(true));
       await eventually(async () => (agent.requests.length === 2 ? true : undefined), 5000);
       expect(agent.requests.map((r) => r.body)).toEqual([{ ProtectionEnabled: true, ExpiresInMinutes: 10 }, { ProtectionEnabled: false }]);
       await eventually(async () => (worker.health().taskProtection?.cleared === 1 ? true : undefined), 2000);

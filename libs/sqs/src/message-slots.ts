@@ -32,13 +32,18 @@ export class MessageSlots {
   private readonly waiting: Waiting[] = [];
   private received = 0;
   private readonly lookahead: ReceiveLookahead;
+  /** Set while the first handler of a busy period waits for `activity.busy()`. */
+  private gate: Promise<void> | undefined;
 
   constructor(
     private readonly maxInFlight: number,
     readonly prefetch: number,
     now: () => number,
-    /** Told when the first handler starts after none ran, and when the last one finishes. */
-    private readonly activity?: { busy(): void; idle(): void },
+    /**
+     * Told before the first handler starts after none ran (the handlers wait for the promise
+     * it may return, which never rejects), and when the last one finishes.
+     */
+    private readonly activity?: { busy(): Promise<void> | undefined; idle(): void },
   ) {
     this.lookahead = new ReceiveLookahead(prefetch, now);
     this.held = new InFlightLimit(maxInFlight + prefetch);
@@ -73,7 +78,8 @@ export class MessageSlots {
     this.received++;
     this.waiting.push({ start, giveBack });
     this.startWaiting();
-    if (this.waiting.length > this.prefetch) {
+    // Behind the gate, the handlers' free slots wait too, as they would be running.
+    if (this.waiting.length > this.prefetch + (this.gate ? this.running.free : 0)) {
       this.lookahead.gaveBack();
       void this.giveBack(this.waiting.pop()!);
       this.resizeHeld();
@@ -101,9 +107,19 @@ export class MessageSlots {
     return this.settling.whenIdle();
   }
 
-  private startWaiting(): void {
-    // Told before the first handler starts: the protection call goes out ahead of the work.
-    if (this.running.inUse === 0 && this.waiting.length > 0 && this.running.free > 0) this.activity?.busy();
+  private startWaiting(gatePassed = false): void {
+    if (this.gate) return;
+    // Told before the first handler starts: the protection holds before the work begins.
+    if (!gatePassed && this.running.inUse === 0 && this.waiting.length > 0 && this.running.free > 0) {
+      const ready = this.activity?.busy();
+      if (ready) {
+        this.gate = ready.then(() => {
+          this.gate = undefined;
+          this.startWaiting(true);
+        });
+        return;
+      }
+    }
     let started = 0;
     for (; this.waiting.length > 0 && this.running.reserve(1) === 1; started++) this.waiting.shift()!.start(this.slot());
     if (started > 0) this.lookahead.started(started);

@@ -11,14 +11,27 @@ export interface AgentRequest {
   body: unknown;
 }
 
+/** The fake agent: `uri` is one task's `ECS_AGENT_URI`, `uriFor` another's; each task's protection is its own. */
+export interface FakeAgent {
+  uri: string;
+  uriFor(taskId: string): string;
+  /** Whether ECS would spare the task from a scale-in now: protected, and not expired. */
+  isProtected(taskId?: string): boolean;
+  requests: AgentRequest[];
+  close(): Promise<void>;
+}
+
+const DEFAULT_TASK = 'task-id';
+
 /**
  * The ECS agent's task protection endpoint as its documentation describes it:
  * `PUT /task-protection/v1/state` with `{"ProtectionEnabled": bool, "ExpiresInMinutes"?: 1-2880}`;
  * 200 `{"protection": {...}}`, 200 `{"failure": {"Arn","Reason","Detail"}}` when ECS refuses
  * the task, 4xx `{"error": {"Arn","Code","Message"}}` for a bad request or a throttled call.
  */
-export async function startFakeAgent(behaviours: AgentBehaviour[] = []): Promise<{ uri: string; requests: AgentRequest[]; close(): Promise<void> }> {
+export async function startFakeAgent(behaviours: AgentBehaviour[] = []): Promise<FakeAgent> {
   const requests: AgentRequest[] = [];
+  const protectedUntil = new Map<string, number>();
   const taskArn = 'arn:aws:ecs:us-east-1:123456789012:task/requeue/0123456789abcdef';
   const server: Server = createServer((request, response) => {
     let text = '';
@@ -34,16 +47,26 @@ export async function startFakeAgent(behaviours: AgentBehaviour[] = []): Promise
       if (behaviour === 'task-not-valid') return send(200, { failure: { Arn: taskArn, Reason: 'TASK_NOT_VALID', Detail: null } });
       if (behaviour === 'throttle') return send(400, { error: { Arn: taskArn, Code: 'ThrottlingException', Message: 'Rate exceeded' } });
       const { ProtectionEnabled, ExpiresInMinutes = 120 } = body as { ProtectionEnabled: boolean; ExpiresInMinutes?: number };
-      const expiration = ProtectionEnabled ? new Date(Date.now() + ExpiresInMinutes * 60_000).toISOString() : null;
+      const until = ProtectionEnabled ? Date.now() + ExpiresInMinutes * 60_000 : 0;
+      protectedUntil.set(taskOf(request.url ?? ''), until);
+      const expiration = ProtectionEnabled ? new Date(until).toISOString() : null;
       send(200, { protection: { ExpirationDate: expiration, ProtectionEnabled, TaskArn: taskArn } });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const uriFor = (taskId: string) => `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/${taskId}`;
   return {
-    uri: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/task-id`,
+    uri: uriFor(DEFAULT_TASK),
+    uriFor,
+    isProtected: (taskId = DEFAULT_TASK) => (protectedUntil.get(taskId) ?? 0) > Date.now(),
     requests,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+/** `/api/<task>/task-protection/v1/state`: the agent URI names its task. */
+function taskOf(url: string): string {
+  return /^\/api\/([^/]+)\//.exec(url)?.[1] ?? DEFAULT_TASK;
 }
 
 function parse(text: string): unknown {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../logger.js';
 import { ecsAgent, TaskProtectionError, type ProtectionAgent } from './ecs-agent.js';
 import { startFakeAgent } from './ecs-agent.fake.js';
-import { TaskProtection } from './task-protection.js';
+import { PROTECT_WAIT_MS, TaskProtection } from './task-protection.js';
 
 describe('the ECS agent endpoint', () => {
   it('protects for the minutes asked and clears, as the documented request shapes say', async () => {
@@ -87,6 +87,37 @@ describe('TaskProtection', () => {
     task.busy();
     await vi.advanceTimersByTimeAsync(0);
     expect(failing.update).toHaveBeenCalledTimes(2);
+  });
+
+  it('lets the first handler start once the agent has answered, and waits for an agent in trouble once, then not until it answers in time', async () => {
+    let answer: (() => void) | undefined;
+    const settled: string[] = [];
+    const agent = { update: vi.fn(() => new Promise<void>((resolve) => (answer = resolve))) };
+    const task = protection(agent, 0);
+    void task.busy()!.then(() => settled.push('answered'));
+    await vi.advanceTimersByTimeAsync(10);
+    expect(settled).toEqual([]);
+    answer!();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(settled).toEqual(['answered']);
+
+    // Cleared once idle; the next enable hangs: the handler goes ahead after PROTECT_WAIT_MS.
+    task.idle();
+    await vi.advanceTimersByTimeAsync(1);
+    answer!();
+    void task.busy()!.then(() => settled.push('gave up'));
+    await vi.advanceTimersByTimeAsync(PROTECT_WAIT_MS - 1);
+    expect(settled).toEqual(['answered']);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(settled).toEqual(['answered', 'gave up']);
+
+    // It answers late: protected, but the next busy period does not wait for it.
+    answer!();
+    await vi.advanceTimersByTimeAsync(0);
+    task.idle();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(task.busy()).toBeUndefined();
+    expect(agent.update).toHaveBeenCalledTimes(4);
   });
 
   it('clears a protection on stop, after the drain', async () => {

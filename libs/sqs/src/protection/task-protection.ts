@@ -5,6 +5,13 @@ import type { ProtectionAgent } from './ecs-agent.js';
 /** How long a stopping worker waits for its last protection call. */
 const STOP_WAIT_MS = 2000;
 
+/**
+ * How long the first handler of a busy period waits for the agent's answer. The agent is
+ * on the task's own network and answers in milliseconds; protection holds only once it
+ * has answered, so a scale-in decided meanwhile finds no handler running yet.
+ */
+export const PROTECT_WAIT_MS = 250;
+
 export interface TaskProtectionSettings {
   /** How long the task stays protected once idle, so that a trickle of messages costs no call per message. */
   idleMs: number;
@@ -26,8 +33,10 @@ export interface ProtectionCounts {
  * ECS task scale-in protection following the worker's activity: protected when it goes
  * from idle to busy, renewed before it expires while busy, cleared once idle for `idleMs`.
  * One call per transition, never per message. Calls run one at a time, in order; a call
- * that fails is logged and counted, and never holds up, fails or drops a message: the
- * task is then as unprotected as it would be without this.
+ * that fails is logged and counted, and never fails or drops a message: the task is then
+ * as unprotected as it would be without this. The first handler of a busy period waits
+ * for the agent at most `PROTECT_WAIT_MS`, and not at all while its last call failed or
+ * missed that bound, so an agent in trouble holds up no message beyond one such wait.
  */
 export class TaskProtection {
   readonly counts: ProtectionCounts = { enabled: 0, cleared: 0, renewed: 0, failed: 0 };
@@ -37,19 +46,31 @@ export class TaskProtection {
   private renewTimer: NodeJS.Timeout | undefined;
   private calls: Promise<void> = Promise.resolve();
   private stopped = false;
+  /** The last call answered within `PROTECT_WAIT_MS`: worth waiting for the next one. */
+  private answersInTime = true;
 
   constructor(
     private readonly agent: ProtectionAgent,
     private readonly settings: TaskProtectionSettings,
   ) {}
 
-  /** The first handler started after idling: protect, unless a protection still holds. */
-  busy(): void {
+  /**
+   * A handler is about to start after idling: protect, unless a protection still holds.
+   * Resolves (never rejects) when the handler may start: once the agent has answered, or
+   * after `PROTECT_WAIT_MS`; undefined when there is nothing to wait for.
+   */
+  busy(): Promise<void> | undefined {
     this.busyNow = true;
     clearTimeout(this.clearTimer);
     this.clearTimer = undefined;
-    if (this.stopped || this.protectedUntil > this.settings.now()) return;
-    this.call(true, 'enabled');
+    if (this.stopped || this.protectedUntil > this.settings.now()) return undefined;
+    const answered = this.call(true, 'enabled');
+    if (!this.answersInTime) return undefined;
+    const gaveUp = new AbortController();
+    return Promise.race([answered, sleep(PROTECT_WAIT_MS, gaveUp.signal).then(() => false)]).then((inTime) => {
+      gaveUp.abort();
+      if (!inTime) this.answersInTime = false;
+    });
   }
 
   /** The last handler finished: clear the protection after `idleMs` without a new one. */
@@ -58,7 +79,7 @@ export class TaskProtection {
     if (this.stopped || this.clearTimer !== undefined || this.protectedUntil === 0) return;
     this.clearTimer = setTimeout(() => {
       this.clearTimer = undefined;
-      if (!this.busyNow) this.call(false, 'cleared');
+      if (!this.busyNow) void this.call(false, 'cleared');
     }, this.settings.idleMs);
     this.clearTimer.unref();
   }
@@ -71,35 +92,43 @@ export class TaskProtection {
     this.stopped = true;
     clearTimeout(this.clearTimer);
     clearTimeout(this.renewTimer);
-    if (this.protectedUntil > 0) this.call(false, 'cleared');
+    if (this.protectedUntil > 0) void this.call(false, 'cleared');
     const gaveUp = new AbortController();
     await Promise.race([this.calls, sleep(STOP_WAIT_MS, gaveUp.signal)]);
     gaveUp.abort();
   }
 
-  private call(enabled: boolean, outcome: 'enabled' | 'cleared' | 'renewed'): void {
+  /** Queues a call; resolves true once it succeeded, false once it failed. */
+  private call(enabled: boolean, outcome: 'enabled' | 'cleared' | 'renewed'): Promise<boolean> {
     const { expiresInMinutes, now, logger } = this.settings;
     // Counted as protected from the moment it is asked for, so the handlers that follow ask no more.
     this.protectedUntil = enabled ? now() + expiresInMinutes * 60_000 : 0;
     clearTimeout(this.renewTimer);
     if (enabled) this.scheduleRenewal();
-    this.calls = this.calls.then(async () => {
+    const result = this.calls.then(async () => {
+      const startedAt = now();
       try {
         await this.agent.update(enabled, expiresInMinutes);
         this.counts[outcome]++;
+        this.answersInTime = now() - startedAt < PROTECT_WAIT_MS;
+        return true;
       } catch (error) {
         this.counts.failed++;
+        this.answersInTime = false;
         if (enabled) this.protectedUntil = 0;
         logger.warn({ err: error, protect: enabled }, enabled ? 'could not protect the task from scale-in; messages go on as usual' : 'could not clear the task\'s scale-in protection; it expires on its own');
+        return false;
       }
     });
+    this.calls = result.then(() => undefined);
+    return result;
   }
 
   /** A minute before it lapses, while still busy, the protection is extended. */
   private scheduleRenewal(): void {
     const renewInMs = Math.max(1000, (this.settings.expiresInMinutes - 1) * 60_000);
     this.renewTimer = setTimeout(() => {
-      if (this.busyNow && !this.stopped) this.call(true, 'renewed');
+      if (this.busyNow && !this.stopped) void this.call(true, 'renewed');
     }, renewInMs);
     this.renewTimer.unref();
   }
