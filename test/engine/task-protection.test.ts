@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SqsWorker } from '@requeue/sqs';
-import { startFakeAgent } from '../../libs/sqs/src/protection/ecs-agent.fake.js';
+import { startFakeAgent } from '../support/ecs-agent-fake.js';
 import { SqsFake } from '../support/sqs-fake.js';
 import { eventually } from '../support/emulator.js';
 

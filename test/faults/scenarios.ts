@@ -71,7 +71,7 @@ function workerEnv(emulator: Emulator, queues: QueuePair, ledger: string, maxInF
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits until the main queue holds nothing (visible, in flight or delayed) on two checks a second apart. */
-async function settled(emulator: Emulator, queueUrl: string, timeoutMs: number): Promise<void> {
+export async function settled(emulator: Emulator, queueUrl: string, timeoutMs: number): Promise<void> {
   let quietChecks = 0;
   await eventually(
     async () => {

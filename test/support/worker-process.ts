@@ -37,7 +37,7 @@ const HEALTH_LINE = /health on http:\/\/[^\s/]+:(\d+)\//;
  * health server binds any free port (0) and the worker prints the one it got: a port probed
  * here and handed over could be taken by another test's process in between.
  */
-export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
+export function startWorkerProcess(env: Record<string, string>): WorkerProcess {
   const child = spawn(process.execPath, [WORKER_ENTRY], {
     env: {
       PATH: process.env.PATH ?? '',

@@ -19,6 +19,8 @@ export interface WorkerConfig extends Omit<WorkerEnvSettings, 'queueUrl' | 'dead
   healthHost: string;
   emulatorPort: number;
   simulationLedger: string | undefined;
+  /** SIMULATION_STARTS: one line per handler run begun, so that a run cut short shows as a start without its success. */
+  simulationStarts: string | undefined;
   webhookUrl: string | undefined;
   webhookTimeoutMs: number;
   /** Internal hosts (`host` or `host:port`) the webhook handler may call anyway. */
@@ -35,13 +37,14 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export const APP_HANDLERS = ['simulation', 'simulation-unchecked', 'webhook'];
 
 /** The ledger is appended to on every success: a path that cannot be written would fail every message. */
-function ledgerPath(env: Env): string | undefined {
-  const path = env.SIMULATION_LEDGER?.trim();
+/** A file the simulation handler appends to (SIMULATION_LEDGER, SIMULATION_STARTS): its folder must take it. */
+function ledgerPath(env: Env, name: 'SIMULATION_LEDGER' | 'SIMULATION_STARTS'): string | undefined {
+  const path = env[name]?.trim();
   if (!path) return undefined;
   try {
     accessSync(dirname(resolve(path)), constants.W_OK);
   } catch (cause) {
-    throw new WorkerConfigError('SIMULATION_LEDGER', `its folder ${dirname(resolve(path))} does not exist or is not writable`, { cause });
+    throw new WorkerConfigError(name, `its folder ${dirname(resolve(path))} does not exist or is not writable`, { cause });
   }
   return path;
 }
@@ -130,7 +133,8 @@ export function loadWorkerConfig(env: Env): WorkerConfig {
     // Every interface in production (the orchestrator probes it); this machine only elsewhere.
     healthHost: env.WORKER_HEALTH_HOST?.trim() || (engine.production ? '0.0.0.0' : '127.0.0.1'),
     emulatorPort: readIntegerSetting(env, 'WORKER_EMULATOR_PORT', 4566, 0, 65_535),
-    simulationLedger: ledgerPath(env),
+    simulationLedger: ledgerPath(env, 'SIMULATION_LEDGER'),
+    simulationStarts: ledgerPath(env, 'SIMULATION_STARTS'),
     webhookUrl: readUrlSetting(env, 'WEBHOOK_URL'),
     webhookTimeoutMs: readIntegerSetting(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 900_000),
     webhookAllowHosts: allowHosts(env),

@@ -29,7 +29,8 @@ export type SimulationBody = z.infer<typeof simulationBody>;
  * 1..n fail with the outcome and try n+1 succeeds (a try is an attempt, or a call that
  * backpressure deferred without one: see TryCounter); without it, the outcome happens
  * on every attempt. Each success appends a line to SIMULATION_LEDGER, synchronously and
- * before the message is deleted, so a crash can duplicate a ledger line but never lose one.
+ * before the message is deleted, so a crash can duplicate a ledger line but never lose one;
+ * each run's start appends one to SIMULATION_STARTS, so a run cut short shows.
  */
 @Injectable()
 export class SimulationHandler {
@@ -54,6 +55,7 @@ export class SimulationHandler {
 
   private async simulate(message: WorkerMessage<SimulationBody>): Promise<void> {
     const { id, simulate } = message.body;
+    if (this.config.simulationStarts) appendFileSync(this.config.simulationStarts, `${JSON.stringify({ id, attempt: message.attempt, messageId: message.messageId, at: Date.now() })}\n`);
     if (simulate?.durationMs) await workFor(simulate.durationMs, message.signal);
     const outcome = simulate?.outcome ?? 'ok';
     const failing = outcome !== 'ok' && (simulate?.failTimes === undefined || this.tries.next(message) <= simulate.failTimes);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../logger.js';
 import { ecsAgent, TaskProtectionError, type ProtectionAgent } from './ecs-agent.js';
-import { startFakeAgent } from './ecs-agent.fake.js';
+import { startFakeAgent } from '../../../../test/support/ecs-agent-fake.js';
 import { PROTECT_WAIT_MS, TaskProtection } from './task-protection.js';
 
 describe('the ECS agent endpoint', () => {
