@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 
@@ -66,7 +67,31 @@ const INVALID: Array<[Record<string, string>, string]> = [
   [{ NODE_ENV: 'production' }, 'WORKER_QUEUE_URL'],
 ];
 
+/** Holds a port on 127.0.0.1 as another process would. */
+async function takenPort(): Promise<{ port: number; close(): void }> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: (server.address() as AddressInfo).port, close: () => server.close() };
+}
+
 describe('worker configuration validation', () => {
+  it.each([
+    ['WORKER_HEALTH_PORT', queues],
+    ['WORKER_EMULATOR_PORT', {}],
+  ] as const)('exits 1 with one line naming %s when its port is taken', async (variable, env) => {
+    const taken = await takenPort();
+    try {
+      const started = startWorkerProcess({ ...env, [variable]: String(taken.port), WORKER_DASHBOARD: 'off' });
+      running.push(started);
+      expect((await started.exited).code).toBe(1);
+      expect(started.output()).toContain(`requeue worker: ${variable}: port ${taken.port}`);
+      expect(started.output()).toContain(`set ${variable} to a free port`);
+      expect(started.output()).not.toMatch(/^\s+at /m);
+    } finally {
+      taken.close();
+    }
+  }, 60_000);
+
   it.each(INVALID)('exits 1 with one line naming the setting for %j', async (env, variable) => {
     const needsQueues = !('WORKER_QUEUE_URL' in env) && env.NODE_ENV !== 'production';
     const started = await startWorkerProcess({ ...(needsQueues ? queues : {}), ...env });

@@ -26,14 +26,19 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+/**
+ * Exits once stdout and stderr have taken everything written: `process.exit` drops what a
+ * pipe has not read yet (64 KiB on Linux), which cut `dlq list --json` short in a pipe.
+ */
+function exitAfterOutput(code: number): void {
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+}
+
 main(process.argv.slice(2)).then(
-  () => process.exit(process.exitCode ?? 0),
+  () => exitAfterOutput(Number(process.exitCode ?? 0)),
   (error: unknown) => {
-    if (error instanceof CliError) {
-      process.stderr.write(`requeue: ${error.message}\n`);
-      process.exit(error.exitCode);
-    }
-    process.stderr.write(`requeue: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
+    const known = error instanceof CliError;
+    process.stderr.write(known ? `requeue: ${error.message}\n` : `requeue: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    exitAfterOutput(known ? error.exitCode : 1);
   },
 );

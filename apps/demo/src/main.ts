@@ -9,11 +9,13 @@ if (major < 22 || (major === 22 && minor < 12)) {
 const { runDemoCommand } = await import('./command.js');
 const { DemoError } = await import('./errors.js');
 const io = { out: (text: string) => process.stdout.write(`${text}\n`), err: (text: string) => process.stderr.write(`${text}\n`) };
+// Exits once stdout and stderr have taken everything: process.exit drops what a pipe has not read.
+const exitAfterOutput = (code: number) => process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
 runDemoCommand(process.argv.slice(2), io).then(
-  () => process.exit(process.exitCode ?? 0),
+  () => exitAfterOutput(Number(process.exitCode ?? 0)),
   (error: unknown) => {
     const known = error instanceof DemoError;
     process.stderr.write(`demo: ${known ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(known ? error.exitCode : 1);
+    exitAfterOutput(known ? error.exitCode : 1);
   },
 );

@@ -18,6 +18,8 @@ export interface WorkerConfig extends Omit<WorkerEnvSettings, 'queueUrl' | 'dead
   healthPort: number;
   healthHost: string;
   emulatorPort: number;
+  /** WORKER_START_TIMEOUT_MS: exit 1 when no consumer has started this long after boot; 0 keeps trying. */
+  startTimeoutMs: number;
   simulationLedger: string | undefined;
   /** SIMULATION_STARTS: one line per handler run begun, so that a run cut short shows as a start without its success. */
   simulationStarts: string | undefined;
@@ -133,6 +135,7 @@ export function loadWorkerConfig(env: Env): WorkerConfig {
     // Every interface in production (the orchestrator probes it); this machine only elsewhere.
     healthHost: env.WORKER_HEALTH_HOST?.trim() || (engine.production ? '0.0.0.0' : '127.0.0.1'),
     emulatorPort: readIntegerSetting(env, 'WORKER_EMULATOR_PORT', 4566, 0, 65_535),
+    startTimeoutMs: readIntegerSetting(env, 'WORKER_START_TIMEOUT_MS', 30_000, 0, 3_600_000),
     simulationLedger: ledgerPath(env, 'SIMULATION_LEDGER'),
     simulationStarts: ledgerPath(env, 'SIMULATION_STARTS'),
     webhookUrl: readUrlSetting(env, 'WEBHOOK_URL'),

@@ -14,6 +14,14 @@ export class EmbeddedAwsError extends Error {
   }
 }
 
+/** A listen that failed because the port is taken, however deep the error that says so. */
+export function isAddressInUse(error: unknown): boolean {
+  for (let current = error; current instanceof Error; current = current.cause) {
+    if ((current as NodeJS.ErrnoException).code === 'EADDRINUSE') return true;
+  }
+  return false;
+}
+
 /**
  * Starts the embedded emulator provisioned from the CDK stack's own template, synthesized
  * in memory with the deployed props, so `npm start` runs on the queues `cdk deploy`
@@ -24,6 +32,7 @@ export async function startEmbeddedAws(port: number): Promise<EmbeddedAws> {
   try {
     return await startLocalRequeueStack({ port, template: requeueStackTemplate() });
   } catch (cause) {
+    if (isAddressInUse(cause)) throw new EmbeddedAwsError(`WORKER_EMULATOR_PORT: port ${port} is taken (another emulator or worker?); stop what listens there, or set WORKER_EMULATOR_PORT to a free port (0 for any)`, { cause });
     if (cause instanceof LocalProvisioningError) throw new EmbeddedAwsError(cause.message, { cause });
     throw cause;
   }

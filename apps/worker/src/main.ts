@@ -11,7 +11,7 @@ import { loadWorkerConfig, WorkerConfigError, type WorkerConfig } from './config
 import { createWorkerLogger } from './logger.js';
 import { allMetrics, DashboardMetrics } from './dashboard/dashboard-metrics.js';
 import { startDashboard } from './dashboard/server.js';
-import { EmbeddedAwsError, startEmbeddedAws, type EmbeddedAws } from './embedded-aws.js';
+import { EmbeddedAwsError, isAddressInUse, startEmbeddedAws, type EmbeddedAws } from './embedded-aws.js';
 import { workerOptions, type WorkerEnvOptions } from '@requeue/sqs/env';
 import type { ConsumerConfig } from './consumers-config.js';
 import { startTelemetry, type Telemetry } from './telemetry.js';
@@ -110,7 +110,10 @@ async function main(): Promise<void> {
   };
   const app = await NestFactory.create(AppModule.register({ config, queues, sqs, logger, metricsFor, engineFor }), { bufferLogs: true });
   app.useLogger(app.get(NestPinoLogger));
-  await app.listen(config.healthPort, config.healthHost);
+  await app.listen(config.healthPort, config.healthHost).catch((error: unknown) => {
+    if (isAddressInUse(error)) fail(`WORKER_HEALTH_PORT: port ${config.healthPort} on ${config.healthHost} is taken (another worker?); stop what listens there, or set WORKER_HEALTH_PORT to a free port (0 for any)`);
+    throw error;
+  });
   announce(app.getHttpServer() as Server, config, local);
   const dashboard = activity
     ? await startDashboard({
@@ -129,7 +132,7 @@ async function main(): Promise<void> {
     : undefined;
   if (dashboard) process.stderr.write(`requeue worker: dashboard on ${dashboard.url}\n`);
 
-  stopOnSignals(logger, async () => {
+  const stopping = stopOnSignals(logger, config.waitTimeSeconds, async () => {
     await app.close();
     await Promise.all(engines.map((engine) => engine.close()));
     // Every span has ended once the engine has drained: export what is still buffered.
@@ -138,10 +141,29 @@ async function main(): Promise<void> {
     await local?.stop();
     sqs.destroy();
   });
+  void requireAConsumer(app.get(SqsWorkerService), config.startTimeoutMs, logger, stopping);
 }
 
-/** SIGTERM or SIGINT: drain, close everything, exit 0; a second signal exits at once with 1. */
-function stopOnSignals(logger: ReturnType<typeof createWorkerLogger>, close: () => Promise<void>): void {
+/**
+ * A worker none of whose consumers can start (no credentials, no queue, access denied)
+ * exits 1 with one line once `WORKER_START_TIMEOUT_MS` has passed, so that the operator
+ * or the orchestrator sees it; consumers that fail beside running ones are named and keep
+ * trying. `0` keeps trying whatever happens.
+ */
+async function requireAConsumer(service: SqsWorkerService, timeoutMs: number, logger: ReturnType<typeof createWorkerLogger>, stopping: () => boolean): Promise<void> {
+  if (timeoutMs === 0) return;
+  const { started, failing } = await service.startedWithin(timeoutMs);
+  if (stopping()) return;
+  if (started.length === 0 && failing.length > 0) {
+    const { consumer, error } = failing[0]!;
+    const others = failing.length > 1 ? ` (and ${failing.length - 1} other consumer(s))` : '';
+    fail(`no consumer could start in ${timeoutMs / 1000} s; ${consumer}${others}: ${error.message}. Set WORKER_START_TIMEOUT_MS=0 to keep trying`);
+  }
+  for (const { consumer, error } of failing) logger.error({ consumer }, `consumer ${consumer} has not started in ${timeoutMs / 1000} s (${error.message}); it keeps trying while ${started.join(', ')} run(s)`);
+}
+
+/** SIGTERM or SIGINT: drain, close everything, exit 0; a second signal exits at once with 1. Returns whether a stop began. */
+function stopOnSignals(logger: ReturnType<typeof createWorkerLogger>, waitTimeSeconds: number, close: () => Promise<void>): () => boolean {
   let stopping = false;
   const shutDown = async (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -150,6 +172,8 @@ function stopOnSignals(logger: ReturnType<typeof createWorkerLogger>, close: () 
     }
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    // An idle stop still waits for the long polls under way: say so, and how not to wait.
+    process.stderr.write(`requeue worker: ${signal}: stopping; running handlers finish and open long polls return (up to ${waitTimeSeconds} s, WORKER_WAIT_TIME_SECONDS); ${signal === 'SIGINT' ? 'Ctrl-C' : 'a second signal'} again exits at once\n`);
     await close();
     // The last metrics flush is on stdout: a pipe's pending writes die with process.exit.
     await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
@@ -157,6 +181,7 @@ function stopOnSignals(logger: ReturnType<typeof createWorkerLogger>, close: () 
   };
   process.on('SIGTERM', (signal) => void shutDown(signal));
   process.on('SIGINT', (signal) => void shutDown(signal));
+  return () => stopping;
 }
 
 main().catch((error: unknown) => {

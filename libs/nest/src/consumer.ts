@@ -1,4 +1,4 @@
-import { SqsWorker, type WorkerHealth, type WorkerLogger, type ScheduledRetry } from '@requeue/sqs';
+import { QueueUnavailableError, SqsWorker, type WorkerHealth, type WorkerLogger, type ScheduledRetry } from '@requeue/sqs';
 import type { ResolvedHandler } from './handler-resolver.js';
 import type { ResolvedConsumer } from './consumer-list.js';
 
@@ -17,7 +17,9 @@ export class Consumer {
   private readonly worker: SqsWorker;
   private started = false;
   private stopped = false;
-  private startError: string | undefined;
+  private startError: Error | undefined;
+  private readonly whenStarted: Promise<void>;
+  private resolveStarted!: () => void;
   private retryTimer: NodeJS.Timeout | undefined;
   private readonly logger: WorkerLogger | undefined;
 
@@ -31,6 +33,21 @@ export class Consumer {
     // The handler's own idempotency, from @SqsHandler, over the consumer's.
     this.worker = new SqsWorker({ ...engine, handler, ...(schema ? { schema } : {}), ...(idempotency ? { idempotency } : {}) });
     this.logger = options.logger;
+    this.whenStarted = new Promise((resolve) => (this.resolveStarted = resolve));
+  }
+
+  /** Resolves true once the engine runs, false if it still has not after `timeoutMs`. */
+  async startedWithin(timeoutMs: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    const started = await Promise.race([this.whenStarted.then(() => true), timedOut]);
+    clearTimeout(timer);
+    return started;
+  }
+
+  /** Why the last start failed, while it has not started. */
+  get startFailure(): Error | undefined {
+    return this.started ? undefined : this.startError;
   }
 
   /** Resolves once the engine runs or its first attempt failed (then it retries on its own). */
@@ -40,9 +57,12 @@ export class Consumer {
       await this.worker.start();
       this.started = true;
       this.startError = undefined;
+      this.resolveStarted();
     } catch (error) {
-      this.startError = error instanceof Error ? error.message : String(error);
-      this.logger?.error({ consumer: this.name, err: error, retryInMs: delayMs }, 'consumer could not start; retrying while the others run');
+      this.startError = error instanceof Error ? error : new Error(String(error));
+      // What to do is in the message of a queue that cannot be read: its stack adds nothing.
+      const details = error instanceof QueueUnavailableError ? { reason: error.reason } : { err: error };
+      this.logger?.error({ consumer: this.name, ...details, retryInMs: delayMs }, `consumer ${this.name} could not start: ${this.startError.message}; trying again in ${Math.round(delayMs / 1000)} s`);
       this.retryTimer = setTimeout(() => void this.start(Math.min(delayMs * 2, MAX_START_RETRY_MS)), delayMs);
       this.retryTimer.unref();
     }
@@ -56,7 +76,7 @@ export class Consumer {
 
   health(): ConsumerHealth {
     if (this.started) return this.worker.health();
-    return { live: true, ready: false, starting: true, error: this.startError ?? 'not started' };
+    return { live: true, ready: false, starting: true, error: this.startError?.message ?? 'not started' };
   }
 
   scheduledRetries(): ScheduledRetry[] {

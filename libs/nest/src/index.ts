@@ -14,7 +14,7 @@ export {
   type SqsModuleBehaviour,
   type SqsWorkerModuleOptions,
 } from './sqs-worker.options.js';
-export { SqsWorkerService } from './sqs-worker.service.js';
+export { SqsWorkerService, type ConsumersStarted } from './sqs-worker.service.js';
 export { NestWorkerLogger } from './nest-worker-logger.js';
 
 // What a handler needs, so an app installs @requeue/nest alone.

@@ -6,6 +6,14 @@ import { consumerList } from './consumer-list.js';
 import { resolveSqsHandler } from './handler-resolver.js';
 import { MODULE_OPTIONS_TOKEN, type SqsWorkerModuleOptions } from './sqs-worker.options.js';
 
+/** What `startedWithin` found: the consumers running, and the others with their last start error. */
+export interface ConsumersStarted {
+  /** The names of the consumers whose engines run. */
+  started: string[];
+  /** The others, each with why its last start failed (a `QueueUnavailableError` when the queue could not be read). */
+  failing: Array<{ consumer: string; error: Error }>;
+}
+
 /** Owns the consumers: starts them once the app has booted, drains them all on shutdown. */
 @Injectable()
 export class SqsWorkerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -40,6 +48,19 @@ export class SqsWorkerService implements OnApplicationBootstrap, BeforeApplicati
   async start(): Promise<void> {
     this.requireBooted();
     await Promise.all(this.consumers.map((consumer) => consumer.start()));
+  }
+
+  /**
+   * Waits until every consumer runs, or `timeoutMs` has passed: which started, and why the
+   * others have not (they keep trying). An app decides from it whether to go on without them.
+   */
+  async startedWithin(timeoutMs: number): Promise<ConsumersStarted> {
+    this.requireBooted();
+    const outcomes = await Promise.all(this.consumers.map(async (consumer) => ({ consumer, started: await consumer.startedWithin(timeoutMs) })));
+    return {
+      started: outcomes.filter((o) => o.started).map((o) => o.consumer.name),
+      failing: outcomes.filter((o) => !o.started).map((o) => ({ consumer: o.consumer.name, error: o.consumer.startFailure ?? new Error('still starting') })),
+    };
   }
 
   /** Drains every consumer at once, so the whole stop takes at most one drain timeout. */

@@ -65,8 +65,9 @@ export interface SqsWorkerOptions<Body = unknown> {
    * ECS task scale-in protection: while handlers run, the task asks its ECS agent not to be
    * stopped by a scale-in or a deployment (one call when it gets busy, one once idle for
    * `idleMs`, renewals a minute before `expiresInMinutes` lapses). The task role needs
-   * `ecs:UpdateTaskProtection`, which `QueueWorkerService` grants. A call that fails is
-   * logged; messages never wait for it. `false` turns it off.
+   * `ecs:UpdateTaskProtection`, which `QueueWorkerService` grants. The first handler of a
+   * busy period waits for the agent's answer at most 250 ms, and not at all while its last
+   * call failed or took longer; a call that fails is logged. `false` turns it off.
    * @default on when `ECS_AGENT_URI` is set (ECS sets it); idleMs 10000; expiresInMinutes the
    * longer of the visibility timeout and `handlerTimeoutMs`, plus 5
    */

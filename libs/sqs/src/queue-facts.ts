@@ -1,3 +1,4 @@
+import { queueUnavailable } from './queue-unavailable.js';
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 
 /** What the worker needs to know of its queue before it receives. */
@@ -35,7 +36,9 @@ export async function readQueueFacts(
     const { visibilityTimeoutSeconds, maxReceiveCount } = given;
     return { visibilityTimeoutSeconds, maxReceiveCount, fifo, retryInPlaceSeconds: retryInPlaceSeconds(fifo, visibilityTimeoutSeconds, given.fifoRetryInPlaceSeconds) };
   }
-  const response = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['VisibilityTimeout', 'RedrivePolicy'] }));
+  const response = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['VisibilityTimeout', 'RedrivePolicy'] })).catch((error: unknown) => {
+    throw queueUnavailable(error, queueUrl);
+  });
   const redrive = response.Attributes?.RedrivePolicy;
   let maxReceiveCount = given.maxReceiveCount;
   if (maxReceiveCount === undefined && redrive) {

@@ -6,10 +6,10 @@ const clip = (text: string, width: number) => {
   return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat;
 };
 
-/** The JSON shape of `list --json`: one object per message, times in ISO 8601. */
+/** The JSON shape of `list --json` (docs/contracts.md §5): one object per message, its whole body, times in ISO 8601. */
 export function entryJson(entry: DlqEntry) {
-  const { body, firstReceivedAt, deadLetteredAt, ...summary } = deadLetterSummary(entry);
-  return { ...summary, firstReceivedAt: iso(firstReceivedAt ?? undefined), deadLetteredAt: iso(deadLetteredAt ?? undefined), bodyPreview: clip(body, 120) };
+  const { firstReceivedAt, deadLetteredAt, ...summary } = deadLetterSummary(entry);
+  return { ...summary, firstReceivedAt: iso(firstReceivedAt ?? undefined), deadLetteredAt: iso(deadLetteredAt ?? undefined) };
 }
 
 /** A fixed-width table for a terminal. */

@@ -43,8 +43,9 @@ export function workerOptions(settings: WorkerEnvSettings, context: WorkerEnvCon
     opened.push(built);
     return built.value;
   };
-  const idempotency = settings.idempotency.store === 'off' ? undefined : open(idempotencyStore(settings.idempotency, logger ?? console));
-  const fleet = settings.fleetState && settings.backpressure ? { store: open(fleetStateStore(settings.fleetState, logger ?? console)) } : undefined;
+  const storeLogger = logger ?? console;
+  const idempotency = settings.idempotency.store === 'off' ? undefined : open(idempotencyStore(settings.idempotency, storeLogger));
+  const fleet = settings.fleetState && settings.backpressure ? { store: open(fleetStateStore(settings.fleetState, storeLogger)) } : undefined;
   const options: Omit<WorkerEnvOptions, 'close'> = {
     queueUrl,
     deadLetterQueueUrl,

@@ -1,11 +1,12 @@
 import { outOfRange } from '@requeue/retry/engine';
 import { SqsWorkerConfigError } from '../errors.js';
 import type { WorkerLogger } from '../logger.js';
+import type { SqsWorkerOptions } from '../options.js';
 import { ecsAgent } from './ecs-agent.js';
 import { TaskProtection } from './task-protection.js';
 
 /** The `taskProtection` option: `false`, or where the agent is and how long protection lasts. */
-export type TaskProtectionOption = false | { agentUri?: string; idleMs?: number; expiresInMinutes?: number };
+type TaskProtectionOption = SqsWorkerOptions['taskProtection'];
 
 /**
  * The task's scale-in protection, on when the ECS agent is there to ask (`ECS_AGENT_URI`,
@@ -13,7 +14,7 @@ export type TaskProtectionOption = false | { agentUri?: string; idleMs?: number;
  * timeout and the longest handler by five minutes, so a handler never outlives it.
  */
 export function taskProtectionFor(
-  option: TaskProtectionOption | undefined,
+  option: TaskProtectionOption,
   context: { visibilityTimeoutSeconds: number; handlerTimeoutMs: number; now: () => number; logger: WorkerLogger },
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): TaskProtection | undefined {

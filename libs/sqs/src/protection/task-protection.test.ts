@@ -1,39 +1,51 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../logger.js';
 import { ecsAgent, TaskProtectionError, type ProtectionAgent } from './ecs-agent.js';
-import { startFakeAgent } from '../../../../test/support/ecs-agent-fake.js';
 import { PROTECT_WAIT_MS, TaskProtection } from './task-protection.js';
 
+/**
+ * The agent's documented answers, through the client's `fetch` option: 200 `protection`,
+ * 200 `failure` when ECS refuses the task, 400 `error` when throttled, or no answer.
+ * (test/support/ecs-agent-fake.ts serves the same over HTTP for the engine's tests.)
+ */
+function agentAnswering(answers: Array<'protect' | 'task-not-valid' | 'throttle' | 'hang'>) {
+  const requests: Array<{ method: string; url: string; body: unknown }> = [];
+  const json = (status: number, payload: unknown) => new Response(JSON.stringify(payload), { status, headers: { 'content-type': 'application/json' } });
+  const fetch = async (url: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    requests.push({ method: init?.method ?? 'GET', url: String(url), body: JSON.parse(String(init?.body)) });
+    const answer = answers.shift() ?? 'protect';
+    if (answer === 'hang') return new Promise((_, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal?.reason)));
+    if (answer === 'task-not-valid') return json(200, { failure: { Arn: 'arn:task', Reason: 'TASK_NOT_VALID', Detail: null } });
+    if (answer === 'throttle') return json(400, { error: { Arn: 'arn:task', Code: 'ThrottlingException', Message: 'Rate exceeded' } });
+    return json(200, { protection: { ProtectionEnabled: true, ExpirationDate: null, TaskArn: 'arn:task' } });
+  };
+  return { requests, fetch: fetch as typeof globalThis.fetch };
+}
+
 describe('the ECS agent endpoint', () => {
+  const AGENT = 'http://169.254.170.2/api/task-id';
+
   it('protects for the minutes asked and clears, as the documented request shapes say', async () => {
-    const fake = await startFakeAgent();
-    try {
-      const agent = ecsAgent(fake.uri);
-      await agent.update(true, 30);
-      await agent.update(false, 30);
-      expect(fake.requests).toEqual([
-        { method: 'PUT', path: '/api/task-id/task-protection/v1/state', body: { ProtectionEnabled: true, ExpiresInMinutes: 30 } },
-        { method: 'PUT', path: '/api/task-id/task-protection/v1/state', body: { ProtectionEnabled: false } },
-      ]);
-    } finally {
-      await fake.close();
-    }
+    const fake = agentAnswering([]);
+    const agent = ecsAgent(AGENT, { fetch: fake.fetch });
+    await agent.update(true, 30);
+    await agent.update(false, 30);
+    expect(fake.requests).toEqual([
+      { method: 'PUT', url: `${AGENT}/task-protection/v1/state`, body: { ProtectionEnabled: true, ExpiresInMinutes: 30 } },
+      { method: 'PUT', url: `${AGENT}/task-protection/v1/state`, body: { ProtectionEnabled: false } },
+    ]);
   });
 
   it('retries a throttled call, gives up on a refused task at once, and times out a hung agent', async () => {
-    const fake = await startFakeAgent(['throttle', 'throttle', 'protect', 'task-not-valid', 'hang', 'hang']);
-    try {
-      const agent = ecsAgent(fake.uri, { timeoutMs: 100, retries: 2 });
-      await agent.update(true, 5);
-      expect(fake.requests).toHaveLength(3);
-      await expect(agent.update(true, 5)).rejects.toMatchObject({ name: 'TaskProtectionError', retryable: false, message: expect.stringContaining('TASK_NOT_VALID') });
-      expect(fake.requests).toHaveLength(4);
-      const hung = ecsAgent(fake.uri, { timeoutMs: 100, retries: 1 });
-      await expect(hung.update(true, 5)).rejects.toMatchObject({ retryable: true, message: expect.stringContaining('did not answer') });
-      expect(fake.requests).toHaveLength(6);
-    } finally {
-      await fake.close();
-    }
+    const fake = agentAnswering(['throttle', 'throttle', 'protect', 'task-not-valid', 'hang', 'hang']);
+    const agent = ecsAgent(AGENT, { timeoutMs: 100, retries: 2, fetch: fake.fetch });
+    await agent.update(true, 5);
+    expect(fake.requests).toHaveLength(3);
+    await expect(agent.update(true, 5)).rejects.toMatchObject({ name: 'TaskProtectionError', retryable: false, message: expect.stringContaining('TASK_NOT_VALID') });
+    expect(fake.requests).toHaveLength(4);
+    const hung = ecsAgent(AGENT, { timeoutMs: 100, retries: 1, fetch: fake.fetch });
+    await expect(hung.update(true, 5)).rejects.toMatchObject({ retryable: true, message: expect.stringContaining('did not answer') });
+    expect(fake.requests).toHaveLength(6);
   });
 });
 

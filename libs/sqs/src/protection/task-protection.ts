@@ -1,4 +1,5 @@
 import type { WorkerLogger } from '../logger.js';
+import type { WorkerHealth } from '../worker.js';
 import { sleep } from '../sleep.js';
 import type { ProtectionAgent } from './ecs-agent.js';
 
@@ -21,13 +22,8 @@ export interface TaskProtectionSettings {
   logger: WorkerLogger;
 }
 
-/** What the protection did, for tests and metrics: every call, and the failures among them. */
-export interface ProtectionCounts {
-  enabled: number;
-  cleared: number;
-  renewed: number;
-  failed: number;
-}
+/** What the protection did, as `health()` reports it: every call, and the failures among them. */
+type ProtectionCounts = NonNullable<WorkerHealth['taskProtection']>;
 
 /**
  * ECS task scale-in protection following the worker's activity: protected when it goes

@@ -1,0 +1,47 @@
+/** Why the worker could not read its queue. */
+export type QueueUnavailableReason = 'no-credentials' | 'no-queue' | 'access-denied' | 'unreachable' | 'other';
+
+/**
+ * `start()` could not read the queue's attributes. The message says what to do;
+ * `reason` is for code that decides whether waiting may help (only `unreachable` and
+ * `other` may pass on their own); `cause` is the SDK's error.
+ */
+export class QueueUnavailableError extends Error {
+  constructor(
+    /** The queue the worker was given. */
+    readonly queueUrl: string,
+    /** What went wrong, in a word. */
+    readonly reason: QueueUnavailableReason,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'QueueUnavailableError';
+  }
+}
+
+const CREDENTIAL_ERRORS = new Set(['CredentialsProviderError', 'InvalidClientTokenId', 'UnrecognizedClientException', 'SignatureDoesNotMatch', 'ExpiredToken', 'ExpiredTokenException', 'InvalidSignatureException']);
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH']);
+
+/** The SDK's error for a queue call, as one line saying what went wrong and what to do. */
+export function queueUnavailable(error: unknown, queueUrl: string): QueueUnavailableError {
+  const name = (error as { name?: unknown } | null)?.name;
+  const errorName = typeof name === 'string' ? name : '';
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: string } | null)?.code ?? (error as { cause?: { code?: string } } | null)?.cause?.code;
+  const status = (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
+  const fail = (reason: QueueUnavailableReason, text: string) => new QueueUnavailableError(queueUrl, reason, text, { cause: error });
+  if (CREDENTIAL_ERRORS.has(errorName) || /could not load credentials/i.test(message)) {
+    return fail('no-credentials', `no usable AWS credentials for ${queueUrl} (${errorName || message}): configure the standard chain (AWS_PROFILE, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a task role); an emulator takes any values`);
+  }
+  if (errorName === 'QueueDoesNotExist' || errorName.includes('NonExistentQueue')) {
+    return fail('no-queue', `queue ${queueUrl} does not exist: check its URL, and for an emulator AWS_ENDPOINT_URL and the region`);
+  }
+  if (errorName.includes('AccessDenied') || status === 403) {
+    return fail('access-denied', `access to ${queueUrl} denied (${errorName || status}): the role needs sqs:GetQueueAttributes, sqs:ReceiveMessage, sqs:DeleteMessage, sqs:ChangeMessageVisibility and sqs:SendMessage on it, and sqs:SendMessage on the DLQ`);
+  }
+  if ((code !== undefined && UNREACHABLE_CODES.has(code)) || /ECONNREFUSED|ENOTFOUND|getaddrinfo/.test(message)) {
+    return fail('unreachable', `nothing answers for ${queueUrl} (${code ?? message}): check AWS_ENDPOINT_URL (for an emulator, is it running?) and the network`);
+  }
+  return fail('other', `could not read ${queueUrl}: ${errorName ? `${errorName}: ` : ''}${message}`);
+}
