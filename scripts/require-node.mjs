@@ -1,5 +1,5 @@
-// Runs before `npm ci` installs anything (preinstall) and before every npm script that
-// starts requeue: on an older Node, one line that says what to do instead of a stack
+// Runs before every npm script that starts requeue (`npm ci` itself refuses an older Node
+// through .npmrc's engine-strict): on an older Node, one line that says what to do instead of a stack
 // trace from a module that Node does not have yet. Plain JavaScript, for any Node.
 import { readFileSync } from 'node:fs';
 

@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,28 +59,34 @@ describe.each(oldNodes)('on an older Node (%s), requeue says what to do in one l
     expect(result.stderr).toMatch(/^requeue needs Node >=22\.12 and this is v20\.\d+\.\d+: install Node 24 LTS/);
   });
 
-  it('the npm scripts and npm ci (preinstall) refuse with the same kind of line, naming .nvmrc', async () => {
+  it('the npm scripts refuse with the same kind of line, naming .nvmrc', async () => {
     const result = await failure(node, [...flags, root('scripts/require-node.mjs')]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^requeue needs Node >=22\.12 and this is v20\.\d+\.\d+: install Node 24 LTS \(\.nvmrc says 24/);
+    expect(result.stderr).toMatch(/^requeue needs Node >=22\.15 and this is v20\.\d+\.\d+: install Node 24 LTS \(\.nvmrc says 24/);
     expect(result.stderr.split('\n')).toHaveLength(1);
   });
 });
 
 describe('npm ci on an older Node', () => {
-  it('fails at preinstall with the one line, even with npm kept silent', async () => {
-    // A copy of the project's install surface: package.json, .npmrc (loglevel=silent) and the check.
+  it('refuses before it fetches anything, saying which Node it needs, even with npm kept silent', async () => {
+    // The project's install surface: package.json's engines, .npmrc, and a dependency whose
+    // tarball nothing serves, so that a fetch would fail with another error than the refusal.
     const project = mkdtempSync(join(tmpdir(), 'requeue-npm-ci-'));
-    mkdirSync(join(project, 'scripts'));
-    copyFileSync(root('scripts/require-node.mjs'), join(project, 'scripts/require-node.mjs'));
     copyFileSync(root('.npmrc'), join(project, '.npmrc'));
-    const manifest = JSON.parse(readFileSync(root('package.json'), 'utf8')) as { engines: unknown; scripts: { preinstall: string } };
-    const minimal = { name: 'requeue-install-check', version: '0.0.0', private: true, engines: manifest.engines, scripts: { preinstall: manifest.scripts.preinstall } };
+    const { engines } = JSON.parse(readFileSync(root('package.json'), 'utf8')) as { engines: { node: string } };
+    const minimal = { name: 'requeue-install-check', version: '0.0.0', private: true, engines, dependencies: { 'left-pad': '1.3.0' } };
     writeFileSync(join(project, 'package.json'), JSON.stringify(minimal));
-    writeFileSync(join(project, 'package-lock.json'), JSON.stringify({ name: minimal.name, version: '0.0.0', lockfileVersion: 3, requires: true, packages: { '': { name: minimal.name, version: '0.0.0', engines: minimal.engines } } }));
+    const leftPad = { version: '1.3.0', resolved: 'http://127.0.0.1:1/left-pad-1.3.0.tgz', integrity: 'sha512-XI5MPzVNApjAyhQzphX8BkmKsKUxD4LdyK24iZeQEhHrPJ+GNGHp+i7v2D9jTzK3ddYoBEQE8Q0k+1z4E6n8Ag==' };
+    const lock = { name: minimal.name, version: '0.0.0', lockfileVersion: 3, requires: true, packages: { '': { ...minimal, name: minimal.name }, 'node_modules/left-pad': leftPad } };
+    writeFileSync(join(project, 'package-lock.json'), JSON.stringify(lock));
+    const startedAt = Date.now();
     const result = await failure('npm', ['ci'], { cwd: project, env: { NODE_OPTIONS: `--import=${pretendOlderNode()}`, HOME: process.env.HOME } });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/requeue needs Node >=22\.12 and this is v20\.20\.2/);
-    expect(result.stdout).toBe('');
+    const { error } = JSON.parse(result.stdout) as { error: { code: string; detail: string } };
+    expect(error.code).toBe('EBADENGINE');
+    expect(error.detail).toContain(`Required: {"node":"${engines.node}"}`);
+    expect(error.detail).toContain('"node":"v20.20.2"');
+    expect(existsSync(join(project, 'node_modules'))).toBe(false);
+    expect(Date.now() - startedAt).toBeLessThan(20_000);
   });
 });
