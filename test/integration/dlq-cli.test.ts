@@ -88,6 +88,11 @@ describe('requeue dlq', () => {
     expect(JSON.parse((await dlq(queues, 'list', '--error-type', 'PERMANENT', '--json')).stdout)).toHaveLength(1);
     expect(JSON.parse((await dlq(queues, 'list', '--older-than', '1h', '--json')).stdout)).toHaveLength(0);
     expect(JSON.parse((await dlq(queues, 'list', '--limit', '1', '--json')).stdout)).toHaveLength(1);
+    // The URL as the emulator names it (sqs.<region>.localhost), with no endpoint configured: the
+    // URL's own origin on loopback is the endpoint.
+    const asPrinted = queues.dlqUrl.replace(/^http:\/\/[^/]+/, `http://sqs.us-east-1.localhost:${new URL(suite.emulator.endpoint).port}`);
+    const direct = await run(process.execPath, [CLI, 'dlq', 'list', '--json', '--dlq', asPrinted], { env: { PATH: process.env.PATH } });
+    expect(JSON.parse(direct.stdout)).toHaveLength(3);
     // Listing consumed nothing: every message is visible again at once.
     expect(await suite.emulator.depth(queues.dlqUrl)).toMatchObject({ visible: 3, inFlight: 0 });
   }, 60_000);

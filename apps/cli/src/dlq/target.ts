@@ -52,7 +52,11 @@ export function regionOfQueueUrl(queueUrl: string): string | undefined {
 
 function emulatorOrigin(queueUrl: string): string | undefined {
   if (regionOfQueueUrl(queueUrl) || !URL.canParse(queueUrl)) return undefined;
-  return new URL(queueUrl).origin;
+  const url = new URL(queueUrl);
+  // Emulators name their queues on *.localhost (loopback by RFC 6761), which not every
+  // resolver knows, and the local emulator answers 127.0.0.1 only.
+  if (url.hostname === 'localhost' || url.hostname.endsWith('.localhost')) url.hostname = '127.0.0.1';
+  return url.origin;
 }
 
 /** One line saying what went wrong and what to do, for the errors users actually hit. */
@@ -66,6 +70,9 @@ export function explainAwsError(error: unknown, context: { dlqUrl: string; endpo
   }
   if (name === 'CredentialsProviderError' || /credential/i.test(message)) {
     return new CliError('no AWS credentials found: configure the standard chain (AWS_PROFILE, AWS_ACCESS_KEY_ID...) or point AWS_ENDPOINT_URL at an emulator', 1, { cause: error });
+  }
+  if (code === 'ENOTFOUND' || /getaddrinfo ENOTFOUND/.test(message)) {
+    return new CliError(`cannot resolve the host of ${where}: check --dlq and AWS_ENDPOINT_URL`, 1, { cause: error });
   }
   if (code === 'ECONNREFUSED' || /ECONNREFUSED|connect ECONN/.test(message)) {
     return new CliError(`nothing answers at ${where}: is \`npm start\` (or your emulator) running? ${context.hint ?? ''}`.trim(), 1, { cause: error });
