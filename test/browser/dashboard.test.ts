@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +10,7 @@ import { freePort } from '../support/worker-process.js';
 import { CHROMIUM, CHROMIUM_FLAGS, ensureChromium } from './chromium.js';
 
 const DEMO = fileURLToPath(new URL('../../apps/demo/dist/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../apps/cli/bin/requeue.mjs', import.meta.url));
 const SCREENSHOT = fileURLToPath(new URL('../../docs/dashboard.png', import.meta.url));
 
 let browser: Browser;
@@ -16,6 +18,7 @@ let demo: ChildProcess;
 /** Takes the demo worker's OTLP exports, so its retries have traces to link to. */
 let collector: Server;
 let stderr = '';
+let stdout = '';
 
 beforeAll(async () => {
   ensureChromium();
@@ -46,6 +49,7 @@ describe('the local dashboard in a real browser', () => {
       },
       stdio: ['ignore', 'pipe', 'pipe'] });
     demo.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    demo.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     const url = await eventually(() => /dashboard: (\S+)/.exec(stderr)?.[1], 30_000, 'the dashboard URL');
     expect(url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/#token=[0-9a-f]{32}$`));
 
@@ -68,6 +72,11 @@ describe('the local dashboard in a real browser', () => {
     await expect.poll(() => page.locator('#activity canvas').count()).toBeGreaterThan(0);
 
     if (process.env.UPDATE_DOCS) await page.screenshot({ path: SCREENSHOT, fullPage: true });
+
+    // The report's hint works as printed while the demo holds its stack up.
+    const listCommand = await eventually(() => /npx requeue dlq list --dlq (\S+)/.exec(stdout)?.[1], 30_000, 'the report\'s dlq hint');
+    const listed = await promisify(execFile)(process.execPath, [CLI, 'dlq', 'list', '--json', '--dlq', listCommand], { env: { PATH: process.env.PATH } });
+    expect(JSON.parse(listed.stdout)).toHaveLength(12);
 
     // Replay a permanent failure: it leaves the DLQ (and, still failing, comes back as a new message).
     const row = page.locator('#dead-letters tr[data-message-id]', { hasText: 'permanent-1' });

@@ -92,7 +92,8 @@ export async function runDemoCommand(argv: string[], io: DemoIo): Promise<void> 
   if (!report) io.out(render(run));
   function render(finished: typeof run): string {
     const { summary: done, outcomes } = summarize(workload, finished);
-    return values.json ? JSON.stringify(done, null, 2) : renderReport(workload, done, outcomes);
+    const keptUp = dashboardPort === undefined ? undefined : { dlqUrl: finished.local.dlqUrl };
+    return values.json ? JSON.stringify(done, null, 2) : renderReport(workload, done, outcomes, keptUp);
   }
   if (summary.lost.length > 0 || summary.unexpected.length > 0) {
     throw new DemoError(`not every message ended where it should: lost ${summary.lost.length}, unexpected ${summary.unexpected.length}`);

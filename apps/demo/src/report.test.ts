@@ -45,4 +45,13 @@ describe('demo report', () => {
     const { summary, outcomes } = summarize(workload, plain);
     expect(renderReport(workload, summary, outcomes)).not.toContain('deferred');
   });
+
+  it('says how to look at the dead letters: the commands for a stack kept up, else how to keep it up', () => {
+    const { summary, outcomes } = summarize(workload, run);
+    const stopped = renderReport(workload, summary, outcomes);
+    expect(stopped).toContain('`npm run demo -- --dashboard` keeps it up');
+    expect(stopped).not.toContain('npm start');
+    const keptUp = renderReport(workload, summary, outcomes, { dlqUrl: 'http://sqs.us-east-1.localhost:4566/000000000000/Requeue-jobs-dlq' });
+    expect(keptUp).toContain('  npx requeue dlq list --dlq http://sqs.us-east-1.localhost:4566/000000000000/Requeue-jobs-dlq\n');
+  });
 });

@@ -117,8 +117,22 @@ function groupOrder(workload: readonly DemoMessage[], run: DemoRun): { groups: n
 
 const pad = (text: string, width: number) => text.padEnd(width);
 
+/**
+ * Where to look at the dead letters: the stack the report was made on, while it stays up
+ * (`--dashboard`); otherwise how to keep it up, since it stops with the demo.
+ */
+function deadLetterHint(keptUp: { dlqUrl: string } | undefined): string[] {
+  if (!keptUp) return ["The demo's stack stops with it: `npm run demo -- --dashboard` keeps it up after the run, with these dead letters on the dashboard and the commands to list and replay them."];
+  return [
+    'While this runs, list them with',
+    `  npx requeue dlq list --dlq ${keptUp.dlqUrl}`,
+    'and replay the exhausted ones with',
+    `  npx requeue dlq replay --dlq ${keptUp.dlqUrl} --reason max-attempts --reset-attempts`,
+  ];
+}
+
 /** The human report: a few timelines, totals, and the DLQ by reason. */
-export function renderReport(workload: readonly DemoMessage[], summary: DemoSummary, outcomes: Map<string, Outcome>): string {
+export function renderReport(workload: readonly DemoMessage[], summary: DemoSummary, outcomes: Map<string, Outcome>, keptUp?: { dlqUrl: string }): string {
   const lines: string[] = ['', 'Timelines (seconds since publishing):'];
   const examples = ['transient-2', 'rate-limited-1', 'quota-1', 'exhausted-1', 'deadline-1', 'permanent-1'];
   for (const id of examples) {
@@ -156,7 +170,7 @@ export function renderReport(workload: readonly DemoMessage[], summary: DemoSumm
     'DLQ by reason:',
     ...Object.entries(summary.deadLettered.byReason).map(([reason, count]) => `  ${pad(reason, 20)} ${count}`),
     '',
-    'Inspect them with `npm run dlq -- list` while `npm start` runs; replay with `npm run dlq -- replay`.',
+    ...deadLetterHint(keptUp),
   );
   if (summary.lost.length || summary.unexpected.length) {
     lines.push('', `PROBLEM: lost ${JSON.stringify(summary.lost)}, unexpected ${JSON.stringify(summary.unexpected)}`);
