@@ -35,9 +35,11 @@ describe('demo report', () => {
     expect(report).toContain('keeps its attempt');
     // The --json document keeps its shape: every retry line, deferrals included.
     expect(summary.retries).toEqual([
-      { errorType: 'RATE_LIMIT', delaySeconds: 2 },
-      { errorType: 'TEMPORARY', delaySeconds: 1 },
+      { errorType: 'RATE_LIMIT', delaySeconds: 2, kind: 'deferral' },
+      { errorType: 'TEMPORARY', delaySeconds: 1, kind: 'retry' },
     ]);
+    expect(report).toContain('retries (an attempt used): 1 (TEMPORARY 1, delays 1-1 s)');
+    expect(report).toContain('deferrals (attempt kept, dependency paused): 1 (RATE_LIMIT 1, delays 2-2 s)');
   });
 
   it('has no deferral note when nothing was deferred', () => {

@@ -8,7 +8,8 @@ export interface DemoSummary {
   succeeded: number;
   deadLettered: { total: number; byReason: Record<string, number> };
   attempts: { histogram: Record<string, number> };
-  retries: Array<{ errorType: string; delaySeconds: number }>;
+  /** Every failed attempt that went back to the queue: `retry` used an attempt, `deferral` kept it (the dependency was paused or its circuit open). */
+  retries: Array<{ errorType: string; delaySeconds: number; kind: 'retry' | 'deferral' }>;
   durationSeconds: number;
   /** Ids found neither in the ledger nor in the DLQ. The demo fails unless empty. */
   lost: string[];
@@ -78,7 +79,7 @@ export function summarize(workload: readonly DemoMessage[], run: DemoRun): { sum
     succeeded: 0,
     deadLettered: { total: 0, byReason: {} },
     attempts: { histogram: {} },
-    retries: run.retries.map(({ errorType, delaySeconds }) => ({ errorType, delaySeconds })),
+    retries: run.retries.map(({ errorType, delaySeconds, deferredBecause }) => ({ errorType, delaySeconds, kind: deferredBecause ? 'deferral' : 'retry' })),
     durationSeconds: Math.round((run.finishedAt - run.publishedAt) / 100) / 10,
     lost: [],
     unexpected: [],
@@ -153,8 +154,12 @@ export function renderReport(workload: readonly DemoMessage[], summary: DemoSumm
       '  not for its own delay, and keeps its attempt.',
     );
   }
-  const retriesByType = new Map<string, number[]>();
-  for (const retry of summary.retries) retriesByType.set(retry.errorType, [...(retriesByType.get(retry.errorType) ?? []), retry.delaySeconds]);
+  const byType = (kind: 'retry' | 'deferral') => {
+    const delays = new Map<string, number[]>();
+    for (const retry of summary.retries.filter((r) => r.kind === kind)) delays.set(retry.errorType, [...(delays.get(retry.errorType) ?? []), retry.delaySeconds]);
+    const count = [...delays.values()].reduce((sum, list) => sum + list.length, 0);
+    return `${count}${count ? ` (${[...delays].map(([type, list]) => `${type} ${list.length}, delays ${Math.min(...list)}-${Math.max(...list)} s`).join('; ')})` : ''}`;
+  };
   lines.push(
     '',
     'Totals:',
@@ -162,9 +167,8 @@ export function renderReport(workload: readonly DemoMessage[], summary: DemoSumm
     `  attempts per message: ${Object.entries(summary.attempts.histogram)
       .map(([attempts, count]) => `${attempts}: ${count}`)
       .join(', ')}`,
-    `  retries and deferrals: ${summary.retries.length} (${[...retriesByType]
-      .map(([type, delays]) => `${type} ${delays.length}, delays ${Math.min(...delays)}-${Math.max(...delays)} s`)
-      .join('; ')})`,
+    `  retries (an attempt used): ${byType('retry')}`,
+    `  deferrals (attempt kept, dependency paused): ${byType('deferral')}`,
     ...(summary.fifo ? [`  FIFO: ${summary.fifo.inOrder} of ${summary.fifo.groups} message groups succeeded in publish order`] : []),
     '',
     'DLQ by reason:',

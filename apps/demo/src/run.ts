@@ -10,7 +10,10 @@ import { startLocalRequeueStack, type LocalRequeueStack } from '@requeue/local-a
 import { readSimulationLedger, type SimulationLedgerLine } from '@requeue/local-aws/simulation-ledger';
 import { queueDepth } from '@requeue/sqs/dead-letters';
 import { DemoError } from './errors.js';
+import { progressOf, type Progress } from './progress.js';
 import { DEMO_RETRY_POLICY, type DemoMessage } from './workload.js';
+
+export type { Progress };
 
 // The worker app, a declared dependency: the demo runs it as its own process, as ECS would.
 const WORKER_ENTRY = createRequire(import.meta.url).resolve('@requeue/worker');
@@ -28,17 +31,6 @@ export interface RetryLogLine {
    * or its circuit was open, so the attempt was kept and the message waits for the dependency.
    */
   deferredBecause?: 'rate-limited' | 'breaker-open';
-}
-
-export interface Progress {
-  elapsedSeconds: number;
-  published: number;
-  succeeded: number;
-  /** Visible or being handled. */
-  retrying: number;
-  /** Delayed: waiting out a backoff. */
-  waiting: number;
-  deadLettered: number;
 }
 
 export interface DemoRun {
@@ -217,19 +209,12 @@ interface Accounting {
 }
 
 /** Reports progress every second until every message has succeeded or reached the DLQ, and the queue is empty. */
-async function untilAccountedFor({ sqs, queueUrl, dlqUrl, ledgerPath, worker, published, publishedAt, options }: Accounting): Promise<void> {
+async function untilAccountedFor({ sqs, queueUrl, ledgerPath, worker, published, publishedAt, options }: Accounting): Promise<void> {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [depth, dlq] = await Promise.all([queueDepth(sqs, queueUrl), queueDepth(sqs, dlqUrl)]);
-    const progress = {
-      elapsedSeconds: (Date.now() - publishedAt) / 1000,
-      published,
-      succeeded: new Set(readSimulationLedger(ledgerPath).map((line) => line.id)).size,
-      retrying: depth.visible + depth.inFlight,
-      waiting: depth.delayed,
-      deadLettered: dlq.visible + dlq.inFlight,
-    };
+    const depth = await queueDepth(sqs, queueUrl);
+    const progress = progressOf(published, readSimulationLedger(ledgerPath), worker.output(), (Date.now() - publishedAt) / 1000);
     options.onProgress(progress);
     if (progress.succeeded + progress.deadLettered >= published && depth.visible + depth.inFlight + depth.delayed === 0) return;
     if (worker.process.exitCode !== null) throw new DemoError(`the worker exited mid-run:\n${worker.output().slice(-2000)}`);
