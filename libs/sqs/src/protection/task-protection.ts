@@ -1,5 +1,4 @@
 import type { WorkerLogger } from '../logger.js';
-import type { WorkerHealth } from '../worker.js';
 import { sleep } from '../sleep.js';
 import type { ProtectionAgent } from './ecs-agent.js';
 
@@ -22,8 +21,13 @@ export interface TaskProtectionSettings {
   logger: WorkerLogger;
 }
 
-/** What the protection did, as `health()` reports it: every call, and the failures among them. */
-type ProtectionCounts = NonNullable<WorkerHealth['taskProtection']>;
+/** What the protection did, as `health().taskProtection` reports it: every call, and the failures among them. */
+interface ProtectionCounts {
+  enabled: number;
+  cleared: number;
+  renewed: number;
+  failed: number;
+}
 
 /**
  * ECS task scale-in protection following the worker's activity: protected when it goes
