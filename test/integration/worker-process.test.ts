@@ -27,7 +27,7 @@ describe('worker app with no queue URLs (npm start)', () => {
   it('starts the embedded emulator provisioned from the stack template, and consumes what is published to the topic', async () => {
     const ledger = ledgerPath();
     // Port 0: the emulator binds any free port, and the banner names its endpoint.
-    const started = await startWorkerProcess({ WORKER_EMULATOR_PORT: '0', WORKER_HANDLER: 'simulation', SIMULATION_LEDGER: ledger });
+    const started = await startWorkerProcess({ WORKER_EMULATOR_PORT: '0', WORKER_HANDLER: 'simulation', SIMULATION_LEDGER: ledger, LOG_LEVEL: 'info' });
     suite.track(started);
     await waitUntilReady(started, 30_000);
     const banner = started.output();
@@ -35,6 +35,8 @@ describe('worker app with no queue URLs (npm start)', () => {
     const queueUrl = /queue\s+(http\S+)/.exec(banner)?.[1];
     expect(queueUrl).toMatch(/\/Requeue-jobs$/);
     // Asked for port 0, the banner names the port the health server actually bound.
+    // The publish command runs as pasted: it carries placeholder credentials.
+    expect(banner).toContain(`AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local aws --endpoint-url http://127.0.0.1:`);
     const healthUrl = /health on (http:\/\/127\.0\.0\.1:[1-9]\d*\/health\/ready)/.exec(banner)?.[1];
     expect((await fetch(healthUrl!)).status).toBe(200);
 
@@ -55,6 +57,10 @@ describe('worker app with no queue URLs (npm start)', () => {
       await sns.send(new PublishCommand({ TopicArn: topicArn, Message: simulation('via-topic', { outcome: 'transient', failTimes: 1 }).body }));
       const [success] = await eventually(() => (readLedger(ledger).length > 0 ? readLedger(ledger) : undefined), 20_000, 'the published message to succeed');
       expect(success).toMatchObject({ id: 'via-topic', attempt: 2 });
+      // A retry that worked says so at info, under the id its failure was logged with.
+      await eventually(() => (started.output().includes('done on attempt 2') ? true : undefined), 5000, 'the success to be logged');
+      const done = started.output().split('\n').find((line) => line.includes('done on attempt 2'))!;
+      expect(JSON.parse(done)).toMatchObject({ originalMessageId: success!.originalMessageId, attempt: 2 });
     } finally {
       sqs.destroy();
       sns.destroy();

@@ -31,9 +31,9 @@ function banner(local: EmbeddedAws, config: WorkerConfig, healthUrl: string): st
     `  DLQ       ${local.dlqUrl}`,
     `  handler   ${config.handler}; health on ${healthUrl}`,
     'Publish a message:',
-    `  aws --endpoint-url ${local.endpoint} --region us-east-1 sns publish --topic-arn ${local.topicArn} \\`,
-    `      --message '{"id":"hello","simulate":{"outcome":"transient","failTimes":1}}'`,
-    '(any credentials work, e.g. AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test)',
+    '  (the emulator checks no credentials: any will do, so the command brings its own)',
+    `  AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local aws --endpoint-url ${local.endpoint} --region us-east-1 \\`,
+    `      sns publish --topic-arn ${local.topicArn} --message '{"id":"hello","simulate":{"outcome":"transient","failTimes":1}}'`,
     '',
   ].join('\n');
 }

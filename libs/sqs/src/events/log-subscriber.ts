@@ -13,8 +13,12 @@ const SETTLE_FAILED: Record<EngineEvents['settleFailed']['step'], { level: 'warn
 /** The worker's log lines about messages and receives, from its events. */
 export function subscribeLogs(events: EventStream<EngineEvents>, logger: WorkerLogger, queueUrl: string): void {
   events.on('settled', ({ messageId, originalMessageId, attempt, outcome }) => {
-    // Most messages are deleted, which logs nothing: nothing is built for them.
-    if (outcome.kind === 'deleted') return;
+    // Most messages are deleted on their first attempt, which logs nothing: nothing is built
+    // for them. One that had failed before says how its retries ended.
+    if (outcome.kind === 'deleted') {
+      if (attempt > 1) logger.info({ messageId, originalMessageId, attempt }, `done on attempt ${attempt}`);
+      return;
+    }
     const fields = { messageId, originalMessageId, attempt };
     if (outcome.kind === 'dead-letter') {
       const { reason, errorType, error, carriesRecord } = outcome;
