@@ -13,7 +13,9 @@ describe('fault tolerance: Spot interruptions and scale-in on a fleet with task 
     expect(report.lost).toBe(0);
     expect(report.deadLettered).toBe(0);
     expect(report.busyPeriods).toBeGreaterThan(0);
-    // An enable and a clear per busy period, a little less where a stop's clear was cut short.
-    expect(report.callsPerBusyPeriod).toBeLessThanOrEqual(2);
+    // One call per transition, never per message: an enable and a clear per busy period, and
+    // at most those two again for a task stopped between its enable and its first handler.
+    expect(report.protectionCalls).toBeLessThanOrEqual(2 * (report.busyPeriods + report.spotInterruptions + report.scaleInStops));
+    expect(report.callsPerMessage).toBeLessThan(0.5);
   }, 300_000);
 });

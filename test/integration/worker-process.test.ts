@@ -1,9 +1,12 @@
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { requeueStackTemplate } from '@requeue/infra';
+import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { eventually, type QueuePair } from '../support/emulator.js';
 import { emulatorSuite } from '../support/suite.js';
@@ -12,6 +15,7 @@ import { sendAll, simulation } from '../support/publish.js';
 import { startWorkerProcess, waitUntilReady, type WorkerProcess } from '../support/worker-process.js';
 
 const suite = emulatorSuite();
+const CLI = fileURLToPath(new URL('../../apps/cli/bin/requeue.mjs', import.meta.url));
 
 function ledgerPath(): string {
   return join(mkdtempSync(join(tmpdir(), 'requeue-ledger-')), 'ledger.jsonl');
@@ -54,13 +58,16 @@ describe('worker app with no queue URLs (npm start)', () => {
       expect(Number(attributes.MessageRetentionPeriod)).toBe(deployedQueue.Properties!.MessageRetentionPeriod);
       expect(JSON.parse(attributes.RedrivePolicy!).maxReceiveCount).toBe((deployedQueue.Properties!.RedrivePolicy as { maxReceiveCount: number }).maxReceiveCount);
 
-      await sns.send(new PublishCommand({ TopicArn: topicArn, Message: simulation('via-topic', { outcome: 'transient', failTimes: 1 }).body }));
+      const published = await sns.send(new PublishCommand({ TopicArn: topicArn, Message: simulation('via-topic', { outcome: 'transient', failTimes: 1 }).body }));
       const [success] = await eventually(() => (readLedger(ledger).length > 0 ? readLedger(ledger) : undefined), 20_000, 'the published message to succeed');
       expect(success).toMatchObject({ id: 'via-topic', attempt: 2 });
       // A retry that worked says so at info, under the id its failure was logged with.
       await eventually(() => (started.output().includes('done on attempt 2') ? true : undefined), 5000, 'the success to be logged');
       const done = started.output().split('\n').find((line) => line.includes('done on attempt 2'))!;
       expect(JSON.parse(done)).toMatchObject({ originalMessageId: success!.originalMessageId, attempt: 2 });
+      // The stack delivers raw: the SNS envelope, and the id it would carry, are not sent.
+      expect(published.MessageId).toBeDefined();
+      expect(JSON.parse(done)).not.toHaveProperty('snsMessageId');
     } finally {
       sqs.destroy();
       sns.destroy();
@@ -69,6 +76,25 @@ describe('worker app with no queue URLs (npm start)', () => {
 });
 
 describe('worker app against the emulator', () => {
+  it('through a topic without raw delivery, logs and lists each message under the id its publisher got from SNS', async () => {
+    const queues = await suite.emulator.createQueues({ rawMessageDelivery: false });
+    const started = await worker(queues, { LOG_LEVEL: 'info', RETRY_POLICY: JSON.stringify({ types: { TEMPORARY: { backoff: { type: 'fixed', delayMs: 0 } } } }) });
+    const sns = new SNSClient({ endpoint: suite.emulator.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+    try {
+      const flaky = await sns.send(new PublishCommand({ TopicArn: queues.topicArn, Message: simulation('flaky', { outcome: 'transient', failTimes: 1 }).body }));
+      const broken = await sns.send(new PublishCommand({ TopicArn: queues.topicArn, Message: simulation('broken', { outcome: 'permanent' }).body }));
+      const line = (text: string) => started.output().split('\n').find((l) => l.includes(text));
+      await eventually(() => (line('done on attempt 2') && line('"dead-lettered"') ? true : undefined), 20_000, 'a retry done and a dead letter');
+      expect(JSON.parse(line('handler failed; retrying')!)).toMatchObject({ snsMessageId: flaky.MessageId, attempt: 1 });
+      expect(JSON.parse(line('done on attempt 2')!)).toMatchObject({ snsMessageId: flaky.MessageId, attempt: 2 });
+      expect(JSON.parse(line('"dead-lettered"')!)).toMatchObject({ snsMessageId: broken.MessageId, reason: 'non-retryable' });
+      const listed = await promisify(execFile)(process.execPath, [CLI, 'dlq', 'list', '--json', '--dlq', queues.dlqUrl], { env: { PATH: process.env.PATH, AWS_ENDPOINT_URL: suite.emulator.endpoint } });
+      expect((JSON.parse(listed.stdout) as Array<{ snsMessageId: string }>).map((entry) => entry.snsMessageId)).toEqual([broken.MessageId]);
+    } finally {
+      sns.destroy();
+    }
+  });
+
   it('black box: 1,000 messages end as exactly 900 ledger successes and 100 non-retryable dead letters', async () => {
     const queues = await suite.emulator.createQueues();
     const ledger = ledgerPath();

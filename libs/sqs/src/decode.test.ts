@@ -55,6 +55,9 @@ describe('decodeMessage', () => {
     expect(result.message.payload).toBe('{"a":1}');
     expect(result.message.sqsBody).toBe(body);
     expect(result.message.payloadAttributes.tenant).toEqual({ DataType: 'String', StringValue: 'acme' });
+    // The id the publisher got from SNS, for the handler and the logs; none for a raw body.
+    expect(result.message.handlerMessage.snsMessageId).toBe('sns-1');
+    expect(decodeMessage({ MessageId: 'm', Body: '{"a":1}' }, NOW).message.handlerMessage).not.toHaveProperty('snsMessageId');
   });
 
   it('passes an envelope with a broken inner Message through as a string payload', () => {

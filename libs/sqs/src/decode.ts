@@ -99,6 +99,7 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
       idempotencyKey: state.originalMessageId,
       messageId,
       receiveCount,
+      ...(unwrapped.kind === 'sns' ? { snsMessageId: unwrapped.snsMessageId } : {}),
     },
     incomingTrace: traced ? incomingTraceContext(sqsUserAttributes, message.Attributes?.AWSTraceHeader, payloadAttributes) : undefined,
   };

@@ -14,6 +14,12 @@ export interface WorkerMessage<Body = unknown> {
   idempotencyKey: string;
   /** This delivery's SQS message id (a retry copy has a new one). */
   messageId: string;
+  /**
+   * The id SNS gave the message when it was published to a topic (what the publisher's
+   * `Publish` returned), the same on every retry; absent for a message sent to the queue
+   * directly or delivered raw.
+   */
+  snsMessageId?: string;
   /** SQS's `ApproximateReceiveCount` for this delivery. */
   receiveCount: number;
   /** Aborted on handler timeout and on shutdown past the drain timeout. */

@@ -1,3 +1,4 @@
+import { unwrapSnsEnvelope } from '../sns-envelope.js';
 import { ChangeMessageVisibilityBatchCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { parseDeadLetterRecord, REDRIVE_BACKSTOP, type DeadLetterRecord } from '@requeue/retry/engine';
 import type { SQSClient } from '@aws-sdk/client-sqs';
@@ -60,6 +61,12 @@ function toEntry(message: Message): DlqEntry {
   };
 }
 
+/** The SNS MessageId in a body that is an SNS envelope (dead letters keep the body byte for byte), else null. */
+function snsMessageIdOf(body: string): string | null {
+  const unwrapped = unwrapSnsEnvelope(body, {});
+  return unwrapped.kind === 'sns' ? unwrapped.snsMessageId : null;
+}
+
 /** What an operator sees of a dead letter, as plain data: the CLI's `--json` and the dashboard's table. */
 export function deadLetterSummary(entry: DlqEntry) {
   return {
@@ -71,6 +78,7 @@ export function deadLetterSummary(entry: DlqEntry) {
     firstReceivedAt: entry.firstReceivedAt ?? null,
     deadLetteredAt: entry.deadLetteredAt ?? null,
     sourceQueue: entry.record?.sourceQueue ?? null,
+    snsMessageId: snsMessageIdOf(entry.message.Body ?? ''),
     body: entry.message.Body ?? '',
   };
 }

@@ -22,7 +22,7 @@ export interface ExecuteContext {
 }
 
 /** A message as received, before it was decoded: all a give-back needs. */
-export type Received = Pick<DecodedMessage, 'messageId' | 'receiptHandle'> & Partial<Pick<DecodedMessage, 'trace' | 'state'>>;
+export type Received = Pick<DecodedMessage, 'messageId' | 'receiptHandle'> & Partial<Pick<DecodedMessage, 'trace' | 'state' | 'handlerMessage'>>;
 
 /**
  * Performs outcomes: the only place with SQS side effects on a received message, the
@@ -171,6 +171,7 @@ export class OutcomeExecutor {
     this.context.events.emit('settled', {
       messageId: message.messageId,
       originalMessageId: state?.originalMessageId ?? message.messageId,
+      ...(message.handlerMessage?.snsMessageId ? { snsMessageId: message.handlerMessage.snsMessageId } : {}),
       attempt: state?.attempt ?? 0,
       outcome,
       trace: message.trace,

@@ -12,14 +12,12 @@ const SETTLE_FAILED: Record<EngineEvents['settleFailed']['step'], { level: 'warn
 
 /** The worker's log lines about messages and receives, from its events. */
 export function subscribeLogs(events: EventStream<EngineEvents>, logger: WorkerLogger, queueUrl: string): void {
-  events.on('settled', ({ messageId, originalMessageId, attempt, outcome }) => {
+  events.on('settled', ({ messageId, originalMessageId, snsMessageId, attempt, outcome }) => {
     // Most messages are deleted on their first attempt, which logs nothing: nothing is built
     // for them. One that had failed before says how its retries ended.
-    if (outcome.kind === 'deleted') {
-      if (attempt > 1) logger.info({ messageId, originalMessageId, attempt }, `done on attempt ${attempt}`);
-      return;
-    }
-    const fields = { messageId, originalMessageId, attempt };
+    if (outcome.kind === 'deleted' && attempt <= 1) return;
+    const fields = { messageId, originalMessageId, ...(snsMessageId ? { snsMessageId } : {}), attempt };
+    if (outcome.kind === 'deleted') return logger.info(fields, `done on attempt ${attempt}`);
     if (outcome.kind === 'dead-letter') {
       const { reason, errorType, error, carriesRecord } = outcome;
       if (carriesRecord) logger.error({ ...fields, reason, errorType, error }, 'dead-lettered');

@@ -28,6 +28,8 @@ export interface WorkerEvents {
   settled: {
     messageId: string;
     originalMessageId: string;
+    /** The SNS MessageId its publisher got, when it came through a topic (see `WorkerMessage.snsMessageId`). */
+    snsMessageId?: string;
     attempt: number;
     outcome:
       | { kind: 'deleted' }
