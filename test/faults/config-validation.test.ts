@@ -1,5 +1,6 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadWorkerConfig } from '../../apps/worker/src/config.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 
 const running: WorkerProcess[] = [];
@@ -74,6 +75,9 @@ async function takenPort(): Promise<{ port: number; close(): void }> {
   return { port: (server.address() as AddressInfo).port, close: () => server.close() };
 }
 
+/** A setting of each kind the process check covers: integer, on/off, URL, JSON policy, handler name, file path, production's queues. */
+const THROUGH_THE_PROCESS = ['WORKER_MAX_IN_FLIGHT', 'WORKER_BACKPRESSURE', 'WEBHOOK_URL', 'RETRY_POLICY', 'WORKER_HANDLER', 'SIMULATION_LEDGER', 'WORKER_QUEUE_URL'];
+
 describe('worker configuration validation', () => {
   it.each([
     ['WORKER_HEALTH_PORT', queues],
@@ -92,7 +96,15 @@ describe('worker configuration validation', () => {
     }
   }, 60_000);
 
-  it.each(INVALID)('exits 1 with one line naming the setting for %j', async (env, variable) => {
+  // Every row through the reader, in this process; a row per kind of setting through the
+  // worker process as well, which must turn the same error into one line and exit 1.
+  it.each(INVALID)('refuses %j, naming the setting', (env, variable) => {
+    const needsQueues = !('WORKER_QUEUE_URL' in env) && env.NODE_ENV !== 'production';
+    expect(() => loadWorkerConfig({ ...(needsQueues ? queues : {}), ...env })).toThrow(new RegExp(`^${variable}: `));
+  });
+
+  const firstOfEachKind = THROUGH_THE_PROCESS.map((name) => INVALID.find(([, variable]) => variable === name)!);
+  it.each(firstOfEachKind)('exits 1 with one line naming the setting for %j', async (env, variable) => {
     const needsQueues = !('WORKER_QUEUE_URL' in env) && env.NODE_ENV !== 'production';
     const started = await startWorkerProcess({ ...(needsQueues ? queues : {}), ...env });
     running.push(started);

@@ -3,9 +3,9 @@ import { runInterruptionScenario } from './interruptions.js';
 
 describe('fault tolerance: Spot interruptions and scale-in on a fleet with task protection', () => {
   it('stops no busy task on scale-in, cuts no handler that fits the warning, loses nothing, and protects once per busy period', async () => {
-    const report = await runInterruptionScenario({ spotInterruptions: 15, protection: true, seed: 50 });
+    const report = await runInterruptionScenario({ spotInterruptions: 10, protection: true, seed: 50 });
     console.info(`interruptions: ${JSON.stringify(report)}`);
-    expect(report.spotInterruptions).toBe(15);
+    expect(report.spotInterruptions).toBe(10);
     expect(report.scaleInStops).toBeGreaterThan(0);
     expect(report.busyScaleInStops).toBe(0);
     expect(report.cutRuns).toBe(0);

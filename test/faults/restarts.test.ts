@@ -3,22 +3,27 @@ import { startRedis } from '../support/redis.js';
 import { runRestartScenario } from './scenarios.js';
 
 const MAX_IN_FLIGHT = 20;
-/** 3,000 mixed messages, a worker signalled 0.5-2.5 s after each start. */
-const RUN = { messages: 3000, maxInFlight: MAX_IN_FLIGHT, uptimeMs: [500, 2500] as [number, number], maxDurationMs: 200, timeoutMs: 120_000 };
+/**
+ * 1,500 mixed messages, a worker signalled 0.3-1.5 s after each start: enough that every
+ * signal finds messages in flight. `npm run test:soak` runs 20,000 with 40 kills.
+ */
+const MESSAGES = 1500;
+const KILLS = 8;
+const RUN = { messages: MESSAGES, maxInFlight: MAX_IN_FLIGHT, uptimeMs: [300, 1500] as [number, number], maxDurationMs: 200, timeoutMs: 120_000 };
 
 describe('fault tolerance: worker restarts with exact accounting', () => {
-  it('crash loop: 3,000 messages, 15 SIGKILLs at random moments; nothing lost, duplicates within kills × 2 × maxInFlight', async () => {
-    const report = await runRestartScenario({ ...RUN, restarts: 15, signal: 'SIGKILL', seed: 7 });
+  it('crash loop: 1,500 messages, 8 SIGKILLs at random moments; nothing lost, duplicates within kills × 2 × maxInFlight', async () => {
+    const report = await runRestartScenario({ ...RUN, restarts: KILLS, signal: 'SIGKILL', seed: 7 });
     console.info(`crash loop: ${JSON.stringify(report.accounting)} in ${report.durationSeconds} s`);
     expect(report.accounting.lost).toEqual([]);
     expect(report.accounting.misplaced).toEqual([]);
-    expect(report.accounting.succeeded + report.accounting.deadLettered['non-retryable']!).toBe(3000);
+    expect(report.accounting.succeeded + report.accounting.deadLettered['non-retryable']!).toBe(MESSAGES);
     // A kill can repeat every message it held: up to maxInFlight running and as many whose delete was under way.
-    expect(report.accounting.duplicates).toBeLessThanOrEqual(15 * 2 * MAX_IN_FLIGHT);
+    expect(report.accounting.duplicates).toBeLessThanOrEqual(KILLS * 2 * MAX_IN_FLIGHT);
   }, 240_000);
 
-  it('graceful restarts: 3,000 messages, 10 SIGTERMs at random moments; nothing lost, no duplicates, every exit clean', async () => {
-    const report = await runRestartScenario({ ...RUN, restarts: 10, signal: 'SIGTERM', seed: 11 });
+  it('graceful restarts: 1,500 messages, 6 SIGTERMs at random moments; nothing lost, no duplicates, every exit clean', async () => {
+    const report = await runRestartScenario({ ...RUN, restarts: 6, signal: 'SIGTERM', seed: 11 });
     console.info(`graceful restarts: ${JSON.stringify(report.accounting)} in ${report.durationSeconds} s`);
     expect(report.notes).toEqual([]);
     expect(report.accounting.lost).toEqual([]);
@@ -28,16 +33,16 @@ describe('fault tolerance: worker restarts with exact accounting', () => {
     expect(report.accounting.deadLetterDuplicates).toBe(0);
   }, 240_000);
 
-  it('crash loop with idempotency on (a real Redis): 3,000 messages, 15 SIGKILLs; nothing lost or misplaced', async () => {
+  it('crash loop with idempotency on (a real Redis): 1,500 messages, 8 SIGKILLs; nothing lost or misplaced', async () => {
     const redis = await startRedis();
     try {
-      const report = await runRestartScenario({ ...RUN, restarts: 15, signal: 'SIGKILL', seed: 7, idempotency: redis.url });
+      const report = await runRestartScenario({ ...RUN, restarts: KILLS, signal: 'SIGKILL', seed: 7, idempotency: redis.url });
       console.info(`crash loop, idempotency on: ${JSON.stringify(report.accounting)} in ${report.durationSeconds} s`);
       expect(report.accounting.lost).toEqual([]);
       expect(report.accounting.misplaced).toEqual([]);
-      expect(report.accounting.succeeded + report.accounting.deadLettered['non-retryable']!).toBe(3000);
+      expect(report.accounting.succeeded + report.accounting.deadLettered['non-retryable']!).toBe(MESSAGES);
       // Only a kill between a handler's effect and its completed record can repeat it.
-      expect(report.accounting.duplicates).toBeLessThanOrEqual(15);
+      expect(report.accounting.duplicates).toBeLessThanOrEqual(KILLS);
     } finally {
       await redis.stop();
     }
