@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { markdownTable, numberFlag, progress, replaceDocsSection, wantsJson } from './report.js';
+import { finishRun, markdownTable, numberFlag, progress } from './report.js';
 import { runInterruptionScenario, type InterruptionReport } from '@requeue/test/faults/interruptions';
 
 const INFRA_DOC = fileURLToPath(new URL('../../docs/infra.md', import.meta.url));
@@ -35,14 +35,7 @@ async function main(argv: string[]): Promise<void> {
     { header: 'tasks started', value: (r) => r.tasksStarted },
     { header: 'duration (s)', value: (r) => r.durationSeconds.toFixed(0) },
   ]);
-  const command = `npm run test:interruptions${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
-  replaceDocsSection(INFRA_DOC, 'interruptions', `Measured with \`${command}\`:\n\n${table}`);
-  if (wantsJson(argv)) process.stdout.write(`${JSON.stringify({ reports, failures }, null, 2)}\n`);
-  else process.stdout.write(`${table}\n`);
-  if (failures.length > 0) {
-    progress(`FAILED:\n${failures.join('\n')}`);
-    process.exit(1);
-  }
+  finishRun(argv, { script: 'test:interruptions', doc: INFRA_DOC, section: 'interruptions', table, reports, failures });
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { markdownTable, numberFlag, progress, replaceDocsSection, wantsJson } from './report.js';
+import { finishRun, markdownTable, numberFlag, progress } from './report.js';
 import { runOutageScenario, runRestartScenario, type ScenarioReport } from '@requeue/test/faults/scenarios';
 import { startRedis } from '@requeue/test/support/redis';
 
@@ -61,14 +61,7 @@ async function main(argv: string[]): Promise<void> {
     { header: 'dead-lettered by reason', value: (r) => Object.entries(r.accounting.deadLettered).map(([reason, n]) => `${reason} ${n}`).join(', ') },
     { header: 'duration (s)', value: (r) => r.durationSeconds.toFixed(0) },
   ]);
-  const command = `npm run test:soak${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
-  replaceDocsSection(RELIABILITY_DOC, 'soak', `Measured with \`${command}\`:\n\n${table}`);
-  if (wantsJson(argv)) process.stdout.write(`${JSON.stringify({ reports, failures }, null, 2)}\n`);
-  else process.stdout.write(`${table}\n`);
-  if (failures.length > 0) {
-    progress(`FAILED:\n${failures.join('\n')}`);
-    process.exit(1);
-  }
+  finishRun(argv, { script: 'test:soak', doc: RELIABILITY_DOC, section: 'soak', table, reports, failures });
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

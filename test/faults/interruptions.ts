@@ -7,7 +7,7 @@ import { startEmulator, type Emulator } from '../support/emulator.js';
 import { sendAll, simulation } from '../support/publish.js';
 import { EcsService } from './ecs-service.js';
 import { interruptionFigures, type InterruptionFigures } from './interruption-figures.js';
-import { settled } from './scenarios.js';
+import { settled, simulationWorkerEnv } from './scenarios.js';
 
 export interface InterruptionScenarioOptions {
   /** Spot interruptions to deliver; the load stops after the last one. */
@@ -66,12 +66,7 @@ export async function runInterruptionScenario(options: InterruptionScenarioOptio
       spotWarningMs: SPOT.warning * secondMs,
       random,
       env: {
-        WORKER_QUEUE_URL: queues.queueUrl,
-        WORKER_DLQ_URL: queues.dlqUrl,
-        AWS_ENDPOINT_URL: emulator.endpoint,
-        WORKER_HANDLER: 'simulation',
-        WORKER_WAIT_TIME_SECONDS: '1',
-        WORKER_MAX_IN_FLIGHT: String(maxInFlight),
+        ...simulationWorkerEnv(emulator, queues, maxInFlight),
         WORKER_DRAIN_TIMEOUT_MS: String(SPOT.drain * secondMs),
         WORKER_TASK_PROTECTION: options.protection ? 'on' : 'off',
         WORKER_TASK_PROTECTION_IDLE_MS: String(IDLE_SECONDS * secondMs),

@@ -52,17 +52,24 @@ export function mixedWorkload(count: number, random: Random, prefix: string, max
   return { messages, expected };
 }
 
-function workerEnv(emulator: Emulator, queues: QueuePair, ledger: string, maxInFlight: number, idempotency: string | undefined): Record<string, string> {
+/** The worker process on these queues with the simulation handler and 1 s long polls: what every fault scenario runs. */
+export function simulationWorkerEnv(emulator: Emulator, queues: QueuePair, maxInFlight: number): Record<string, string> {
   return {
-    // Keyed by the message: a crash's redelivery is the same message again. The handler
-    // timeout bounds how long a kill's in-progress record holds its redelivery back.
-    ...(idempotency ? { WORKER_IDEMPOTENCY: idempotency, WORKER_HANDLER_TIMEOUT_MS: '5000' } : {}),
     WORKER_QUEUE_URL: queues.queueUrl,
     WORKER_DLQ_URL: queues.dlqUrl,
     AWS_ENDPOINT_URL: emulator.endpoint,
     WORKER_HANDLER: 'simulation',
     WORKER_WAIT_TIME_SECONDS: '1',
     WORKER_MAX_IN_FLIGHT: String(maxInFlight),
+  };
+}
+
+function workerEnv(emulator: Emulator, queues: QueuePair, ledger: string, maxInFlight: number, idempotency: string | undefined): Record<string, string> {
+  return {
+    // Keyed by the message: a crash's redelivery is the same message again. The handler
+    // timeout bounds how long a kill's in-progress record holds its redelivery back.
+    ...(idempotency ? { WORKER_IDEMPOTENCY: idempotency, WORKER_HANDLER_TIMEOUT_MS: '5000' } : {}),
+    ...simulationWorkerEnv(emulator, queues, maxInFlight),
     SIMULATION_LEDGER: ledger,
     RETRY_POLICY: FAST_RETRIES,
   };
