@@ -71,10 +71,23 @@ describe('the local dashboard in a real browser', () => {
     await expect.poll(() => page.locator('#dead-letters tr[data-message-id]').count(), { timeout: 15_000 }).toBe(12);
     await expect.poll(() => page.locator('#activity canvas').count()).toBeGreaterThan(0);
 
-    if (process.env.UPDATE_DOCS) await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    // Taken on every run, so the picture in the docs is always of the page as it is.
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
 
     // The report's hint works as printed while the demo holds its stack up.
     const listCommand = await eventually(() => /npx requeue dlq list --dlq (\S+)/.exec(stdout)?.[1], 30_000, 'the report\'s dlq hint');
+
+    // The page counts retries and deferrals by error type as the report does.
+    const reported = (label: string) => Object.fromEntries([...(new RegExp(`${label}[^:]*: \\d+ \\(([^)]*)\\)`).exec(stdout)?.[1] ?? '').matchAll(/([A-Z_]+) (\d+)/g)].map((m) => [m[1]!, Number(m[2])]));
+    const shown = async (column: 'retries' | 'deferrals') =>
+      Object.fromEntries(
+        (await page.locator('#by-type tr[data-type]').evaluateAll((rows, name) => rows.map((row) => [row.getAttribute('data-type'), Number(row.querySelector(`.${name}`)!.textContent)]), column)).filter(
+          ([, count]) => count !== 0,
+        ),
+      );
+    expect(Object.keys(reported('retries')).length).toBeGreaterThan(0);
+    await expect.poll(() => shown('retries')).toEqual(reported('retries'));
+    expect(await shown('deferrals')).toEqual(reported('deferrals'));
     const listed = await promisify(execFile)(process.execPath, [CLI, 'dlq', 'list', '--json', '--dlq', listCommand], { env: { PATH: process.env.PATH } });
     expect(JSON.parse(listed.stdout)).toHaveLength(12);
 

@@ -26,8 +26,11 @@ export interface WorkerMetrics {
   deadLettered(reason: string): void;
   /** A delete failed after a copy or dead letter was sent: the message will exist twice. */
   duplicateRisk(): void;
-  /** A message handed back without running or without using an attempt, because of its dependency. */
-  deferred(cause: 'breaker-open' | 'rate-limited' | 'duplicate-in-progress'): void;
+  /**
+   * A message handed back without running or without using an attempt, because of its
+   * dependency; `errorType` is its failure's when the handler ran.
+   */
+  deferred(cause: 'breaker-open' | 'rate-limited' | 'duplicate-in-progress', errorType?: string): void;
   /** The dependencies' state, just before each flush: published as gauges. */
   dependencyStates(states: readonly DependencySnapshot[]): void;
   /** Writes what was gathered; called on an interval and at stop. */

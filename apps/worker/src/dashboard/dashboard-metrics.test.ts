@@ -12,12 +12,16 @@ describe('DashboardMetrics', () => {
     metrics.retried('TEMPORARY', 3);
     metrics.deadLettered('max-attempts');
     metrics.deferred('breaker-open');
-    const { seconds, totals } = metrics.snapshot();
+    metrics.deferred('rate-limited', 'RATE_LIMIT');
+    metrics.deferred('rate-limited', 'QUOTA_EXCEEDED');
+    const { seconds, totals, byErrorType } = metrics.snapshot();
     expect(seconds.map((s) => s.second)).toEqual([998, 999, 1000, 1001, 1002]);
     expect(seconds[2]).toEqual({ second: 1000, succeeded: 1, retried: { TEMPORARY: 1 }, deadLettered: {} });
     expect(seconds[3]).toEqual({ second: 1001, succeeded: 0, retried: {}, deadLettered: {} });
     expect(seconds[4]).toEqual({ second: 1002, succeeded: 0, retried: { RATE_LIMIT: 1, TEMPORARY: 1 }, deadLettered: { 'max-attempts': 1 } });
-    expect(totals).toEqual({ received: 0, succeeded: 1, retried: 3, deadLettered: 1, deferred: 1 });
+    expect(totals).toEqual({ received: 0, succeeded: 1, retried: 3, deadLettered: 1, deferred: 3 });
+    // By error type as the demo's report counts: retries, and deferrals whose handler ran.
+    expect(byErrorType).toEqual({ TEMPORARY: { retries: 2, deferrals: 0 }, RATE_LIMIT: { retries: 1, deferrals: 1 }, QUOTA_EXCEEDED: { retries: 0, deferrals: 1 } });
   });
 
   it('buckets retry delays by powers of two up to 900 s', () => {

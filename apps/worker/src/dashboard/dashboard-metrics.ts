@@ -12,6 +12,11 @@ export interface SecondOfActivity {
 export interface ActivitySnapshot {
   seconds: SecondOfActivity[];
   totals: { received: number; succeeded: number; retried: number; deadLettered: number; deferred: number };
+  /**
+   * Failures that went back to the queue, by error type: retries (an attempt used) and
+   * deferrals after the handler ran (the attempt kept), counted as the demo's report counts them.
+   */
+  byErrorType: Record<string, { retries: number; deferrals: number }>;
   /** Retry delays chosen, by bucket: `0`, `1`, `2-3`, `4-7`, ... seconds. */
   delayHistogram: Array<{ bucket: string; count: number }>;
 }
@@ -32,6 +37,7 @@ export class DashboardMetrics implements WorkerMetrics {
   private readonly ring: SecondOfActivity[] = [];
   private readonly delayCounts = DELAY_BUCKETS.map(() => 0);
   private readonly totals = { received: 0, succeeded: 0, retried: 0, deadLettered: 0, deferred: 0 };
+  private readonly byErrorType: ActivitySnapshot['byErrorType'] = {};
 
   constructor(
     private readonly now: () => number = Date.now,
@@ -51,6 +57,7 @@ export class DashboardMetrics implements WorkerMetrics {
 
   retried(errorType: string, delaySeconds: number): void {
     this.totals.retried++;
+    this.ofType(errorType).retries++;
     const retried = this.current().retried;
     retried[errorType] = (retried[errorType] ?? 0) + 1;
     let bucket = 0;
@@ -68,8 +75,13 @@ export class DashboardMetrics implements WorkerMetrics {
 
   firstFailure(): void {}
 
-  deferred(): void {
+  deferred(_cause: string, errorType?: string): void {
     this.totals.deferred++;
+    if (errorType !== undefined) this.ofType(errorType).deferrals++;
+  }
+
+  private ofType(errorType: string): { retries: number; deferrals: number } {
+    return (this.byErrorType[errorType] ??= { retries: 0, deferrals: 0 });
   }
 
   dependencyStates(): void {}
@@ -87,6 +99,7 @@ export class DashboardMetrics implements WorkerMetrics {
     return {
       seconds,
       totals: { ...this.totals },
+      byErrorType: structuredClone(this.byErrorType),
       delayHistogram: this.delayCounts.map((count, i) => ({ bucket: bucketLabel(i), count })),
     };
   }
@@ -112,7 +125,7 @@ export function allMetrics(...sinks: WorkerMetrics[]): WorkerMetrics {
     retried: (errorType, delaySeconds) => sinks.forEach((sink) => sink.retried(errorType, delaySeconds)),
     deadLettered: (reason) => sinks.forEach((sink) => sink.deadLettered(reason)),
     duplicateRisk: () => sinks.forEach((sink) => sink.duplicateRisk()),
-    deferred: (cause) => sinks.forEach((sink) => sink.deferred(cause)),
+    deferred: (cause, errorType) => sinks.forEach((sink) => sink.deferred(cause, errorType)),
     dependencyStates: (states) => sinks.forEach((sink) => sink.dependencyStates(states)),
     flush: async () => void (await Promise.all(sinks.map((sink) => sink.flush()))),
   };

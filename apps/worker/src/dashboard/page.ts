@@ -39,7 +39,16 @@ export const DASHBOARD_PAGE = `<!doctype html>
   <div class="tile"><div class="label">DLQ</div><div class="value" id="dlq">-</div></div>
   <div class="tile"><div class="label">processed</div><div class="value" id="processed">0</div></div>
   <div class="tile"><div class="label">retried</div><div class="value" id="retried">0</div></div>
+  <div class="tile"><div class="label">deferred</div><div class="value" id="deferred">0</div></div>
 </div>
+<section>
+  <h2>Back to the queue, by errorType</h2>
+  <p class="note">A retry uses an attempt; a deferral keeps it (the dependency was paused or its circuit open). Since the worker started.</p>
+  <table>
+    <thead><tr><th>errorType</th><th>retries</th><th>deferrals</th></tr></thead>
+    <tbody id="by-type"><tr><td colspan="3">none yet</td></tr></tbody>
+  </table>
+</section>
 <div class="charts">
   <div class="chart"><h2>Processed, retried and dead-lettered per second</h2><div id="activity"></div></div>
   <div class="chart"><h2>Retried by errorType per second</h2><div id="retried-by-type"></div></div>
@@ -95,6 +104,8 @@ function render(state) {
   document.getElementById('dlq').textContent = state.dlq.visible + state.dlq.inFlight;
   document.getElementById('processed').textContent = state.activity.totals.succeeded;
   document.getElementById('retried').textContent = state.activity.totals.retried;
+  document.getElementById('deferred').textContent = state.activity.totals.deferred;
+  renderByType(state.activity.byErrorType);
   const seconds = state.activity.seconds.slice(-120);
   const x = seconds.map((s) => s.second);
   const sum = (record) => Object.values(record).reduce((a, b) => a + b, 0);
@@ -107,6 +118,19 @@ function render(state) {
   const histogram = state.activity.delayHistogram;
   bucketNames = histogram.map((b) => b.bucket);
   draw('delays', ['retries'], [histogram.map((_, i) => i), histogram.map((b) => b.count)], true);
+}
+
+function renderByType(byType) {
+  const types = Object.keys(byType).sort();
+  if (types.length === 0) return;
+  document.getElementById('by-type').replaceChildren(...types.map((type) => {
+    const tr = document.createElement('tr');
+    tr.dataset.type = type;
+    const retries = cell(byType[type].retries); retries.className = 'retries';
+    const deferrals = cell(byType[type].deferrals); deferrals.className = 'deferrals';
+    tr.append(cell(type), retries, deferrals);
+    return tr;
+  }));
 }
 
 function cell(text) { const td = document.createElement('td'); td.textContent = text; return td; }
