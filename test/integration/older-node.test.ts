@@ -1,10 +1,11 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { installedOlderNode } from '../support/older-node.js';
 
 const root = (path: string) => fileURLToPath(new URL(`../../${path}`, import.meta.url));
 const run = promisify(execFile);
@@ -15,19 +16,6 @@ function pretendOlderNode(): string {
   const preload = join(dir, 'pretend-20.mjs');
   writeFileSync(preload, "Object.defineProperty(process.versions, 'node', { value: '20.20.2' }); Object.defineProperty(process, 'version', { value: 'v20.20.2' });\n");
   return preload;
-}
-
-/** The machine's own older Node, when it has one (Debian's is 20): the real thing, not a pretence. */
-function installedOlderNode(): string | undefined {
-  for (const candidate of ['/usr/bin/node', '/usr/local/bin/node']) {
-    try {
-      const [major = 0, minor = 0] = execFileSync(candidate, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim().split('.').map(Number);
-      if (major < 22 || (major === 22 && minor < 12)) return candidate;
-    } catch {
-      // not installed here
-    }
-  }
-  return undefined;
 }
 
 async function failure(file: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}) {
