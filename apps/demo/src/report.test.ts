@@ -4,7 +4,7 @@ import { retryLines, type DemoRun } from './run.js';
 import type { DemoMessage } from './workload.js';
 
 const PUBLISHED_AT = 1_000_000;
-const message = (id: string, kind: string): DemoMessage => ({ id, kind, body: JSON.stringify({ id }), expected: 'succeeded' });
+const message = (id: string, kind: string): DemoMessage => ({ id, kind, body: JSON.stringify({ id }), group: 'customer-1', expected: 'succeeded' });
 const workload = [message('rate-limited-1', 'rate-limited'), message('transient-2', 'transient')];
 
 /** Worker log lines as pino writes them, one per line, mixed with output that is not ours. */
@@ -17,6 +17,8 @@ const workerOutput = [
 const run: DemoRun = {
   publishedAt: PUBLISHED_AT,
   finishedAt: PUBLISHED_AT + 6000,
+  fifo: false,
+  snsMessageIds: { 'rate-limited-1': 'sns-rate', 'transient-2': 'sns-transient' },
   ledger: [
     { id: 'rate-limited-1', attempt: 1, at: PUBLISHED_AT + 5000, originalMessageId: 'o-rate' },
     { id: 'transient-2', attempt: 2, at: PUBLISHED_AT + 1200, originalMessageId: 'o-transient' },
@@ -40,6 +42,13 @@ describe('demo report', () => {
     ]);
     expect(report).toContain('retries (an attempt used): 1 (TEMPORARY 1, delays 1-1 s)');
     expect(report).toContain('deferrals (attempt kept, dependency paused): 1 (RATE_LIMIT 1, delays 2-2 s)');
+  });
+
+  it("pairs each timeline's SNS MessageId (what the publisher got) with the SQS id the worker logs", () => {
+    const { summary, outcomes } = summarize(workload, run);
+    const report = renderReport(workload, summary, outcomes);
+    expect(report).toContain('  transient-2  (transient)  SNS sns-transient → SQS o-transient\n');
+    expect(report).toContain('  rate-limited-1  (rate-limited)  SNS sns-rate → SQS o-rate\n');
   });
 
   it('has no deferral note when nothing was deferred', () => {

@@ -30,6 +30,10 @@ export interface TimelineEvent {
 }
 
 interface Outcome {
+  /** The id its publisher got from SNS. */
+  snsMessageId?: string;
+  /** The id SQS gave its first delivery, as the worker logs it (originalMessageId). */
+  sqsMessageId?: string;
   end: string;
   attempts: number;
   events: TimelineEvent[];
@@ -67,7 +71,9 @@ function outcomesById(workload: readonly DemoMessage[], run: DemoRun): Map<strin
     }));
     if (end) events.push({ atSeconds: seconds(end.at), attempt: end.attempts, outcome: end.end === 'succeeded' ? 'succeeded' : `dead-lettered: ${end.end}` });
     for (let i = 1; i < events.length; i++) events[i]!.waitedSeconds = events[i]!.atSeconds - events[i - 1]!.atSeconds;
-    outcomes.set(id, { end: end?.end ?? 'lost', attempts: end?.attempts ?? 0, events });
+    const sqsMessageId = [...originalToId].find(([, demoId]) => demoId === id)?.[0];
+    const snsMessageId = run.snsMessageIds[id];
+    outcomes.set(id, { ...(snsMessageId ? { snsMessageId } : {}), ...(sqsMessageId ? { sqsMessageId } : {}), end: end?.end ?? 'lost', attempts: end?.attempts ?? 0, events });
   }
   return outcomes;
 }
@@ -140,7 +146,7 @@ export function renderReport(workload: readonly DemoMessage[], summary: DemoSumm
     const message = workload.find((m) => m.id === id);
     const outcome = outcomes.get(id);
     if (!message || !outcome) continue;
-    lines.push(`  ${id}  (${message.kind})`);
+    lines.push(`  ${id}  (${message.kind})  SNS ${outcome.snsMessageId ?? '-'} → SQS ${outcome.sqsMessageId ?? '-'}`);
     for (const event of outcome.events) {
       const waited = event.waitedSeconds === undefined ? '' : `   waited ${event.waitedSeconds.toFixed(1)} s`;
       lines.push(`    +${pad(event.atSeconds.toFixed(1), 5)} attempt ${event.attempt}  ${pad(event.outcome, 48)}${waited}`.trimEnd());

@@ -37,6 +37,11 @@ export interface DemoRun {
   publishedAt: number;
   finishedAt: number;
   fifo: boolean;
+  /**
+   * The MessageId SNS gave each message, by demo id. With raw delivery (the stack's default)
+   * SQS receives no SNS envelope, so the worker logs the SQS id only; the report pairs them.
+   */
+  snsMessageIds: Record<string, string>;
   ledger: SimulationLedgerLine[];
   retries: RetryLogLine[];
   deadLetters: Message[];
@@ -114,12 +119,13 @@ export async function runDemo(workload: readonly DemoMessage[], options: DemoOpt
     }
     if (options.publishDelayMs) await sleep(options.publishDelayMs);
     const publishedAt = Date.now();
-    await publishWorkload(sns, topicArn, workload, options.fifo ?? false);
-    await untilAccountedFor({ sqs, queueUrl, dlqUrl, ledgerPath, worker, published: workload.length, publishedAt, options });
+    const snsMessageIds = await publishWorkload(sns, topicArn, workload, options.fifo ?? false);
+    await untilAccountedFor({ sqs, queueUrl, ledgerPath, worker, published: workload.length, publishedAt, options });
     const run = {
       publishedAt,
       finishedAt: Date.now(),
       fifo: options.fifo ?? false,
+      snsMessageIds,
       ledger: readSimulationLedger(ledgerPath),
       retries: retryLines(worker.output()),
       deadLetters: await peek(sqs, dlqUrl),
@@ -178,8 +184,9 @@ async function spawnDemoWorker(local: LocalRequeueStack, ledgerPath: string, opt
   return { process: child, output: () => output };
 }
 
-/** To the stack's topic, ten per call; on FIFO each message in its group. */
-async function publishWorkload(sns: SNSClient, topicArn: string, workload: readonly DemoMessage[], fifo: boolean): Promise<void> {
+/** To the stack's topic, ten per call; on FIFO each message in its group. Resolves with the SNS MessageId of each, by demo id. */
+async function publishWorkload(sns: SNSClient, topicArn: string, workload: readonly DemoMessage[], fifo: boolean): Promise<Record<string, string>> {
+  const snsMessageIds: Record<string, string> = {};
   for (let start = 0; start < workload.length; start += 10) {
     const batch = workload.slice(start, start + 10);
     const out = await sns.send(
@@ -194,13 +201,14 @@ async function publishWorkload(sns: SNSClient, topicArn: string, workload: reado
       }),
     );
     if (out.Failed?.length) throw new DemoError(`SNS refused ${out.Failed.length} messages: ${JSON.stringify(out.Failed)}`);
+    for (const entry of out.Successful ?? []) snsMessageIds[batch[Number(entry.Id)]!.id] = entry.MessageId!;
   }
+  return snsMessageIds;
 }
 
 interface Accounting {
   sqs: SQSClient;
   queueUrl: string;
-  dlqUrl: string;
   ledgerPath: string;
   worker: DemoWorker;
   published: number;

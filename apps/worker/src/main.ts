@@ -34,6 +34,7 @@ function banner(local: EmbeddedAws, config: WorkerConfig, healthUrl: string): st
     '  (the emulator checks no credentials: any will do, so the command brings its own)',
     `  AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local aws --endpoint-url ${local.endpoint} --region us-east-1 \\`,
     `      sns publish --topic-arn ${local.topicArn} --message '{"id":"hello","simulate":{"outcome":"transient","failTimes":1}}'`,
+    "  aws prints SNS's MessageId; with raw delivery (the stack's) SQS gives the message its own, the messageId the worker logs",
     '',
   ].join('\n');
 }
