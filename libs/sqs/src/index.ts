@@ -27,7 +27,7 @@
 export type { BackpressureOptions, CircuitBreakerOptions, DependencySnapshot, FleetMemberState, FleetOptions, FleetStateStore } from './backpressure/index.js';
 export type { BodySchema, InferBody } from './body-schema.js';
 export { SqsOperationError, SqsWorkerConfigError } from './errors.js';
-export { QueueUnavailableError, type QueueUnavailableReason } from './queue-unavailable.js';
+export { QueueUnavailableError, queueUnavailable, type QueueUnavailableReason } from './queue-unavailable.js';
 export { HandlerTimeoutError } from './handler-runner.js';
 export type { IdempotencyOptions, IdempotencyStore, IdempotencyStoreRecord } from './idempotency/options.js';
 export type { WorkerLogger } from './logger.js';

@@ -1,4 +1,5 @@
 import { GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { queueUnavailable } from '@requeue/sqs';
 import { CliError } from '../errors.js';
 
 /** The DLQ of the stack `npm start` and the demo provision locally (infra's default queue name). */
@@ -59,23 +60,23 @@ function emulatorOrigin(queueUrl: string): string | undefined {
   return url.origin;
 }
 
-/** One line saying what went wrong and what to do, for the errors users actually hit. */
+/**
+ * One line saying what went wrong and what to do: the library's classification of queue
+ * errors, worded for the CLI's flags and the local stack.
+ */
 export function explainAwsError(error: unknown, context: { dlqUrl: string; endpoint: string | undefined; hint?: string }): CliError {
-  const name = (error as { name?: string } | null)?.name ?? '';
-  const message = error instanceof Error ? error.message : String(error);
-  const code = (error as { code?: string; cause?: { code?: string } } | null)?.code ?? (error as { cause?: { code?: string } } | null)?.cause?.code;
+  const failure = queueUnavailable(error, context.dlqUrl);
   const where = context.endpoint ?? 'AWS';
-  if (name === 'QueueDoesNotExist' || name.includes('NonExistentQueue') || /does not exist/i.test(message)) {
-    return new CliError(`no queue ${context.dlqUrl} on ${where}: ${context.hint ?? 'check --dlq or WORKER_DLQ_URL'}`, 1, { cause: error });
+  const line = (text: string) => new CliError(text, 1, { cause: error });
+  switch (failure.reason) {
+    case 'no-queue':
+      return line(`no queue ${context.dlqUrl} on ${where}: ${context.hint ?? 'check --dlq or WORKER_DLQ_URL'}`);
+    case 'no-credentials':
+      return line('no AWS credentials found: configure the standard chain (AWS_PROFILE, AWS_ACCESS_KEY_ID...) or point AWS_ENDPOINT_URL at an emulator');
+    case 'unreachable':
+      if (/ENOTFOUND|EAI_AGAIN|getaddrinfo/.test(failure.message)) return line(`cannot resolve the host of ${where}: check --dlq and AWS_ENDPOINT_URL`);
+      return line(`nothing answers at ${where}: is \`npm start\` (or your emulator) running? ${context.hint ?? ''}`.trim());
+    default:
+      return line(failure.message);
   }
-  if (name === 'CredentialsProviderError' || /credential/i.test(message)) {
-    return new CliError('no AWS credentials found: configure the standard chain (AWS_PROFILE, AWS_ACCESS_KEY_ID...) or point AWS_ENDPOINT_URL at an emulator', 1, { cause: error });
-  }
-  if (code === 'ENOTFOUND' || /getaddrinfo ENOTFOUND/.test(message)) {
-    return new CliError(`cannot resolve the host of ${where}: check --dlq and AWS_ENDPOINT_URL`, 1, { cause: error });
-  }
-  if (code === 'ECONNREFUSED' || /ECONNREFUSED|connect ECONN/.test(message)) {
-    return new CliError(`nothing answers at ${where}: is \`npm start\` (or your emulator) running? ${context.hint ?? ''}`.trim(), 1, { cause: error });
-  }
-  return new CliError(`${name || 'error'}: ${message}`, 1, { cause: error });
 }
