@@ -28,10 +28,16 @@ export default defineConfig({
   },
   test: {
     include: ['libs/**/src/**/*.test.ts', 'apps/**/src/**/*.test.ts', 'infra/test/**/*.test.ts', 'test/**/*.test.ts', 'bench/**/*.test.ts'],
-    // The image's tests build it: `npm run test:image` (vitest.image.config.ts).
-    exclude: ['**/node_modules/**', '**/dist/**', 'test/image/**'],
+    // The image's tests build it: `npm run test:image` (vitest.image.config.ts); the
+    // newcomer's clone and install it: `npm run test:newcomer` (vitest.newcomer.config.ts).
+    exclude: ['**/node_modules/**', '**/dist/**', 'test/image/**', 'test/newcomer/**'],
+    setupFiles: ['test/support/cdk-outdir.ts'],
     testTimeout: 30_000,
-    // The benchmark model and the process tests are CPU-heavy: two at a time suits 2 cores.
-    maxWorkers: 2,
+    // Test files share their worker processes rather than each importing the AWS SDK, Nest
+    // and the CDK afresh: that import was half the suite's CPU. So a file that changes
+    // process-wide state (environment, timers, globals) puts it back. Most files wait on
+    // processes, emulators and timers more than they compute: three run at once.
+    isolate: false,
+    maxWorkers: 3,
   },
 });

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,7 +40,6 @@ const SPOT = { warning: 120, drain: 105 };
 /** How long a task stays protected once idle (WORKER_TASK_PROTECTION_IDLE_MS's default, in seconds). */
 const IDLE_SECONDS = 10;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const between = (random: Random, min: number, max: number) => min + Math.floor(random() * (max - min + 1));
 
 /**

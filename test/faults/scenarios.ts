@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,7 +76,6 @@ function workerEnv(emulator: Emulator, queues: QueuePair, ledger: string, maxInF
   };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits until the main queue holds nothing (visible, in flight or delayed) on two checks a second apart. */
 export async function settled(emulator: Emulator, queueUrl: string, timeoutMs: number): Promise<void> {

@@ -1,7 +1,7 @@
 import { createClient } from '@redis/client';
 import { Dependencies, resolveBackpressure } from '../../libs/sqs/src/backpressure/index.js';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDbFleetStore, RedisFleetStore } from '../../libs/sqs/src/env/fleet-stores.js';
 import { fleetStateStore } from '../../libs/sqs/src/env/stores.js';
@@ -142,15 +142,16 @@ describe('a fleet sharing backpressure through Redis', () => {
 describe('fleetStateStore', () => {
   it('connects to the DynamoDB table WORKER_FLEET_STATE names', async () => {
     const table = await dynamo.createIdempotencyTable();
-    process.env.AWS_ENDPOINT_URL_DYNAMODB = dynamo.endpoint;
-    process.env.AWS_ACCESS_KEY_ID ??= 'test';
-    process.env.AWS_SECRET_ACCESS_KEY ??= 'test';
-    process.env.AWS_REGION ??= 'us-east-1';
+    // Test files share their worker process: the variables go back as they were.
+    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', dynamo.endpoint);
+    vi.stubEnv('AWS_ACCESS_KEY_ID', process.env.AWS_ACCESS_KEY_ID ?? 'test');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', process.env.AWS_SECRET_ACCESS_KEY ?? 'test');
+    vi.stubEnv('AWS_REGION', process.env.AWS_REGION ?? 'us-east-1');
     const { value: store, close } = fleetStateStore({ store: 'dynamodb', tableName: table }, pino({ level: 'silent' }));
     try {
       expect(await store.exchange('api', report('w', Date.now()), 3000)).toHaveLength(1);
     } finally {
-      delete process.env.AWS_ENDPOINT_URL_DYNAMODB;
+      vi.unstubAllEnvs();
       await close();
     }
   });
