@@ -88,8 +88,14 @@ describe('worker app against the emulator', () => {
       expect(JSON.parse(line('handler failed; retrying')!)).toMatchObject({ snsMessageId: flaky.MessageId, attempt: 1 });
       expect(JSON.parse(line('done on attempt 2')!)).toMatchObject({ snsMessageId: flaky.MessageId, attempt: 2 });
       expect(JSON.parse(line('"dead-lettered"')!)).toMatchObject({ snsMessageId: broken.MessageId, reason: 'non-retryable' });
-      const listed = await promisify(execFile)(process.execPath, [CLI, 'dlq', 'list', '--json', '--dlq', queues.dlqUrl], { env: { PATH: process.env.PATH, AWS_ENDPOINT_URL: suite.emulator.endpoint } });
-      expect((JSON.parse(listed.stdout) as Array<{ snsMessageId: string }>).map((entry) => entry.snsMessageId)).toEqual([broken.MessageId]);
+      const list = (...flags: string[]) => promisify(execFile)(process.execPath, [CLI, 'dlq', 'list', ...flags, '--dlq', queues.dlqUrl], { env: { PATH: process.env.PATH, AWS_ENDPOINT_URL: suite.emulator.endpoint } });
+      const [letter] = JSON.parse((await list('--json')).stdout) as Array<{ snsMessageId: string; originalMessageId: string }>;
+      const firstDelivery = JSON.parse(line('"dead-lettered"')!) as { originalMessageId: string };
+      expect(letter).toMatchObject({ snsMessageId: broken.MessageId, originalMessageId: firstDelivery.originalMessageId });
+      // The table shows both beside the dead letter's own id: what the worker logged and what the publisher got.
+      const [header, row] = (await list()).stdout.split('\n');
+      expect(header).toMatch(/^id +first delivery id +sns id +reason/);
+      expect(row).toContain(`${firstDelivery.originalMessageId}  ${broken.MessageId}  non-retryable`);
     } finally {
       sns.destroy();
     }

@@ -12,19 +12,26 @@ export function entryJson(entry: DlqEntry) {
   return { ...summary, firstReceivedAt: iso(firstReceivedAt ?? undefined), deadLetteredAt: iso(deadLetteredAt ?? undefined) };
 }
 
-/** A fixed-width table for a terminal. */
+/**
+ * A fixed-width table for a terminal. Beside the dead letter's own id: its first
+ * delivery's, as the worker logged it, and SNS's, as its publisher got it, when any has one.
+ */
 export function entryTable(entries: readonly DlqEntry[]): string {
-  const rows = entries.map((entry) => [
-    entry.message.MessageId ?? '-',
-    entry.reason,
-    entry.errorType,
-    String(entry.attempts),
-    iso(entry.firstReceivedAt),
-    iso(entry.deadLetteredAt),
-    clip(entry.record?.error ?? '', 40),
-    clip(entry.message.Body ?? '', 40),
+  const summaries = entries.map(deadLetterSummary);
+  const withSns = summaries.some((summary) => summary.snsMessageId !== null);
+  const rows = summaries.map((summary, i) => [
+    summary.messageId || '-',
+    summary.originalMessageId ?? '-',
+    ...(withSns ? [summary.snsMessageId ?? '-'] : []),
+    summary.reason,
+    summary.errorType,
+    String(summary.attempts),
+    iso(summary.firstReceivedAt ?? undefined),
+    iso(summary.deadLetteredAt ?? undefined),
+    clip(summary.error ?? '', 40),
+    clip(entries[i]!.message.Body ?? '', 40),
   ]);
-  const header = ['id', 'reason', 'errorType', 'attempts', 'first received', 'dead-lettered', 'error', 'body'];
+  const header = ['id', 'first delivery id', ...(withSns ? ['sns id'] : []), 'reason', 'errorType', 'attempts', 'first received', 'dead-lettered', 'error', 'body'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
   return [line(header), ...rows.map(line)].join('\n');

@@ -71,6 +71,8 @@ function snsMessageIdOf(body: string): string | null {
 export function deadLetterSummary(entry: DlqEntry) {
   return {
     messageId: entry.message.MessageId ?? '',
+    /** The id of its first delivery, which the worker logs as `originalMessageId`. */
+    originalMessageId: entry.record?.originalMessageId ?? null,
     reason: entry.reason,
     errorType: entry.errorType,
     error: entry.record?.error ?? null,
