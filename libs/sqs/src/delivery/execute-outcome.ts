@@ -93,7 +93,7 @@ export class OutcomeExecutor {
       body: message.sqsBody,
       attributes,
       ...traceHeaderOf(message),
-      ...(fifoDlq ? { groupId: message.messageId, deduplicationId: message.messageId } : {}),
+      ...(fifoDlq ? { groupId: message.messageId, deduplicationId: message.messageId } : tenantOf(message)),
     });
     if (!sent.ok) return this.failed(message, 'send-dead-letter', batchFailure('SendMessageBatch', options.deadLetterQueueUrl, message, sent));
     this.settled(message, { kind: 'dead-letter', reason, errorType, error, carriesRecord });
@@ -130,7 +130,7 @@ export class OutcomeExecutor {
   private async sendCopy(message: DecodedMessage, outcome: Extract<Outcome, { kind: 'copy' }>): Promise<Settled> {
     const { options, batch } = this.context;
     const { delaySeconds } = outcome.wait.decision;
-    const sent = await batch.send(options.queueUrl, { body: message.sqsBody, attributes: outcome.attributes, delaySeconds, ...traceHeaderOf(message) });
+    const sent = await batch.send(options.queueUrl, { body: message.sqsBody, attributes: outcome.attributes, delaySeconds, ...traceHeaderOf(message), ...tenantOf(message) });
     if (!sent.ok) {
       this.failed(message, 'send-copy', batchFailure('SendMessageBatch', options.queueUrl, message, sent));
       return this.perform(message, outcome.ifSendFails);
@@ -195,4 +195,13 @@ function waiting(wait: Wait, delaySeconds: number, transport: RetryTransport): S
 function traceHeaderOf(message: DecodedMessage): { traceHeader?: string } {
   const carried = message.trace?.carried;
   return carried ? { traceHeader: formatAwsTraceHeader(carried) } : {};
+}
+
+/**
+ * On a standard queue a MessageGroupId names the message's tenant (SQS fair queues): its
+ * retry copy and its dead letter keep it, so they count for the same tenant. (FIFO queues
+ * retry by visibility, and a FIFO DLQ gets a group per dead letter.)
+ */
+function tenantOf(message: DecodedMessage): { groupId?: string } {
+  return message.groupId === undefined ? {} : { groupId: message.groupId };
 }

@@ -1,6 +1,7 @@
 import { InvalidRetryStateError, type PolicyOverrideInput } from '@requeue/retry';
 import { outOfRange, parsePolicyOverride, RETRY_POLICY_ATTRIBUTE } from '@requeue/retry/engine';
 import { MAX_MESSAGE_ATTRIBUTES, messageBytes, RESERVED_ATTRIBUTES, type MessageAttributes } from '../message-attributes.js';
+import { tenantFields } from './tenant.js';
 
 /** A message to send to a queue or publish to a topic. */
 export interface OutgoingMessage<Body = unknown> {
@@ -10,8 +11,13 @@ export interface OutgoingMessage<Body = unknown> {
   attributes?: Readonly<Record<string, string | number | Uint8Array>>;
   /** This message's own retry limits and backoff (`x-retry-policy`), checked before sending. */
   retryPolicy?: PolicyOverrideInput;
-  /** Required on FIFO queues and topics: order holds within a group. */
+  /** Required on FIFO queues and topics: order holds within a group. @default `tenant` */
   groupId?: string;
+  /**
+   * Whose message this is, for SQS fair queues: sent as the MessageGroupId on a standard
+   * queue or topic, and in the publisher's `tenantAttribute` when it has one.
+   */
+  tenant?: string;
   /** FIFO: a resend with the same id within 5 minutes is dropped. @default content-based, when the queue or topic has it on */
   deduplicationId?: string;
   /** Standard queues only: hidden this long before the first delivery, 0-900 s. */
@@ -61,16 +67,23 @@ export class PublishValidationError extends Error {
   }
 }
 
+/** What every message of a publisher is checked against: see `PublisherOptions`. */
+export interface EncodingRules {
+  strategyNames?: readonly string[];
+  tenantAttribute?: string;
+}
+
 /** Checks one message against the destination's rules and encodes it; throws PublishValidationError. */
-export function encodeMessage(message: OutgoingMessage, index: number, to: Destination, strategyNames: readonly string[] | undefined): EncodedMessage {
+export function encodeMessage(message: OutgoingMessage, index: number, to: Destination, rules: EncodingRules): EncodedMessage {
   const fail = (field: string, problem: string, cause?: unknown): never => {
     throw new PublishValidationError(index, field, problem, { cause });
   };
   const body = typeof message.body === 'string' ? message.body : JSON.stringify(message.body);
   if (body === undefined) fail('body', 'is not JSON-serializable (undefined or a function)');
   if (body.length === 0) fail('body', 'is empty; SQS and SNS need at least one character');
-  const attributes = encodeAttributes(message, fail, strategyNames);
-  if (to.fifo && !message.groupId) fail('groupId', `is required: the ${to.kind} is FIFO`);
+  const tenant = tenantFields(message, to.fifo, rules.tenantAttribute, fail);
+  const attributes = encodeAttributes({ ...message, attributes: tenant.attributes }, fail, rules.strategyNames);
+  if (to.fifo && !tenant.groupId) fail('groupId', `is required: the ${to.kind} is FIFO`);
   if (message.delaySeconds !== undefined) {
     if (to.kind === 'topic' || to.fifo) fail('delaySeconds', `applies to standard queues only, not to a ${to.fifo ? 'FIFO ' : ''}${to.kind}`);
     const delayProblem = outOfRange(message.delaySeconds, { min: 0, max: 900 });
@@ -78,7 +91,7 @@ export function encodeMessage(message: OutgoingMessage, index: number, to: Desti
   }
   const bytes = messageBytes(body, attributes);
   if (bytes > to.maxBytes) fail('body', `with its attributes is ${bytes} bytes, over the ${to.maxBytes} a ${to.kind} message may have`);
-  return { body, attributes, bytes, groupId: message.groupId, deduplicationId: message.deduplicationId, delaySeconds: message.delaySeconds };
+  return { body, attributes, bytes, groupId: tenant.groupId, deduplicationId: message.deduplicationId, delaySeconds: message.delaySeconds };
 }
 
 function encodeAttributes(message: OutgoingMessage, fail: (field: string, problem: string, cause?: unknown) => never, strategyNames: readonly string[] | undefined): MessageAttributes {

@@ -24,6 +24,11 @@ export interface PublisherOptions {
    */
   strategyNames?: readonly string[];
   /**
+   * A message attribute that carries each message's `tenant` as well, for consumers that
+   * read the tenant from an attribute; it counts among the 9 attributes. @default none
+   */
+  tenantAttribute?: string;
+  /**
    * OpenTelemetry: a PRODUCER span per call, its context in each message's `traceparent`
    * (room permitting) and, to a queue, in `AWSTraceHeader`. `false` turns both off.
    * `tracerProvider` is an OpenTelemetry `TracerProvider`; without the optional peer
@@ -127,7 +132,7 @@ export class RequeuePublisher {
 
   /** One message, sent again while it is throttled, until the retries run out. */
   private async single(destination: string, message: OutgoingMessage, to: Destination, call: (message: EncodedMessage) => Promise<PublishResult>): Promise<PublishResult> {
-    const encoded = encodeMessage(message, 0, to, this.options.strategyNames);
+    const encoded = encodeMessage(message, 0, to, this.options);
     return this.tracer.around({ to, address: destination, count: 1 }, [encoded], async () => {
       for (let retry = 0; ; retry++) {
         try {
@@ -142,7 +147,7 @@ export class RequeuePublisher {
   }
 
   private async batch(address: string, messages: readonly OutgoingMessage[], to: Destination, call: (entries: Entry[]) => Promise<CallResult>): Promise<BatchResult> {
-    const encoded = messages.map((m, i) => encodeMessage(m, i, to, this.options.strategyNames));
+    const encoded = messages.map((m, i) => encodeMessage(m, i, to, this.options));
     return this.tracer.around({ to, address, count: encoded.length }, encoded, async () => {
       const result: BatchResult = { successful: [], failed: [] };
       for (const indexes of chunkBatches(encoded, to.maxBytes)) await this.sendChunk(indexes, encoded, call, result);

@@ -1,0 +1,51 @@
+import { createRetryPolicy, NonRetryableError, RetryableError } from '@requeue/retry';
+import { SqsWorker } from '@requeue/sqs';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { SqsFake } from '../support/sqs-fake.js';
+
+// fauxqs drops a MessageGroupId sent to a standard queue; SQS fair queues keep it and return
+// it on receive, as this fake does. So the tenant's path is tested here, on the fake.
+const QUEUE_URL = 'http://sqs.local/000000000000/jobs';
+const DLQ_URL = 'http://sqs.local/000000000000/jobs-dlq';
+const workers: SqsWorker[] = [];
+
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((worker) => worker.stop({ drainTimeoutMs: 0 })));
+});
+
+async function startWorker(fake: SqsFake) {
+  const worker = new SqsWorker({
+    sqs: fake.client,
+    queueUrl: QUEUE_URL,
+    deadLetterQueueUrl: DLQ_URL,
+    handler: ({ body, attempt }) => {
+      const { outcome } = body as { outcome: string };
+      if (outcome === 'flaky' && attempt === 1) return Promise.reject(new RetryableError('503', { errorType: 'TEMPORARY' }));
+      if (outcome === 'broken') return Promise.reject(new NonRetryableError('declined'));
+      return Promise.resolve();
+    },
+    retryPolicy: createRetryPolicy({ jitter: 'none', types: { TEMPORARY: { backoff: { type: 'fixed', delayMs: 0 } } } }),
+    visibilityTimeoutSeconds: 30,
+    maxReceiveCount: 5,
+    batchWaitMs: 1,
+  });
+  workers.push(worker);
+  await worker.start();
+  return worker;
+}
+
+describe('a fair queue (standard, MessageGroupId = tenant)', () => {
+  it("keeps the tenant on a message's retry copy and on its dead letter", async () => {
+    const fake = new SqsFake({ queueUrl: QUEUE_URL });
+    await startWorker(fake);
+    fake.add('{"outcome":"flaky"}', { groupId: 'tenant-a' });
+    fake.add('{"outcome":"broken"}', { groupId: 'tenant-b' });
+    fake.add('{"outcome":"flaky"}');
+    await vi.waitFor(() => expect(fake.deleted.length).toBe(5), { timeout: 3000 });
+    fake.close();
+    const copies = fake.sent.filter((sent) => sent.queueUrl === QUEUE_URL);
+    expect(copies.map((copy) => copy.groupId).sort()).toEqual(['tenant-a', undefined]);
+    const [deadLetter] = fake.sent.filter((sent) => sent.queueUrl === DLQ_URL);
+    expect(deadLetter).toMatchObject({ groupId: 'tenant-b', deduplicationId: undefined });
+  });
+});
