@@ -1,5 +1,5 @@
 import { createRetryPolicy, NonRetryableError, RetryableError } from '@requeue/retry';
-import { SqsWorker } from '@requeue/sqs';
+import { SqsWorker, type SqsWorkerOptions } from '@requeue/sqs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SqsFake } from '../support/sqs-fake.js';
 
@@ -13,13 +13,15 @@ afterEach(async () => {
   await Promise.all(workers.splice(0).map((worker) => worker.stop({ drainTimeoutMs: 0 })));
 });
 
-async function startWorker(fake: SqsFake) {
+async function startWorker(fake: SqsFake, extra: Partial<SqsWorkerOptions> = {}, started: string[] = []) {
   const worker = new SqsWorker({
+    ...extra,
     sqs: fake.client,
     queueUrl: QUEUE_URL,
     deadLetterQueueUrl: DLQ_URL,
     handler: ({ body, attempt }) => {
-      const { outcome } = body as { outcome: string };
+      const { outcome, id } = body as { outcome: string; id?: string };
+      if (id) started.push(id);
       if (outcome === 'flaky' && attempt === 1) return Promise.reject(new RetryableError('503', { errorType: 'TEMPORARY' }));
       if (outcome === 'broken') return Promise.reject(new NonRetryableError('declined'));
       return Promise.resolve();
@@ -47,5 +49,17 @@ describe('a fair queue (standard, MessageGroupId = tenant)', () => {
     expect(copies.map((copy) => copy.groupId).sort()).toEqual(['tenant-a', undefined]);
     const [deadLetter] = fake.sent.filter((sent) => sent.queueUrl === DLQ_URL);
     expect(deadLetter).toMatchObject({ groupId: 'tenant-b', deduplicationId: undefined });
+  });
+
+  it('with tenants keyed on the group, takes turns between a burst and a quiet tenant', async () => {
+    const fake = new SqsFake({ queueUrl: QUEUE_URL });
+    for (let i = 0; i < 12; i++) fake.add(JSON.stringify({ outcome: 'ok', id: `a${i}` }), { groupId: 'noisy' });
+    fake.add('{"outcome":"ok","id":"b0"}', { groupId: 'quiet' });
+    const started: string[] = [];
+    // One handler at a time, everything received at once: the start order is the schedule.
+    await startWorker(fake, { tenants: { key: 'group' }, maxInFlight: 1, prefetch: 20 }, started);
+    await vi.waitFor(() => expect(started).toHaveLength(13), { timeout: 3000 });
+    fake.close();
+    expect(started.indexOf('b0')).toBeLessThanOrEqual(2);
   });
 });

@@ -33,6 +33,8 @@ export type { IdempotencyOptions, IdempotencyStore, IdempotencyStoreRecord } fro
 export type { WorkerLogger } from './logger.js';
 export type { WorkerMetrics } from './metrics.js';
 export type { MessageHandler, SqsWorkerOptions } from './options.js';
+export type { TenantOptions } from './tenants/options.js';
+export type { TenantKey } from './tenants/tenant-key.js';
 export type { ScheduledRetry } from './scheduled-retries.js';
 export { withoutSdkCallLogging } from './sdk-call-logging.js';
 export { SqsWorker, WorkerStoppingError, type WorkerHealth } from './worker.js';

@@ -1,5 +1,6 @@
 import { InFlightLimit } from './in-flight-limit.js';
 import { ReceiveLookahead } from './receive-lookahead.js';
+import { FairWaiting, NO_TENANT } from './tenants/fair-waiting.js';
 
 /** A received message waiting for a running slot: how to start it, and how to give it back unstarted. */
 interface Waiting {
@@ -29,7 +30,7 @@ export class MessageSlots {
   readonly held: InFlightLimit;
   readonly running: InFlightLimit;
   private readonly settling: InFlightLimit;
-  private readonly waiting: Waiting[] = [];
+  private readonly waiting: FairWaiting<Waiting>;
   private received = 0;
   private readonly lookahead: ReceiveLookahead;
   /** Set while the first handler of a busy period waits for `activity.busy()`. */
@@ -44,7 +45,10 @@ export class MessageSlots {
      * it may return, which never rejects), and when the last one finishes.
      */
     private readonly activity?: { busy(): Promise<void> | undefined; idle(): void },
+    /** Handlers one tenant may run while another tenant's message waits. @default no cap */
+    tenantCap?: number,
   ) {
+    this.waiting = new FairWaiting(tenantCap);
     this.lookahead = new ReceiveLookahead(prefetch, now);
     this.held = new InFlightLimit(maxInFlight + prefetch);
     this.running = new InFlightLimit(maxInFlight);
@@ -71,24 +75,24 @@ export class MessageSlots {
 
   /**
    * A received message, holding the slot its receive reserved, starts as soon as a
-   * running slot is free, in the order messages arrived. Beyond `prefetch` waiting it goes
-   * back at once instead.
+   * running slot is free: in arrival order within its tenant, tenants in turn. Beyond
+   * `prefetch` waiting, the newest of the tenant with the most waiting goes back at once.
    */
-  admit(start: (slot: MessageSlot) => void, giveBack: () => Promise<void>): void {
+  admit(start: (slot: MessageSlot) => void, giveBack: () => Promise<void>, tenant: string = NO_TENANT): void {
     this.received++;
-    this.waiting.push({ start, giveBack });
+    this.waiting.push(tenant, { start, giveBack });
     this.startWaiting();
     // Behind the gate, the handlers' free slots wait too, as they would be running.
     if (this.waiting.length > this.prefetch + (this.gate ? this.running.free : 0)) {
       this.lookahead.gaveBack();
-      void this.giveBack(this.waiting.pop()!);
+      void this.giveBack(this.waiting.takeNoisiest()!);
       this.resizeHeld();
     }
   }
 
   /** Gives every prefetched message back unstarted (at shutdown), and resolves once they are. */
   async giveBackWaiting(): Promise<void> {
-    await Promise.all(this.waiting.splice(0).map((entry) => this.giveBack(entry)));
+    await Promise.all(this.waiting.drain().map((entry) => this.giveBack(entry)));
   }
 
   private giveBack(entry: Waiting): Promise<void> {
@@ -121,7 +125,10 @@ export class MessageSlots {
       }
     }
     let started = 0;
-    for (; this.waiting.length > 0 && this.running.reserve(1) === 1; started++) this.waiting.shift()!.start(this.slot());
+    for (; this.waiting.length > 0 && this.running.reserve(1) === 1; started++) {
+      const { tenant, item } = this.waiting.take()!;
+      item.start(this.slot(tenant));
+    }
     if (started > 0) this.lookahead.started(started);
     this.resizeHeld();
   }
@@ -149,9 +156,11 @@ export class MessageSlots {
     return bound + Math.min(allowance, bound);
   }
 
-  private slot(): MessageSlot {
+  private slot(tenant: string): MessageSlot {
     let state: 'running' | 'settling' | 'done' = 'running';
+    this.waiting.started(tenant);
     const leaveRunning = () => {
+      this.waiting.finished(tenant);
       this.running.release(1);
       this.held.release(1);
       this.startWaiting();

@@ -8,6 +8,7 @@ import type { WorkerMetrics } from './metrics.js';
 import type { BodySchema } from './body-schema.js';
 import type { IdempotencyOptions } from './idempotency/options.js';
 import type { WorkerMessage } from './worker-message.js';
+import { resolveTenants, type ResolvedTenants, type TenantOptions } from './tenants/options.js';
 
 /**
  * Your handler: resolve for success, throw for failure; what it throws is classified (docs/retry-
@@ -143,6 +144,13 @@ export interface SqsWorkerOptions<Body = unknown> {
    * attempt count but not their idempotency key
    */
   retryStateKeys?: readonly string[];
+  /**
+   * Tenants take turns for the handlers: what the worker has received starts round-robin
+   * across tenants, in arrival order within each, so one tenant's burst or slow handlers
+   * cannot hold every slot while another's messages wait (docs/worker.md, Tenants).
+   * @default off: messages start in arrival order
+   */
+  tenants?: TenantOptions;
   /** The clock, for tests. @default Date.now */
   now?: () => number;
   /** The jitter's random source, for tests (`seededRandom`). @default Math.random */
@@ -151,8 +159,13 @@ export interface SqsWorkerOptions<Body = unknown> {
 
 type Optional = 'visibilityTimeoutSeconds' | 'maxReceiveCount' | 'fifoRetryInPlaceSeconds' | 'dependencyKey' | 'schema' | 'tracing' | 'idempotency' | 'taskProtection';
 
-export type ResolvedWorkerOptions = Required<Omit<SqsWorkerOptions, Optional | 'backpressure' | 'retryStateKeys' | 'retryPolicy'>> &
-  Pick<SqsWorkerOptions, Optional | 'retryStateKeys'> & { backpressure: ResolvedBackpressure | false; retryStateSigner: RetryStateSigner; retryPolicy: EnginePolicy };
+export type ResolvedWorkerOptions = Required<Omit<SqsWorkerOptions, Optional | 'backpressure' | 'retryStateKeys' | 'retryPolicy' | 'tenants'>> &
+  Pick<SqsWorkerOptions, Optional | 'retryStateKeys'> & {
+    backpressure: ResolvedBackpressure | false;
+    retryStateSigner: RetryStateSigner;
+    retryPolicy: EnginePolicy;
+    tenants: ResolvedTenants | undefined;
+  };
 
 function integerIn(option: string, value: number | undefined, fallback: number, min: number, max: number): number {
   const chosen = value ?? fallback;
@@ -223,5 +236,6 @@ export function resolveWorkerOptions(options: SqsWorkerOptions, defaults: { logg
     now: options.now ?? Date.now,
     random: options.random ?? Math.random,
     retryStateSigner: retryStateSigner(options.retryStateKeys),
+    tenants: resolveTenants(options.tenants, maxInFlight),
   };
 }

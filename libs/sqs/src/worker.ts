@@ -104,7 +104,8 @@ export class SqsWorker<Body = unknown> {
     // With a schema the body is its output; without one, `Body` is the caller's own claim.
     this.options = resolveWorkerOptions(options as unknown as SqsWorkerOptions, { logger: silentLogger, metrics: noMetrics });
     // Known once started: the protection's lifetime follows the queue's visibility timeout.
-    this.slots = new MessageSlots(this.options.maxInFlight, this.options.prefetch, this.options.now, { busy: () => this.protection?.busy(), idle: () => this.protection?.idle() });
+    const activity = { busy: () => this.protection?.busy(), idle: () => this.protection?.idle() };
+    this.slots = new MessageSlots(this.options.maxInFlight, this.options.prefetch, this.options.now, activity, this.options.tenants?.cap);
     keepProtoAttribute(this.options.sqs);
     this.batch = new SqsBatchClient(this.options.sqs, this.options.batchWaitMs);
     this.queueName = this.options.queueUrl.split('/').pop() ?? this.options.queueUrl;
@@ -294,6 +295,7 @@ export class SqsWorker<Body = unknown> {
         void processing.finally(slot.done);
       },
       async () => void (await running.executor.execute(received, RELEASE)),
+      this.options.tenants?.read(message),
     );
   }
 }

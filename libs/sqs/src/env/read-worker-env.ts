@@ -6,6 +6,9 @@ import { readJsonSetting } from './json-setting.js';
 import { fraction, integer, onOff, optionalInteger, url, type Env } from './readers.js';
 import { retryStateKeys } from './retry-state-keys.js';
 import { storeLocation, type StoreLocation } from './store-location.js';
+import { SqsWorkerConfigError } from '../errors.js';
+import { resolveTenants, type TenantOptions } from '../tenants/options.js';
+import type { TenantKey } from '../tenants/tenant-key.js';
 
 /**
  * The worker's settings as its environment gives them (docs/contracts.md, section 2),
@@ -48,6 +51,8 @@ export interface WorkerEnvSettings {
   fleetState: StoreLocation | undefined;
   /** WORKER_IDEMPOTENCY, WORKER_IDEMPOTENCY_KEY and WORKER_IDEMPOTENCY_VALIDATE_PAYLOAD. */
   idempotency: IdempotencySetting;
+  /** WORKER_TENANT_KEY and WORKER_TENANT_MAX_IN_FLIGHT; undefined when tenants are off. */
+  tenants: TenantOptions | undefined;
   /** METRICS_NAMESPACE; undefined when unset (no EMF metrics are written). */
   metricsNamespace: string | undefined;
   /** WORKER_RETRY_STATE_KEYS; undefined outside production when unset. */
@@ -97,6 +102,25 @@ function fleetState(env: Env): StoreLocation | undefined {
 }
 
 /** RETRY_POLICY is JSON, or a path to a JSON file. */
+/** WORKER_TENANT_KEY (`off`, `group`, `attribute.<name>`, `body.<path>`) and WORKER_TENANT_MAX_IN_FLIGHT (a number or a share such as `50%`). */
+function tenants(env: Env, maxInFlight: number): TenantOptions | undefined {
+  const key = env.WORKER_TENANT_KEY?.trim() || 'off';
+  const cap = env.WORKER_TENANT_MAX_IN_FLIGHT?.trim() || undefined;
+  if (key === 'off') {
+    if (cap !== undefined) throw new WorkerConfigError('WORKER_TENANT_MAX_IN_FLIGHT', 'needs WORKER_TENANT_KEY, which names where the tenant is read');
+    return undefined;
+  }
+  const options: TenantOptions = { key: key as TenantKey, ...(cap === undefined ? {} : { maxInFlight: /^\d+$/.test(cap) ? Number(cap) : (cap as `${number}%`) }) };
+  try {
+    resolveTenants(options, maxInFlight);
+  } catch (cause) {
+    if (!(cause instanceof SqsWorkerConfigError)) throw cause;
+    const variable = cause.option === 'tenants.key' ? 'WORKER_TENANT_KEY' : 'WORKER_TENANT_MAX_IN_FLIGHT';
+    throw new WorkerConfigError(variable, cause.problem, { cause });
+  }
+  return options;
+}
+
 function retryPolicy(raw: string | undefined): { policy: RetryPolicy; source: string } {
   if (raw === undefined || raw.trim() === '') return { policy: createRetryPolicy(), source: 'shipped preset' };
   const { json, source } = readJsonSetting('RETRY_POLICY', raw);
@@ -136,6 +160,7 @@ export function readWorkerEnv(env: Env = process.env): WorkerEnvSettings {
     backpressure: backpressure(env),
     fleetState: fleetState(env),
     idempotency: idempotencySetting(env),
+    tenants: tenants(env, integer(env, 'WORKER_MAX_IN_FLIGHT', 50, 1, 10_000)),
     metricsNamespace: metricsNamespace(env),
     retryStateKeys: retryStateKeys(env, production),
     production,

@@ -78,4 +78,13 @@ describe('optional peers', () => {
     };
     expect(() => optionalPeer('@opentelemetry/api', broken)).toThrow('./lib/index.js');
   });
+
+  it('reads tenants from WORKER_TENANT_KEY and WORKER_TENANT_MAX_IN_FLIGHT, naming the bad variable', () => {
+    expect(workerOptionsFromEnv(FROM_THE_STACK).tenants).toBeUndefined();
+    expect(workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'group', WORKER_TENANT_MAX_IN_FLIGHT: '50%' }).tenants).toEqual({ key: 'group', maxInFlight: '50%' });
+    expect(workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'body.customerId', WORKER_TENANT_MAX_IN_FLIGHT: '3' }).tenants).toEqual({ key: 'body.customerId', maxInFlight: 3 });
+    expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'customer' })).toThrow(/^WORKER_TENANT_KEY: must be group, attribute\.<name> or body\.<path>/);
+    expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'group', WORKER_TENANT_MAX_IN_FLIGHT: 'half' })).toThrow(/^WORKER_TENANT_MAX_IN_FLIGHT: must be a whole number/);
+    expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_MAX_IN_FLIGHT: '5' })).toThrow(/^WORKER_TENANT_MAX_IN_FLIGHT: needs WORKER_TENANT_KEY/);
+  });
 });

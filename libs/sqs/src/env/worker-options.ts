@@ -65,6 +65,7 @@ export function workerOptions(settings: WorkerEnvSettings, context: WorkerEnvCon
       tracing: settings.tracing ? undefined : (false as const),
       taskProtection: settings.taskProtection === false || settings.taskProtection.idleMs !== undefined ? settings.taskProtection : undefined,
       idempotency,
+      tenants: settings.tenants,
       logger,
       metrics: settings.metricsNamespace === undefined ? undefined : new EmfMetrics({ namespace: settings.metricsNamespace, queueName: queueUrl.split('/').pop() ?? 'queue' }),
     }),

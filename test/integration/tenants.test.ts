@@ -1,0 +1,54 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { SqsWorkerOptions } from '@requeue/sqs';
+import { SqsWorkerConfigError } from '@requeue/sqs';
+import { describe, expect, it } from 'vitest';
+import { eventually } from '../support/emulator.js';
+import { sendAll } from '../support/publish.js';
+import { emulatorSuite } from '../support/suite.js';
+
+const suite = emulatorSuite();
+
+/**
+ * A burst of 20 jobs from tenant a, then 2 from tenant b, all on the queue before the
+ * worker starts: 2 handlers, a prefetch of 20, so the worker holds every message at once.
+ * Resolves with the order the handlers started them in.
+ */
+async function startOrder(extra: Partial<SqsWorkerOptions>): Promise<string[]> {
+  const queues = await suite.emulator.createQueues();
+  const burst = Array.from({ length: 20 }, (_, i) => ({ body: JSON.stringify({ tenant: 'a', id: `a${i}` }) }));
+  await sendAll(suite.emulator.sqs, queues.queueUrl, [...burst, { body: '{"tenant":"b","id":"b0"}' }, { body: '{"tenant":"b","id":"b1"}' }]);
+  const started: string[] = [];
+  await suite.engine(
+    queues,
+    async ({ body }) => {
+      started.push((body as { id: string }).id);
+      await sleep(20);
+    },
+    {},
+    { maxInFlight: 2, prefetch: 20, ...extra },
+  );
+  await eventually(() => (started.length === 22 ? true : undefined), 20_000, 'every job to start');
+  return started;
+}
+
+describe('tenants take turns for the handlers (body.tenant key, on the emulator)', () => {
+  it("starts a quiet tenant's jobs among the first, where without tenants they wait behind the whole burst", async () => {
+    const fair = await startOrder({ tenants: { key: 'body.tenant' } });
+    const plain = await startOrder({});
+    console.info(`start positions of b's jobs: with tenants ${['b0', 'b1'].map((id) => fair.indexOf(id))}, without ${['b0', 'b1'].map((id) => plain.indexOf(id))}`);
+    expect(Math.max(fair.indexOf('b0'), fair.indexOf('b1'))).toBeLessThan(8);
+    expect(Math.min(plain.indexOf('b0'), plain.indexOf('b1'))).toBeGreaterThanOrEqual(10);
+    // Within a tenant, arrival order holds.
+    const aOrder = fair.filter((id) => id.startsWith('a'));
+    expect(aOrder.indexOf('a0')).toBe(0);
+  }, 60_000);
+
+  it('refuses a key or cap it cannot use, naming the option', async () => {
+    const queues = await suite.emulator.createQueues();
+    const refusal = (tenants: unknown) => suite.engine(queues, async () => undefined, {}, { tenants: tenants as SqsWorkerOptions['tenants'] }).then(() => undefined, (error: unknown) => error);
+    expect(await refusal({ key: 'customer' })).toMatchObject({ option: 'tenants.key', message: expect.stringMatching(/group, attribute\.<name> or body\.<path>/) });
+    expect(await refusal({ key: 'body.' })).toBeInstanceOf(SqsWorkerConfigError);
+    expect(await refusal({ key: 'group', maxInFlight: '150%' })).toMatchObject({ option: 'tenants.maxInFlight' });
+    expect(await refusal({ key: 'group', maxInFlight: 0 })).toMatchObject({ option: 'tenants.maxInFlight' });
+  });
+});
