@@ -33,6 +33,16 @@ function idOf(message: Message): string | undefined {
   }
 }
 
+/** The ids that have ended: in the ledger, or among these dead letters. */
+export function endedIds(ledgerPath: string, deadLetters: readonly Message[]): Set<string> {
+  const ended = new Set(readLedger(ledgerPath).map((line) => line.id));
+  for (const message of deadLetters) {
+    const id = idOf(message);
+    if (id !== undefined) ended.add(id);
+  }
+  return ended;
+}
+
 function reasonOf(message: Message): string {
   const record = message.MessageAttributes?.['x-dead-letter']?.StringValue;
   if (record === undefined) return REDRIVE_BACKSTOP;

@@ -6,7 +6,7 @@ import { seededRandom, type Random } from '@requeue/retry/engine';
 import { eventually, startEmulator, type Emulator, type QueuePair } from '../support/emulator.js';
 import { sendAll, simulation, type Outgoing } from '../support/publish.js';
 import { startWorkerProcess, waitUntilReady, type WorkerProcess } from '../support/worker-process.js';
-import { account, type Accounting, type ExpectedEnd } from './accounting.js';
+import { account, endedIds, type Accounting, type ExpectedEnd } from './accounting.js';
 
 export interface ScenarioReport {
   scenario: string;
@@ -77,6 +77,26 @@ function workerEnv(emulator: Emulator, queues: QueuePair, ledger: string, maxInF
 }
 
 
+/**
+ * Once the queue looks empty, waits (up to `timeoutMs`) until every published id has ended
+ * in the ledger or the DLQ. Queue counts are approximate, on SQS and on an emulator
+ * restored from its data directory alike, so a queue that looks empty is no proof that
+ * every message has ended; a message still on its way is not a lost one. The DLQ is
+ * peeked at (hidden for a second), not consumed.
+ */
+export async function untilAccounted(emulator: Emulator, dlqUrl: string, expected: ReadonlyMap<string, ExpectedEnd>, ledgerPath: string, timeoutMs: number): Promise<void> {
+  await eventually(
+    async () => {
+      const ended = endedIds(ledgerPath, await emulator.drain(dlqUrl, 1));
+      // Let the peeked dead letters become visible again before the next look, or the final drain.
+      await sleep(1100);
+      return [...expected.keys()].every((id) => ended.has(id)) ? true : undefined;
+    },
+    timeoutMs,
+    'every message to end in the ledger or the DLQ',
+  ).catch(() => undefined);
+}
+
 /** Waits until the main queue holds nothing (visible, in flight or delayed) on two checks a second apart. */
 export async function settled(emulator: Emulator, queueUrl: string, timeoutMs: number): Promise<void> {
   let quietChecks = 0;
@@ -144,6 +164,7 @@ export async function runRestartScenario(options: RestartScenarioOptions): Promi
       options.onProgress?.(`${options.signal} ${restart + 1}/${options.restarts}`);
     }
     await settled(emulator, queues.queueUrl, options.timeoutMs);
+    await untilAccounted(emulator, queues.dlqUrl, workload.expected, ledger, 30_000);
     const exit = await stopGracefully(worker!);
     if (exit.code !== 0) badExits.push(`final exit ${exit.code ?? exit.signal}`);
     if (badExits.length > 0) notes.push(`unclean exits after ${options.signal}: ${badExits.join('; ')}`);
@@ -221,6 +242,7 @@ export async function runOutageScenario(options: OutageScenarioOptions): Promise
       'ready after the outage',
     ).then(() => true, () => false);
     await settled(emulator, queues.queueUrl, options.timeoutMs);
+    await untilAccounted(emulator, queues.dlqUrl, workload.expected, ledger, 30_000);
     const workerExitedDuringRun = workerExitedDuringOutage || worker.child.exitCode !== null || worker.child.signalCode !== null;
     await stopGracefully(worker);
     const deadLetters = await emulator.drain(queues.dlqUrl);
