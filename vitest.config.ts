@@ -35,9 +35,9 @@ export default defineConfig({
     testTimeout: 30_000,
     // Test files share their worker processes rather than each importing the AWS SDK, Nest
     // and the CDK afresh: that import was half the suite's CPU. So a file that changes
-    // process-wide state (environment, timers, globals) puts it back. Most files wait on
-    // processes, emulators and timers more than they compute: three run at once.
+    // process-wide state (environment, timers, globals) puts it back. Two at a time suits
+    // 2 cores: the fault suites and the browser test spawn processes of their own.
     isolate: false,
-    maxWorkers: 3,
+    maxWorkers: 2,
   },
 });

@@ -66,7 +66,10 @@ describe('the local dashboard in a real browser', () => {
     const traceLink = page.locator('#retries tr[data-message-id] a.trace').first();
     expect(await traceLink.getAttribute('href')).toMatch(/^http:\/\/traces\.example\/trace\/[0-9a-f]{32}$/);
     expect(await traceLink.textContent()).toMatch(/^[0-9a-f]{32}$/);
-    await eventually(async () => ((await processed()) >= 28 ? true : undefined), 30_000, 'every success counted');
+    await eventually(async () => ((await processed()) >= 28 ? true : undefined), 30_000, 'every success counted').catch((error: Error) => {
+      // Say where the demo stood: its progress lines and report.
+      throw new Error(`${error.message} (the page shows ${stdout ? 'the report below' : 'no report yet'})\n--- demo stderr ---\n${stderr.slice(-3000)}\n--- demo stdout ---\n${stdout.slice(-3000)}`, { cause: error });
+    });
     await eventually(async () => ((await page.locator('#dlq').textContent()) === '12' ? true : undefined), 30_000, 'the DLQ tile at 12');
     await expect.poll(() => page.locator('#dead-letters tr[data-message-id]').count(), { timeout: 15_000 }).toBe(12);
     await expect.poll(() => page.locator('#activity canvas').count()).toBeGreaterThan(0);
