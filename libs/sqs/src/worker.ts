@@ -104,8 +104,7 @@ export class SqsWorker<Body = unknown> {
     // With a schema the body is its output; without one, `Body` is the caller's own claim.
     this.options = resolveWorkerOptions(options as unknown as SqsWorkerOptions, { logger: silentLogger, metrics: noMetrics });
     // Known once started: the protection's lifetime follows the queue's visibility timeout.
-    const activity = { busy: () => this.protection?.busy(), idle: () => this.protection?.idle() };
-    this.slots = new MessageSlots(this.options.maxInFlight, this.options.prefetch, this.options.now, activity, this.options.tenants?.cap);
+    this.slots = new MessageSlots(this.options.maxInFlight, this.options.prefetch, this.options.now, { busy: () => this.protection?.busy(), idle: () => this.protection?.idle() }, this.options.tenants?.cap);
     keepProtoAttribute(this.options.sqs);
     this.batch = new SqsBatchClient(this.options.sqs, this.options.batchWaitMs);
     this.queueName = this.options.queueUrl.split('/').pop() ?? this.options.queueUrl;
