@@ -37,6 +37,7 @@ export type { TenantOptions } from './tenants/options.js';
 export type { TenantKey } from './tenants/tenant-key.js';
 export type { ScheduledRetry } from './scheduled-retries.js';
 export { withoutSdkCallLogging } from './sdk-call-logging.js';
-export { SqsWorker, WorkerStoppingError, type WorkerHealth } from './worker.js';
+export { SqsWorker, WorkerStoppingError } from './worker.js';
+export type { WorkerHealth } from './worker-health.js';
 export type { WorkerMessage } from './worker-message.js';
 export type { WorkerEvents } from './events/worker-events.js';

@@ -1,11 +1,15 @@
 import { InFlightLimit } from './in-flight-limit.js';
 import { ReceiveLookahead } from './receive-lookahead.js';
 import { FairWaiting, NO_TENANT } from './tenants/fair-waiting.js';
+import { RecentTenants } from './tenants/recent-tenants.js';
+import { TenantDwell, type TenantsSnapshot } from './tenants/tenant-dwell.js';
 
 /** A received message waiting for a running slot: how to start it, and how to give it back unstarted. */
 interface Waiting {
   start: (slot: MessageSlot) => void;
   giveBack: () => Promise<void>;
+  /** Epoch ms the message was sent (SentTimestamp), for the tenants' dwell. */
+  sentAt: number | undefined;
 }
 
 /**
@@ -16,8 +20,9 @@ interface Waiting {
  *   prefetch`, plus what the handlers will start while a receive is under way (the
  *   lookahead, measured): at a region's round trip, messages spend most of their time in
  *   the receive. Received messages wait here for a running slot, at most `prefetch` of
- *   them: one that lands beyond that (the handlers slowed while it was on its way) is
- *   given back at once, unstarted.
+ *   them (the tenants' `prefetch` while several tenants were seen in the last minute): one
+ *   that lands beyond that (the handlers slowed while it was on its way) is given back at
+ *   once, unstarted.
  * - `running`: a slot per message whose handler has started (or waits behind its FIFO
  *   group or for its dependency), at most `maxInFlight`.
  * - `settling`: a slot per message whose handler is done while its delete, copy or dead
@@ -31,6 +36,8 @@ export class MessageSlots {
   readonly running: InFlightLimit;
   private readonly settling: InFlightLimit;
   private readonly waiting: FairWaiting<Waiting>;
+  private readonly recentTenants: RecentTenants | undefined;
+  private readonly dwell: TenantDwell | undefined;
   private received = 0;
   private readonly lookahead: ReceiveLookahead;
   /** Set while the first handler of a busy period waits for `activity.busy()`. */
@@ -39,22 +46,27 @@ export class MessageSlots {
   constructor(
     private readonly maxInFlight: number,
     readonly prefetch: number,
-    now: () => number,
+    private readonly now: () => number,
     /**
      * Told before the first handler starts after none ran (the handlers wait for the promise
      * it may return, which never rejects), and when the last one finishes.
      */
     private readonly activity?: { busy(): Promise<void> | undefined; idle(): void },
-    /** Handlers one tenant may run while another tenant's message waits. @default no cap */
-    tenantCap?: number,
+    /**
+     * `cap`: handlers one tenant may run while another tenant's message waits; `prefetch`:
+     * messages held waiting while several tenants are active, to reach past one tenant's burst.
+     */
+    private readonly tenants?: { cap: number; prefetch: number },
   ) {
-    this.waiting = new FairWaiting(tenantCap);
+    this.waiting = new FairWaiting(tenants?.cap);
+    this.recentTenants = tenants ? new RecentTenants(now) : undefined;
+    this.dwell = tenants ? new TenantDwell() : undefined;
     this.lookahead = new ReceiveLookahead(prefetch, now);
-    this.held = new InFlightLimit(maxInFlight + prefetch);
+    this.held = new InFlightLimit(maxInFlight + this.waitLimit);
     this.running = new InFlightLimit(maxInFlight);
     // As many as may be held: at a region's round trip a delete takes 10-30 ms to land, and
     // a smaller settle limit caps throughput at that limit per round trip.
-    this.settling = new InFlightLimit(this.mayBeHeld(0));
+    this.settling = new InFlightLimit(this.mayBeHeld(0, this.prefetch));
   }
 
   /** Messages received and not yet done: prefetched, running, waiting behind their FIFO group, or settling. */
@@ -78,16 +90,31 @@ export class MessageSlots {
    * running slot is free: in arrival order within its tenant, tenants in turn. Beyond
    * `prefetch` waiting, the newest of the tenant with the most waiting goes back at once.
    */
-  admit(start: (slot: MessageSlot) => void, giveBack: () => Promise<void>, tenant: string = NO_TENANT): void {
+  admit(start: (slot: MessageSlot) => void, giveBack: () => Promise<void>, tenant: string = NO_TENANT, sentAt?: number): void {
     this.received++;
-    this.waiting.push(tenant, { start, giveBack });
+    this.recentTenants?.seen(tenant);
+    this.waiting.push(tenant, { start, giveBack, sentAt });
     this.startWaiting();
     // Behind the gate, the handlers' free slots wait too, as they would be running.
-    if (this.waiting.length > this.prefetch + (this.gate ? this.running.free : 0)) {
+    if (this.waiting.length > this.waitLimit + (this.gate ? this.running.free : 0)) {
       this.lookahead.gaveBack();
       void this.giveBack(this.waiting.takeNoisiest()!);
       this.resizeHeld();
     }
+  }
+
+  /**
+   * How many received messages may wait for a running slot: the tenants' prefetch while
+   * several tenants are active, since a burst of one would otherwise fill the prefetch and
+   * leave the others' messages unreceived behind it in the queue; else the prefetch.
+   */
+  private get waitLimit(): number {
+    return this.tenants && this.recentTenants?.several ? Math.max(this.prefetch, this.tenants.prefetch) : this.prefetch;
+  }
+
+  /** The tenants' dwell and running handlers since the last call (for metrics); undefined when tenants are off. */
+  takeTenants(): TenantsSnapshot | undefined {
+    return this.dwell?.take(this.now(), this.waiting.load((entry) => entry.sentAt));
   }
 
   /** Gives every prefetched message back unstarted (at shutdown), and resolves once they are. */
@@ -127,6 +154,7 @@ export class MessageSlots {
     let started = 0;
     for (; this.waiting.length > 0 && this.running.reserve(1) === 1; started++) {
       const { tenant, item } = this.waiting.take()!;
+      if (this.dwell && item.sentAt !== undefined) this.dwell.started(tenant, this.now() - item.sentAt);
       item.start(this.slot(tenant));
     }
     if (started > 0) this.lookahead.started(started);
@@ -142,8 +170,9 @@ export class MessageSlots {
    */
   private resizeHeld(): void {
     const allowance = this.lookahead.allowance;
-    this.held.resize(this.maxInFlight + this.prefetch + (this.waiting.length >= this.prefetch ? 0 : allowance));
-    this.settling.resize(this.mayBeHeld(allowance));
+    const waitLimit = this.waitLimit;
+    this.held.resize(this.maxInFlight + waitLimit + (this.waiting.length >= waitLimit ? 0 : allowance));
+    this.settling.resize(this.mayBeHeld(allowance, waitLimit));
   }
 
   /**
@@ -151,8 +180,8 @@ export class MessageSlots {
    * the bound without it, so the bodies a worker may keep in memory stay bounded whatever
    * rate it measures.
    */
-  private mayBeHeld(allowance: number): number {
-    const bound = this.maxInFlight + 2 * this.prefetch;
+  private mayBeHeld(allowance: number, waitLimit: number): number {
+    const bound = this.maxInFlight + this.prefetch + waitLimit;
     return bound + Math.min(allowance, bound);
   }
 

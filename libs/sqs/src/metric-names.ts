@@ -17,6 +17,9 @@ export const MetricName = {
   retryDelay: 'RetryDelay',
   breakerOpen: 'BreakerOpen',
   concurrencyLimit: 'ConcurrencyLimit',
+  tenantDwell: 'TenantDwell',
+  tenantInFlight: 'TenantInFlight',
+  worstTenantDwell: 'WorstTenantDwell',
 } as const;
 
 /** The dimensions the worker publishes beside `Queue`. */
@@ -25,4 +28,5 @@ export const MetricDimension = {
   errorType: 'ErrorType',
   reason: 'Reason',
   dependency: 'Dependency',
+  tenant: 'Tenant',
 } as const;

@@ -8,6 +8,7 @@ import type { MetricsContext } from 'aws-embedded-metrics/lib/logger/MetricsCont
 import { LogSerializer } from 'aws-embedded-metrics/lib/serializers/LogSerializer.js';
 import type { Writable } from 'node:stream';
 import type { DependencySnapshot } from './backpressure/dependency.js';
+import type { TenantsSnapshot } from './tenants/tenant-dwell.js';
 import { MetricDimension, MetricName } from './metric-names.js';
 
 /** What the engine reports. `EmfMetrics` publishes it; tests may record it. */
@@ -33,6 +34,8 @@ export interface WorkerMetrics {
   deferred(cause: 'breaker-open' | 'rate-limited' | 'duplicate-in-progress', errorType?: string): void;
   /** The dependencies' state, just before each flush: published as gauges. */
   dependencyStates(states: readonly DependencySnapshot[]): void;
+  /** With `tenants` on, just before each flush: the worst-served tenants' dwell and handlers, and the worst dwell of all. */
+  tenants?(snapshot: TenantsSnapshot): void;
   /** Writes what was gathered; called on an interval and at stop. */
   flush(): Promise<void>;
 }
@@ -71,7 +74,7 @@ export interface EmfMetricsOptions {
  * busy worker's memory stays flat.
  */
 export class EmfMetrics implements WorkerMetrics {
-  private counters = new Map<string, { dimensions: Record<string, string>; name: string; value: number }>();
+  private counters = new Map<string, { dimensions: Record<string, string>; name: string; value: number; unit?: Unit }>();
   private samples = new Map<string, { name: string; unit: Unit; values: number[]; seen: number }>();
   private readonly environment: IEnvironment;
   private readonly maxSamples: number;
@@ -147,6 +150,20 @@ export class EmfMetrics implements WorkerMetrics {
     }
   }
 
+  /**
+   * TenantDwell and TenantInFlight per Queue and Tenant for the few tenants in the snapshot
+   * (the worst served), WorstTenantDwell per Queue: what the worst-tenant alarm reads.
+   */
+  tenants(snapshot: TenantsSnapshot): void {
+    for (const { tenant, maxDwellMs, inFlight } of snapshot.top) {
+      // CloudWatch refuses an empty dimension value: messages with no tenant key share one name.
+      const dimensions = { [MetricDimension.tenant]: tenant === '' ? NO_TENANT_DIMENSION : tenant };
+      this.gauge(MetricName.tenantDwell, maxDwellMs, dimensions, Unit.Milliseconds);
+      this.gauge(MetricName.tenantInFlight, inFlight, dimensions);
+    }
+    this.gauge(MetricName.worstTenantDwell, snapshot.worstDwellMs, {}, Unit.Milliseconds);
+  }
+
   /** Writes one EMF document per dimension set and starts gathering afresh. */
   async flush(): Promise<void> {
     const counters = this.counters;
@@ -169,14 +186,14 @@ export class EmfMetrics implements WorkerMetrics {
       }
       return logger;
     };
-    for (const { name, value, dimensions } of counters.values()) loggerFor(dimensions).putMetric(name, value, Unit.Count);
+    for (const { name, value, dimensions, unit } of counters.values()) loggerFor(dimensions).putMetric(name, value, unit ?? Unit.Count);
     for (const { name, unit, values } of samples.values()) for (const value of values) loggerFor({}).putMetric(name, value, unit);
     await Promise.all([...byDimensions.values()].map((logger) => logger.flush()));
   }
 
   /** A gauge is its latest value; it shares the counters' map, keyed apart by name. */
-  private gauge(name: string, value: number, dimensions: Record<string, string>): void {
-    this.counters.set(counterKey(name, dimensions), { name, value, dimensions });
+  private gauge(name: string, value: number, dimensions: Record<string, string>, unit?: Unit): void {
+    this.counters.set(counterKey(name, dimensions), { name, value, dimensions, unit });
   }
 
   private count(name: string, value: number, dimensions: Record<string, string> = {}): void {
@@ -198,6 +215,9 @@ export class EmfMetrics implements WorkerMetrics {
     }
   }
 }
+
+/** The `Tenant` dimension of messages whose tenant key names none. */
+export const NO_TENANT_DIMENSION = '(none)';
 
 /** Called for every message: a plain string key, not JSON.stringify, on this path. */
 function counterKey(name: string, dimensions: Record<string, string>): string {

@@ -7,6 +7,7 @@ import { GroupSequencer } from './group-sequencer.js';
 import { HandlerStop } from './handler-runner.js';
 import { VisibilityHeartbeat } from './heartbeat.js';
 import { MessageSlots } from './message-slots.js';
+import { dwellSince } from './tenants/tenant-dwell.js';
 import { silentLogger } from './logger.js';
 import { noMetrics } from './metrics.js';
 import type { EngineEvents } from './events/engine-events.js';
@@ -27,32 +28,10 @@ import { ScheduledRetries, type ScheduledRetry } from './scheduled-retries.js';
 import { OutcomeExecutor } from './delivery/execute-outcome.js';
 import { sleep } from './sleep.js';
 import { UnusedReceives } from './unused-receives.js';
+import type { WorkerHealth } from './worker-health.js';
 
 /** Messages given back unrun: at shutdown, and a FIFO group's behind a failed head. */
 const RELEASE = { kind: 'release' } as const;
-
-/** What `/health/live` and `/health/ready` report for one consumer. */
-export interface WorkerHealth {
-  /** The poll loop is making progress (it may be backing off). */
-  live: boolean;
-  /** Started, not stopping, the last receive succeeded, polling is not stuck with slots free, and the idempotency store (if any) answers. */
-  ready: boolean;
-  /** Messages received and not yet settled. */
-  inFlight: number;
-  /** The most handlers that run at once. */
-  maxInFlight: number;
-  /** Epoch ms of the last receive that returned or failed. */
-  lastPollActivityAt: number;
-  /** Receives that failed in a row (0 after a success). */
-  consecutivePollFailures: number;
-  /**
-   * Dependencies' breakers and concurrency limits, at most 20: those pushing back first,
-   * then the most recently used. Details, never a reason to be unready.
-   */
-  dependencies: DependencySnapshot[];
-  /** ECS task scale-in protection's calls so far, by outcome (failures are logged too); absent when it is off. */
-  taskProtection?: { enabled: number; cleared: number; renewed: number; failed: number };
-}
 
 /** What the health body lists at most: a publisher naming hosts must not grow it without bound. */
 const HEALTH_DEPENDENCIES = 20;
@@ -104,7 +83,7 @@ export class SqsWorker<Body = unknown> {
     // With a schema the body is its output; without one, `Body` is the caller's own claim.
     this.options = resolveWorkerOptions(options as unknown as SqsWorkerOptions, { logger: silentLogger, metrics: noMetrics });
     // Known once started: the protection's lifetime follows the queue's visibility timeout.
-    this.slots = new MessageSlots(this.options.maxInFlight, this.options.prefetch, this.options.now, { busy: () => this.protection?.busy(), idle: () => this.protection?.idle() }, this.options.tenants?.cap);
+    this.slots = new MessageSlots(this.options.maxInFlight, this.options.prefetch, this.options.now, { busy: () => this.protection?.busy(), idle: () => this.protection?.idle() }, this.options.tenants);
     keepProtoAttribute(this.options.sqs);
     this.batch = new SqsBatchClient(this.options.sqs, this.options.batchWaitMs);
     this.queueName = this.options.queueUrl.split('/').pop() ?? this.options.queueUrl;
@@ -240,6 +219,8 @@ export class SqsWorker<Body = unknown> {
 
   private flushMetrics(): Promise<void> {
     if (this.dependencies) this.options.metrics.dependencyStates(this.dependencies.snapshot(METRIC_DEPENDENCIES, true));
+    const tenants = this.slots.takeTenants();
+    if (tenants) this.options.metrics.tenants?.(tenants);
     return this.options.metrics.flush();
   }
 
@@ -295,6 +276,7 @@ export class SqsWorker<Body = unknown> {
       },
       async () => void (await running.executor.execute(received, RELEASE)),
       this.options.tenants?.read(message),
+      this.options.tenants && dwellSince(message),
     );
   }
 }

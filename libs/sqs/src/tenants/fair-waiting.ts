@@ -90,4 +90,19 @@ export class FairWaiting<T> {
     if (count === 0) this.running.delete(tenant);
     else this.running.set(tenant, count);
   }
+
+  /** Each tenant with a handler running or a message waiting: its running handlers, and when its oldest waiting message was sent. */
+  load(sentAtOf: (item: T) => number | undefined): Map<string, { running: number; oldestSentAt: number | undefined }> {
+    const load = new Map<string, { running: number; oldestSentAt: number | undefined }>();
+    for (const [tenant, running] of this.running) load.set(tenant, { running, oldestSentAt: undefined });
+    for (const [tenant, queue] of this.byTenant) {
+      let oldestSentAt: number | undefined;
+      for (const item of queue) {
+        const sentAt = sentAtOf(item);
+        if (sentAt !== undefined && (oldestSentAt === undefined || sentAt < oldestSentAt)) oldestSentAt = sentAt;
+      }
+      load.set(tenant, { running: this.running.get(tenant) ?? 0, oldestSentAt });
+    }
+    return load;
+  }
 }

@@ -11,18 +11,32 @@ export interface TenantOptions {
    * alone gets every slot. @default no cap: tenants only take turns
    */
   maxInFlight?: number | `${number}%`;
+  /**
+   * Messages the worker may hold received and not started while more than one tenant was
+   * seen in the last minute, instead of `SqsWorkerOptions.prefetch`: enough to read past one
+   * tenant's burst to the messages of the others behind it in the queue. The heartbeat keeps
+   * them invisible while they wait; each is a body in memory. With one tenant, `prefetch`
+   * applies. @default 10 × maxInFlight
+   */
+  prefetch?: number;
 }
 
 export interface ResolvedTenants {
   read: TenantReader;
   cap: number;
+  prefetch: number;
 }
+
+/** How many times `maxInFlight` the tenants' prefetch is by default. */
+const DEFAULT_PREFETCH_PER_HANDLER = 10;
 
 export function resolveTenants(tenants: TenantOptions | undefined, maxInFlight: number): ResolvedTenants | undefined {
   if (tenants === undefined) return undefined;
-  const keyProblem = tenantKeyProblem(tenants?.key);
+  const keyProblem = tenantKeyProblem(tenants.key);
   if (keyProblem) throw new SqsWorkerConfigError('tenants.key', keyProblem);
-  return { read: tenantReader(tenants.key), cap: tenantCap(tenants.maxInFlight, maxInFlight) };
+  const prefetch = tenants.prefetch ?? DEFAULT_PREFETCH_PER_HANDLER * maxInFlight;
+  if (!Number.isInteger(prefetch) || prefetch < 0) throw new SqsWorkerConfigError('tenants.prefetch', `must be a whole number of at least 0, got ${JSON.stringify(tenants.prefetch)}`);
+  return { read: tenantReader(tenants.key), cap: tenantCap(tenants.maxInFlight, maxInFlight), prefetch };
 }
 
 function tenantCap(cap: TenantOptions['maxInFlight'], maxInFlight: number): number {
