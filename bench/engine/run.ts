@@ -1,7 +1,7 @@
 /**
  * One run of the engine alone (the public `SqsWorker`, no HTTP, no emulator) against an
  * in-memory queue, in its own process: the unit of `npm run bench:tracing` and
- * `npm run bench:engine-latency`. argv[2] is a `RunSpec` as JSON. Prints one JSON line,
+ * `npm run bench:engine-latency` (and the single-tenant rows of `npm run bench:tenants`). argv[2] is a `RunSpec` as JSON. Prints one JSON line,
  * a `RunResult`, timed from the worker's start to the last delete.
  */
 import { SqsWorker, type SqsWorkerOptions } from '@requeue/sqs';
@@ -69,6 +69,7 @@ async function run(spec: RunSpec): Promise<RunResult> {
     visibilityTimeoutSeconds: 30,
     maxReceiveCount: MAX_RECEIVE_COUNT,
     tracing: await tracingOption(spec),
+    ...(spec.tenants ? { tenants: { key: 'body.tenant' } } : {}),
   });
   const cpu = process.cpuUsage();
   const started = performance.now();

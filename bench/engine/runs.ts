@@ -27,6 +27,8 @@ export interface RunSpec {
   prefetch?: number;
   /** Undefined: the worker's default. */
   pollers?: number;
+  /** Tenants on, read from `body.tenant`, which no message names: one tenant, the happy path's cost of turning them on. */
+  tenants?: boolean;
   /** The handlers slow down for the last `lastMessages` (a dependency that degrades): each takes `handlerMs` instead. */
   slowdown?: { lastMessages: number; handlerMs: number };
 }

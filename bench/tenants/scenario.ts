@@ -1,5 +1,5 @@
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { SqsWorker, type TenantOptions } from '@requeue/sqs';
+import { SqsWorker, type TenantOptions, type WorkerMessage } from '@requeue/sqs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchEmulator } from '../peers/bench-emulator.js';
 
@@ -9,8 +9,6 @@ export const HANDLER_MS = 20;
 export const B_PER_SECOND = 5;
 export const A_PER_SECOND = 100 * B_PER_SECOND;
 export const BURST_SECONDS = 4;
-/** The single-tenant happy path: a backlog drained by no-op handlers. */
-export const HAPPY_BACKLOG = 5_000;
 
 const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
 let queues = 0;
@@ -33,7 +31,7 @@ async function freshQueue(emulator: BenchEmulator) {
   };
 }
 
-function workerOn(queue: Awaited<ReturnType<typeof freshQueue>>, tenants: TenantOptions | undefined, handler: (body: unknown) => Promise<void>) {
+function workerOn(queue: Awaited<ReturnType<typeof freshQueue>>, tenants: TenantOptions | undefined, handler: (message: WorkerMessage) => Promise<void>) {
   return new SqsWorker({
     sqs: queue.sqs,
     queueUrl: queue.queueUrl,
@@ -42,7 +40,7 @@ function workerOn(queue: Awaited<ReturnType<typeof freshQueue>>, tenants: Tenant
     visibilityTimeoutSeconds: 30,
     // Long polls return as soon as a message arrives either way; 1 s lets each run stop at once.
     waitTimeSeconds: 1,
-    handler: ({ body }) => handler(body),
+    handler,
     ...(tenants ? { tenants } : {}),
   });
 }
@@ -60,7 +58,7 @@ async function paced(t0: number, perSecond: number, seconds: number, send: (i: n
 }
 
 export interface DwellRun {
-  /** Dwell of each of B's messages: publish (just before the send) to its handler's start, ms. */
+  /** Dwell of each of B's messages: from SQS taking it (SentTimestamp) to its handler's start, ms. */
   bDwellMs: number[];
 }
 
@@ -68,23 +66,29 @@ export interface DwellRun {
  * B publishes at its steady rate for the burst's length; with `withA`, A publishes at 100
  * times that rate over the same seconds (batches of 10). Every handler takes 20 ms.
  */
-export async function dwellRun(emulator: BenchEmulator, options: { withA: boolean; tenants: boolean }): Promise<DwellRun> {
+export interface DwellSpec {
+  withA: boolean;
+  /** Tenants read from `body.tenant`, at their defaults but for what is given here. */
+  tenants?: Omit<TenantOptions, 'key'>;
+}
+
+export async function dwellRun(emulator: BenchEmulator, options: DwellSpec): Promise<DwellRun> {
   const queue = await freshQueue(emulator);
   const bDwellMs: number[] = [];
   let done = 0;
-  const worker = workerOn(queue, options.tenants ? { key: 'body.tenant' } : undefined, async (body) => {
-    const { tenant, sentAt } = body as { tenant: string; sentAt: number };
-    if (tenant === 'b') bDwellMs.push(Date.now() - sentAt);
+  const tenants: TenantOptions | undefined = options.tenants ? { key: 'body.tenant', ...options.tenants } : undefined;
+  const worker = workerOn(queue, tenants, async ({ body, sentAt }) => {
+    if ((body as { tenant: string }).tenant === 'b') bDwellMs.push(Date.now() - sentAt);
     await sleep(HANDLER_MS);
     done++;
   });
   await worker.start();
   const t0 = performance.now() + 50;
   const total = B_PER_SECOND * BURST_SECONDS + (options.withA ? A_PER_SECOND * BURST_SECONDS : 0);
-  const b = paced(t0, B_PER_SECOND, BURST_SECONDS, () => queue.sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: JSON.stringify({ tenant: 'b', sentAt: Date.now() }) })));
+  const b = paced(t0, B_PER_SECOND, BURST_SECONDS, () => queue.sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: JSON.stringify({ tenant: 'b' }) })));
   const a = options.withA
     ? paced(t0, A_PER_SECOND / 10, BURST_SECONDS, (i) => {
-        const entries = Array.from({ length: 10 }, (_, k) => ({ Id: String(k), MessageBody: JSON.stringify({ tenant: 'a', sentAt: Date.now(), n: i * 10 + k }) }));
+        const entries = Array.from({ length: 10 }, (_, k) => ({ Id: String(k), MessageBody: JSON.stringify({ tenant: 'a', n: i * 10 + k }) }));
         return queue.sqs.send(new SendMessageBatchCommand({ QueueUrl: queue.queueUrl, Entries: entries }));
       })
     : Promise.resolve();
@@ -93,21 +97,6 @@ export async function dwellRun(emulator: BenchEmulator, options: { withA: boolea
   await worker.stop();
   await queue.close();
   return { bDwellMs };
-}
-
-/** Messages a second through no-op handlers, one tenant's backlog of `HAPPY_BACKLOG`, tenants on or off. */
-export async function happyRun(emulator: BenchEmulator, tenants: boolean): Promise<number> {
-  const queue = await freshQueue(emulator);
-  await emulator.control('load', { queue: queue.name, count: HAPPY_BACKLOG });
-  let done = 0;
-  const worker = workerOn(queue, tenants ? { key: 'body.tenant' } : undefined, async () => void done++);
-  const started = performance.now();
-  await worker.start();
-  while (done < HAPPY_BACKLOG) await sleep(5);
-  const seconds = (performance.now() - started) / 1000;
-  await worker.stop();
-  await queue.close();
-  return HAPPY_BACKLOG / seconds;
 }
 
 /** The `p`th percentile (0-100) of `values`, nearest rank. */

@@ -83,6 +83,7 @@ export class RequeueStack extends Stack {
           });
     this.monitoring = new QueueMonitoring(this, 'Monitoring', {
       dashboardName: `requeue-${this.stackName}`,
+      tenants: props.worker !== false && props.worker?.tenants !== undefined,
       ...props.monitoring,
       topic,
       queue,

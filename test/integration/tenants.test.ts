@@ -43,6 +43,35 @@ describe('tenants take turns for the handlers (body.tenant key, on the emulator)
     expect(aOrder.indexOf('a0')).toBe(0);
   }, 60_000);
 
+  it("reads past one tenant's burst in the queue once a second tenant was seen, where the prefetch alone leaves the other behind it", async () => {
+    /** b's first job starts the run; then 100 of a's and 2 more of b's arrive while 2 handlers of 20 ms work. */
+    const startOrderAfterBurst = async (extra: Partial<SqsWorkerOptions>) => {
+      const queues = await suite.emulator.createQueues();
+      const started: string[] = [];
+      await suite.engine(
+        queues,
+        async ({ body }) => {
+          started.push((body as { id: string }).id);
+          await sleep(20);
+        },
+        {},
+        { maxInFlight: 2, prefetch: 2, ...extra },
+      );
+      await sendAll(suite.emulator.sqs, queues.queueUrl, [{ body: '{"tenant":"b","id":"b0"}' }]);
+      await eventually(() => (started.includes('b0') ? true : undefined), 10_000, "b's first job to start");
+      const burst = Array.from({ length: 100 }, (_, i) => ({ body: JSON.stringify({ tenant: 'a', id: `a${i}` }) }));
+      await sendAll(suite.emulator.sqs, queues.queueUrl, [...burst, { body: '{"tenant":"b","id":"b1"}' }, { body: '{"tenant":"b","id":"b2"}' }]);
+      await eventually(() => (started.length === 103 ? true : undefined), 30_000, 'every job to start');
+      return started;
+    };
+    const fair = await startOrderAfterBurst({ tenants: { key: 'body.tenant', prefetch: 200 } });
+    const plain = await startOrderAfterBurst({});
+    console.info(`start positions of b's later jobs: with tenants ${['b1', 'b2'].map((id) => fair.indexOf(id))}, without ${['b1', 'b2'].map((id) => plain.indexOf(id))}`);
+    // Sent in batches of 10 behind a's 100: with the read-ahead, b's jobs start as soon as the worker has read them.
+    expect(Math.max(fair.indexOf('b1'), fair.indexOf('b2'))).toBeLessThan(60);
+    expect(Math.min(plain.indexOf('b1'), plain.indexOf('b2'))).toBeGreaterThan(90);
+  }, 90_000);
+
   it('refuses a key or cap it cannot use, naming the option', async () => {
     const queues = await suite.emulator.createQueues();
     const refusal = (tenants: unknown) => suite.engine(queues, async () => undefined, {}, { tenants: tenants as SqsWorkerOptions['tenants'] }).then(() => undefined, (error: unknown) => error);
@@ -50,5 +79,6 @@ describe('tenants take turns for the handlers (body.tenant key, on the emulator)
     expect(await refusal({ key: 'body.' })).toBeInstanceOf(SqsWorkerConfigError);
     expect(await refusal({ key: 'group', maxInFlight: '150%' })).toMatchObject({ option: 'tenants.maxInFlight' });
     expect(await refusal({ key: 'group', maxInFlight: 0 })).toMatchObject({ option: 'tenants.maxInFlight' });
+    expect(await refusal({ key: 'group', prefetch: -1 })).toMatchObject({ option: 'tenants.prefetch' });
   });
 });

@@ -36,6 +36,13 @@ export interface AlarmThresholdProps {
    * @default Duration.minutes(10)
    */
   readonly stalledFor?: Duration;
+  /**
+   * Alarm when a tenant's message waited longer than this between its send and its
+   * handler's start (`WorstTenantDwell`, written by workers with `tenants` on): one tenant
+   * is being starved while the queue as a whole may look healthy. Off unless set.
+   * @default - no worst-tenant alarm
+   */
+  readonly worstTenantDwellThreshold?: Duration;
 }
 
 export interface Thresholds {
@@ -47,6 +54,7 @@ export interface Thresholds {
   stalledMinutes: number;
   exhausted: number;
   firstFailures: number | undefined;
+  worstTenantDwellMs: number | undefined;
 }
 
 export function resolveThresholds(props: AlarmThresholdProps): Thresholds {
@@ -65,5 +73,6 @@ export function resolveThresholds(props: AlarmThresholdProps): Thresholds {
     stalledMinutes,
     exhausted: atLeastZero('exhaustedThreshold', props.exhaustedThreshold ?? 0),
     firstFailures: props.firstFailuresThreshold === undefined ? undefined : atLeastZero('firstFailuresThreshold', props.firstFailuresThreshold),
+    worstTenantDwellMs: props.worstTenantDwellThreshold === undefined ? undefined : atLeastZero('worstTenantDwellThreshold', props.worstTenantDwellThreshold.toMilliseconds()),
   };
 }

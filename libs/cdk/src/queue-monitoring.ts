@@ -6,10 +6,9 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { MetricDimension, MetricName } from '@requeue/sqs/metric-names';
 import { allowAlarmsToPublish, createAlarmTopic } from './alarm-topic.js';
 import { resolveThresholds, type AlarmThresholdProps, type Thresholds } from './alarm-thresholds.js';
-import { runningTaskCount } from './service-metrics.js';
+import { buildDashboard } from './queue-dashboard.js';
 import { workerMetrics, type WorkerMetrics } from './worker-metrics.js';
 import { DEFAULT_METRICS_NAMESPACE } from './worker-settings.js';
 
@@ -65,6 +64,12 @@ export interface QueueMonitoringProps extends AlarmThresholdProps {
   readonly alarmEmail?: string;
   /** @default - a name CloudFormation generates */
   readonly dashboardName?: string;
+  /**
+   * The worker runs with tenants on (`WORKER_TENANT_KEY`): the dashboard graphs the
+   * worst-served tenants' dwell and handlers.
+   * @default - only when `worstTenantDwellThreshold` is set
+   */
+  readonly tenants?: boolean;
 }
 
 /**
@@ -89,6 +94,8 @@ export class QueueMonitoring extends Construct {
     readonly exhausted: cloudwatch.Alarm;
     /** Only when `firstFailuresThreshold` is set. */
     readonly firstFailures?: cloudwatch.Alarm;
+    /** Only when `worstTenantDwellThreshold` is set. */
+    readonly worstTenantDwell?: cloudwatch.Alarm;
   };
 
   /** The ARNs CloudWatch may publish to the alarm topic for: this construct's alarms and those given to `addAlarm`. */
@@ -101,7 +108,8 @@ export class QueueMonitoring extends Construct {
     allowAlarmsToPublish(this.alarmTopic, () => this.notifyingAlarms.map((alarm) => alarm.alarmArn));
     if (props.alarmEmail) this.alarmTopic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
     this.alarms = this.buildAlarms(props, resolveThresholds(props), worker);
-    this.dashboard = this.buildDashboard(props, worker);
+    const tenants = props.tenants ?? props.worstTenantDwellThreshold !== undefined;
+    this.dashboard = buildDashboard(this, { ...props, tenants }, worker, Object.values(this.alarms).filter((a) => a !== undefined));
   }
 
   /**
@@ -131,12 +139,12 @@ export class QueueMonitoring extends Construct {
 
   /** Created in the order the dashboard's alarm widget lists them. */
   private buildAlarms(props: QueueMonitoringProps, thresholds: Thresholds, worker: WorkerMetrics): QueueMonitoring['alarms'] {
-    const backlog = this.backlogAlarms(props, thresholds);
+    const backlog = this.backlogAlarms(props, thresholds, worker);
     return { ...backlog, ...this.failureAlarms(props, thresholds, worker) };
   }
 
-  /** Where messages pile up: the queue's depth, the DLQ, the oldest message's age. */
-  private backlogAlarms(props: QueueMonitoringProps, thresholds: Thresholds) {
+  /** Where messages pile up: the queue's depth, the DLQ, the oldest message's age, the worst-served tenant's wait. */
+  private backlogAlarms(props: QueueMonitoringProps, thresholds: Thresholds, worker: WorkerMetrics) {
     const alarm = (id: string, description: string, metric: cloudwatch.IMetric, threshold: number) => this.alarm(props, id, description, metric, threshold);
     const q = props.queue;
     const visible = q.metricApproximateNumberOfMessagesVisible({ period: MINUTE, statistic: 'Maximum' });
@@ -154,6 +162,16 @@ export class QueueMonitoring extends Construct {
         q.metricApproximateAgeOfOldestMessage({ period: MINUTE, statistic: 'Maximum' }),
         thresholds.oldestMessageAgeSeconds,
       ),
+      ...(thresholds.worstTenantDwellMs === undefined
+        ? {}
+        : {
+            worstTenantDwell: alarm(
+              'WorstTenantDwellAlarm',
+              'A tenant\'s messages waited too long to start while others ran: see the "Tenants" graphs for which one, and its share of the handlers.',
+              worker.worstTenantDwell,
+              thresholds.worstTenantDwellMs,
+            ),
+          }),
     };
   }
 
@@ -217,62 +235,8 @@ export class QueueMonitoring extends Construct {
     };
   }
 
-  private buildDashboard(props: QueueMonitoringProps, worker: WorkerMetrics): cloudwatch.Dashboard {
-    const q = props.queue;
-    const visible = q.metricApproximateNumberOfMessagesVisible({ period: MINUTE, statistic: 'Maximum' });
-    const dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { dashboardName: props.dashboardName, defaultInterval: Duration.hours(3) });
-    dashboard.addWidgets(
-      new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: Object.values(this.alarms).filter((a) => a !== undefined), width: 24, height: 3 }),
-    );
-    dashboard.addWidgets(
-      graph('Messages: visible / in flight / delayed', [
-        visible.with({ label: 'Visible' }),
-        q.metricApproximateNumberOfMessagesNotVisible({ period: MINUTE, statistic: 'Maximum', label: 'In flight' }),
-        // Delayed is where retries wait out their backoff.
-        metricOf(q, 'ApproximateNumberOfMessagesDelayed', 'Maximum', 'Delayed (retries waiting)'),
-      ], { stacked: true }),
-      graph('Age of oldest message (s)', [q.metricApproximateAgeOfOldestMessage({ period: MINUTE, statistic: 'Maximum', label: 'Oldest' })]),
-      graph('Sent vs deleted per minute', [
-        q.metricNumberOfMessagesSent({ period: MINUTE, statistic: 'Sum', label: 'Sent' }),
-        q.metricNumberOfMessagesDeleted({ period: MINUTE, statistic: 'Sum', label: 'Deleted' }),
-      ]),
-      graph('DLQ: depth and inflow', [
-        props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: MINUTE, statistic: 'Maximum', label: 'In DLQ' }),
-        props.deadLetterQueue.metricNumberOfMessagesSent({ period: MINUTE, statistic: 'Sum', label: 'Dead-lettered per minute' }),
-      ]),
-    );
-    dashboard.addWidgets(
-      graph('Processed per minute', [worker.received.with({ label: 'Received' }), worker.succeeded.with({ label: 'Succeeded' })]),
-      graph('Retried by ErrorType', [worker.search(MetricName.retried, MetricDimension.errorType)]),
-      graph('First failures by ErrorType', [worker.search(MetricName.firstFailures, MetricDimension.errorType)]),
-      graph('Dead-lettered by Reason', [worker.search(MetricName.deadLettered, MetricDimension.reason)]),
-      graph('Handler duration (ms)', [worker.handlerDuration('p50'), worker.handlerDuration('p99')]),
-      graph('Retry delay (s)', [worker.retryDelay('Average'), worker.retryDelay('Maximum')]),
-    );
-    if (props.service) {
-      dashboard.addWidgets(
-        graph('Running tasks', [runningTaskCount(props.service.cluster, props.service).with({ label: 'Running' })]),
-        graph('Task CPU and memory (%)', [
-          props.service.metricCpuUtilization({ period: MINUTE, label: 'CPU' }),
-          props.service.metricMemoryUtilization({ period: MINUTE, label: 'Memory' }),
-        ]),
-        ...(props.spotInterruptions ? [graph('Spot interruptions (per 5 min)', [props.spotInterruptions])] : []),
-      );
-    }
-    return dashboard;
-  }
-
   /** The console address of the dashboard. */
   get dashboardUrl(): string {
     return `https://${Aws.REGION}.console.${Aws.URL_SUFFIX}/cloudwatch/home?region=${Aws.REGION}#dashboards:name=${this.dashboard.dashboardName}`;
   }
 }
-
-function graph(title: string, left: cloudwatch.IMetric[], options: { stacked?: boolean } = {}): cloudwatch.GraphWidget {
-  return new cloudwatch.GraphWidget({ title, left, stacked: options.stacked ?? false, width: 8, height: 6, period: MINUTE });
-}
-
-function metricOf(queue: sqs.IQueue, metricName: string, statistic: string, label: string): cloudwatch.Metric {
-  return new cloudwatch.Metric({ namespace: 'AWS/SQS', metricName, dimensionsMap: { QueueName: queue.queueName }, statistic, period: MINUTE, label });
-}
-

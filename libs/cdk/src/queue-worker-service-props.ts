@@ -6,6 +6,7 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { RetryPolicyJson } from '@requeue/retry';
+import type { TenantOptions } from '@requeue/sqs';
 import type { FleetStateTable } from './fleet-state-table.js';
 import type { IdempotencyTable } from './idempotency-table.js';
 
@@ -114,6 +115,15 @@ export interface QueueWorkerServiceProps {
    * @default 10
    */
   readonly maxInFlight?: number;
+  /**
+   * Tenants take turns for each task's handlers (docs/worker.md, Tenants): `key` says where
+   * a message's tenant is read (`group` for SQS fair queues' MessageGroupId); `maxInFlight`
+   * caps one tenant while another waits; `prefetch` is how far a task reads past one
+   * tenant's burst. Sets `WORKER_TENANT_KEY`, `WORKER_TENANT_MAX_IN_FLIGHT` and
+   * `WORKER_TENANT_PREFETCH`; give `QueueMonitoring` `tenants: true` for its graphs.
+   * @default - off
+   */
+  readonly tenants?: TenantOptions;
   /**
    * How long a stopping task lets in-flight handlers finish before releasing them
    * (`WORKER_DRAIN_TIMEOUT_MS`). The container's stop timeout is this plus 15 s, and

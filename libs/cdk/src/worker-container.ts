@@ -6,6 +6,8 @@ import type { FleetStateTable } from './fleet-state-table.js';
 import type { IdempotencyTable } from './idempotency-table.js';
 import { workerNodeOptions } from './worker-node-options.js';
 import type { Settings } from './worker-settings.js';
+import { tenantEnvironment } from './worker-tenants.js';
+import type { TenantOptions } from '@requeue/sqs';
 
 /** The port the worker's health endpoints listen on inside the task (`WORKER_HEALTH_PORT`). */
 export const HEALTH_PORT = 8080;
@@ -23,6 +25,7 @@ export interface WorkerContainerInput {
   readonly idempotencyKey?: string;
   readonly fleetStateTable?: FleetStateTable;
   readonly taskProtection?: boolean;
+  readonly tenants?: TenantOptions;
   readonly logGroup: logs.ILogGroup;
   readonly settings: Settings;
 }
@@ -49,6 +52,7 @@ export function addWorkerContainer(taskDefinition: ecs.FargateTaskDefinition, in
         : {}),
       ...(input.fleetStateTable ? { WORKER_FLEET_STATE: `dynamodb:${input.fleetStateTable.tableName}` } : {}),
       ...(input.taskProtection === false ? { WORKER_TASK_PROTECTION: 'off' } : {}),
+      ...tenantEnvironment(input.tenants, settings.maxInFlight),
     },
     secrets: { ...input.secrets, WORKER_RETRY_STATE_KEYS: input.retryStateKeys },
     stopTimeout: settings.stopTimeout,

@@ -29,9 +29,10 @@ export function workerMetrics(namespace: string, queueName: string) {
     firstFailures: metric(MetricName.firstFailures, 'Sum'),
     handlerDuration: (statistic: 'p50' | 'p99') => metric(MetricName.handlerDuration, statistic, `Handler ${statistic}`),
     retryDelay: (statistic: 'Average' | 'Maximum') => metric(MetricName.retryDelay, statistic, `Delay ${statistic.toLowerCase()}`),
-    search: (metricName: string, dimension: string) =>
+    worstTenantDwell: metric(MetricName.worstTenantDwell, 'Maximum', 'Worst tenant'),
+    search: (metricName: string, dimension: string, statistic: 'Sum' | 'Maximum' = 'Sum') =>
       new cloudwatch.SearchExpression({
-        expression: `SEARCH('{${namespace},${MetricDimension.queue},${dimension}} MetricName="${metricName}" ${MetricDimension.queue}="${queueName}"', 'Sum', 60)`,
+        expression: `SEARCH('{${namespace},${MetricDimension.queue},${dimension}} MetricName="${metricName}" ${MetricDimension.queue}="${queueName}"', '${statistic}', 60)`,
         label: `\${PROP('Dim.${dimension}')}`,
         period: MINUTE,
       }),

@@ -96,6 +96,7 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
       attributes: attributeStrings(payloadAttributes),
       attempt: state.attempt,
       firstReceivedAt: state.firstReceivedAt,
+      sentAt: positiveInt(message.Attributes?.SentTimestamp) ?? now,
       idempotencyKey: state.originalMessageId,
       messageId,
       receiveCount,

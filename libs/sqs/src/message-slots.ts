@@ -152,8 +152,15 @@ export class MessageSlots {
       }
     }
     let started = 0;
+    // While several tenants are active, a capped tenant leaves its slots free for the others' next messages.
+    const keepCap = this.recentTenants?.several ?? false;
     for (; this.waiting.length > 0 && this.running.reserve(1) === 1; started++) {
-      const { tenant, item } = this.waiting.take()!;
+      const next = this.waiting.take(keepCap);
+      if (!next) {
+        this.running.release(1);
+        break;
+      }
+      const { tenant, item } = next;
       if (this.dwell && item.sentAt !== undefined) this.dwell.started(tenant, this.now() - item.sentAt);
       item.start(this.slot(tenant));
     }

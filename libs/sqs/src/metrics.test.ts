@@ -53,6 +53,27 @@ describe('EmfMetrics', () => {
     expect(durations).toHaveLength(5);
   });
 
+  it("publishes the worst-served tenants' dwell and handlers per Tenant, and the worst dwell per queue, in milliseconds", async () => {
+    const documents = await flushed((m) =>
+      m.tenants({
+        top: [
+          { tenant: 'acme', maxDwellMs: 900, inFlight: 2 },
+          { tenant: '', maxDwellMs: 30, inFlight: 0 },
+        ],
+        worstDwellMs: 900,
+      }),
+    );
+    const acme = documents.find((d) => d.Tenant === 'acme')!;
+    expect(acme).toMatchObject({ Queue: 'jobs', TenantDwell: 900, TenantInFlight: 2 });
+    expect(acme._aws.CloudWatchMetrics[0]!.Dimensions).toContainEqual(['Queue', 'Tenant']);
+    expect(acme._aws.CloudWatchMetrics[0]!.Metrics).toContainEqual({ Name: 'TenantDwell', Unit: 'Milliseconds' });
+    // CloudWatch refuses an empty dimension value.
+    expect(documents.find((d) => d.Tenant === '(none)')).toMatchObject({ TenantDwell: 30 });
+    const worst = documents.find((d) => 'WorstTenantDwell' in d)!;
+    expect(worst).toMatchObject({ Queue: 'jobs', WorstTenantDwell: 900 });
+    expect(worst._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([['Queue']]);
+  });
+
   it('writes nothing for an empty interval', async () => {
     expect(await flushed(() => undefined)).toEqual([]);
   });

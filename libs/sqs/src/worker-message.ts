@@ -10,6 +10,11 @@ export interface WorkerMessage<Body = unknown> {
   attempt: number;
   /** Epoch ms of the first receive. */
   firstReceivedAt: number;
+  /**
+   * Epoch ms SQS took this delivery (its `SentTimestamp`; a retry copy's is when the copy was
+   * sent, before its backoff). The handler's start minus this is the message's dwell.
+   */
+  sentAt: number;
   /** The original message id, stable across retries: use it to make side effects idempotent. */
   idempotencyKey: string;
   /** This delivery's SQS message id (a retry copy has a new one). */

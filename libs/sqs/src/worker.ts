@@ -1,6 +1,5 @@
 import type { Message } from '@aws-sdk/client-sqs';
 import { Dependencies } from './backpressure/dependencies.js';
-import type { DependencySnapshot } from './backpressure/dependency.js';
 import { SqsBatchClient } from './batch-client.js';
 import { SqsWorkerConfigError } from './errors.js';
 import { GroupSequencer } from './group-sequencer.js';

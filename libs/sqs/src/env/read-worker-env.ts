@@ -51,7 +51,7 @@ export interface WorkerEnvSettings {
   fleetState: StoreLocation | undefined;
   /** WORKER_IDEMPOTENCY, WORKER_IDEMPOTENCY_KEY and WORKER_IDEMPOTENCY_VALIDATE_PAYLOAD. */
   idempotency: IdempotencySetting;
-  /** WORKER_TENANT_KEY and WORKER_TENANT_MAX_IN_FLIGHT; undefined when tenants are off. */
+  /** WORKER_TENANT_KEY, WORKER_TENANT_MAX_IN_FLIGHT and WORKER_TENANT_PREFETCH; undefined when tenants are off. */
   tenants: TenantOptions | undefined;
   /** METRICS_NAMESPACE; undefined when unset (no EMF metrics are written). */
   metricsNamespace: string | undefined;
@@ -101,26 +101,35 @@ function fleetState(env: Env): StoreLocation | undefined {
   return storeLocation('WORKER_FLEET_STATE', raw);
 }
 
-/** RETRY_POLICY is JSON, or a path to a JSON file. */
-/** WORKER_TENANT_KEY (`off`, `group`, `attribute.<name>`, `body.<path>`) and WORKER_TENANT_MAX_IN_FLIGHT (a number or a share such as `50%`). */
+/**
+ * WORKER_TENANT_KEY (`off`, `group`, `attribute.<name>`, `body.<path>`),
+ * WORKER_TENANT_MAX_IN_FLIGHT (a number or a share such as `50%`) and WORKER_TENANT_PREFETCH.
+ */
 function tenants(env: Env, maxInFlight: number): TenantOptions | undefined {
   const key = env.WORKER_TENANT_KEY?.trim() || 'off';
   const cap = env.WORKER_TENANT_MAX_IN_FLIGHT?.trim() || undefined;
+  const prefetch = optionalInteger(env, 'WORKER_TENANT_PREFETCH', 0, 100_000);
   if (key === 'off') {
-    if (cap !== undefined) throw new WorkerConfigError('WORKER_TENANT_MAX_IN_FLIGHT', 'needs WORKER_TENANT_KEY, which names where the tenant is read');
+    const orphan = cap !== undefined ? 'WORKER_TENANT_MAX_IN_FLIGHT' : prefetch !== undefined ? 'WORKER_TENANT_PREFETCH' : undefined;
+    if (orphan) throw new WorkerConfigError(orphan, 'needs WORKER_TENANT_KEY, which names where the tenant is read');
     return undefined;
   }
-  const options: TenantOptions = { key: key as TenantKey, ...(cap === undefined ? {} : { maxInFlight: /^\d+$/.test(cap) ? Number(cap) : (cap as `${number}%`) }) };
+  const options: TenantOptions = {
+    key: key as TenantKey,
+    ...(cap === undefined ? {} : { maxInFlight: /^\d+$/.test(cap) ? Number(cap) : (cap as `${number}%`) }),
+    ...(prefetch === undefined ? {} : { prefetch }),
+  };
   try {
     resolveTenants(options, maxInFlight);
   } catch (cause) {
     if (!(cause instanceof SqsWorkerConfigError)) throw cause;
-    const variable = cause.option === 'tenants.key' ? 'WORKER_TENANT_KEY' : 'WORKER_TENANT_MAX_IN_FLIGHT';
+    const variable = { 'tenants.key': 'WORKER_TENANT_KEY', 'tenants.prefetch': 'WORKER_TENANT_PREFETCH' }[cause.option] ?? 'WORKER_TENANT_MAX_IN_FLIGHT';
     throw new WorkerConfigError(variable, cause.problem, { cause });
   }
   return options;
 }
 
+/** RETRY_POLICY is JSON, or a path to a JSON file. */
 function retryPolicy(raw: string | undefined): { policy: RetryPolicy; source: string } {
   if (raw === undefined || raw.trim() === '') return { policy: createRetryPolicy(), source: 'shipped preset' };
   const { json, source } = readJsonSetting('RETRY_POLICY', raw);

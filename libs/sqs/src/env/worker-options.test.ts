@@ -86,5 +86,8 @@ describe('optional peers', () => {
     expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'customer' })).toThrow(/^WORKER_TENANT_KEY: must be group, attribute\.<name> or body\.<path>/);
     expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'group', WORKER_TENANT_MAX_IN_FLIGHT: 'half' })).toThrow(/^WORKER_TENANT_MAX_IN_FLIGHT: must be a whole number/);
     expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_MAX_IN_FLIGHT: '5' })).toThrow(/^WORKER_TENANT_MAX_IN_FLIGHT: needs WORKER_TENANT_KEY/);
+    expect(workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'group', WORKER_TENANT_PREFETCH: '200' }).tenants).toEqual({ key: 'group', prefetch: 200 });
+    expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'group', WORKER_TENANT_PREFETCH: 'lots' })).toThrow(/^WORKER_TENANT_PREFETCH/);
+    expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_PREFETCH: '200' })).toThrow(/^WORKER_TENANT_PREFETCH: needs WORKER_TENANT_KEY/);
   });
 });

@@ -42,6 +42,17 @@ describe('FairWaiting', () => {
     expect(waiting.take()?.item).toBe('a1');
   });
 
+  it('keeps the cap when asked to: nothing to take while every waiting tenant is at it', () => {
+    const waiting = new FairWaiting<string>(1);
+    waiting.push('a', 'a0');
+    waiting.push('a', 'a1');
+    waiting.started('a');
+    expect(waiting.take(true)).toBeUndefined();
+    expect(waiting.length).toBe(2);
+    waiting.finished('a');
+    expect(waiting.take(true)).toEqual({ tenant: 'a', item: 'a0' });
+  });
+
   it("gives back the newest message of the tenant with the most waiting", () => {
     const waiting = new FairWaiting<string>();
     ['a0', 'a1', 'a2'].forEach((item) => waiting.push('a', item));

@@ -5,7 +5,8 @@ export const NO_TENANT = '';
  * Received messages waiting for a running slot, taken round-robin across their tenants, so
  * a tenant's burst queues behind its own messages and not in front of everyone else's.
  * With a cap, a tenant that runs that many is passed over while another tenant has a
- * message waiting; when none does, it runs on (no slot stays idle for fairness). With one
+ * message waiting; when none does, it runs on, unless the caller keeps the cap (`take(true)`:
+ * while other tenants are active, a slot stays free for their next message). With one
  * tenant this is a plain first-in, first-out list.
  */
 export class FairWaiting<T> {
@@ -29,10 +30,13 @@ export class FairWaiting<T> {
     this.length++;
   }
 
-  /** The next message to start, and its tenant: the first tenant in turn under its cap, else the one whose turn it is. */
-  take(): { tenant: string; item: T } | undefined {
+  /**
+   * The next message to start, and its tenant: the first tenant in turn under its cap; when
+   * every waiting tenant is at its cap, the one whose turn it is, or none with `keepCap`.
+   */
+  take(keepCap = false): { tenant: string; item: T } | undefined {
     if (this.ring.length === 0) return undefined;
-    let index = this.turn % this.ring.length;
+    let index = keepCap ? -1 : this.turn % this.ring.length;
     for (let offset = 0; offset < this.ring.length; offset++) {
       const candidate = (this.turn + offset) % this.ring.length;
       if ((this.running.get(this.ring[candidate]!) ?? 0) < this.cap) {
@@ -40,6 +44,7 @@ export class FairWaiting<T> {
         break;
       }
     }
+    if (index === -1) return undefined;
     const tenant = this.ring[index]!;
     const queue = this.byTenant.get(tenant)!;
     const item = queue.shift()!;

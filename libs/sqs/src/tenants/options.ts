@@ -6,17 +6,20 @@ export interface TenantOptions {
   /** Where each message's tenant is read: `group` (SQS fair queues' MessageGroupId), `attribute.<name>` or `body.<path>`. */
   key: TenantKey;
   /**
-   * Handlers one tenant may run while another tenant's message waits: a number, or a share
-   * of `maxInFlight` such as `'50%'`. With no other tenant waiting it runs on, so one tenant
-   * alone gets every slot. @default no cap: tenants only take turns
+   * Handlers one tenant may run while other tenants are active (a message of theirs seen in
+   * the last minute): a number, or a share of `maxInFlight` such as `'90%'`. The slots above
+   * it stay free for the others' next messages, so they start at once instead of waiting for
+   * one of the busy tenant's handlers to end. With one tenant active the cap does not apply.
+   * @default no cap: tenants only take turns
    */
   maxInFlight?: number | `${number}%`;
   /**
    * Messages the worker may hold received and not started while more than one tenant was
    * seen in the last minute, instead of `SqsWorkerOptions.prefetch`: enough to read past one
-   * tenant's burst to the messages of the others behind it in the queue. The heartbeat keeps
-   * them invisible while they wait; each is a body in memory. With one tenant, `prefetch`
-   * applies. @default 10 × maxInFlight
+   * tenant's burst to the messages of the others behind it in the queue (SQS fair queues
+   * deliver those first themselves; other queues do not). The heartbeat keeps them invisible
+   * while they wait; each is a body in memory (at 10 in flight, 300 bodies: 1.2 MB at 4 KB
+   * each). With one tenant, `prefetch` applies. @default 30 × maxInFlight
    */
   prefetch?: number;
 }
@@ -28,7 +31,7 @@ export interface ResolvedTenants {
 }
 
 /** How many times `maxInFlight` the tenants' prefetch is by default. */
-const DEFAULT_PREFETCH_PER_HANDLER = 10;
+const DEFAULT_PREFETCH_PER_HANDLER = 30;
 
 export function resolveTenants(tenants: TenantOptions | undefined, maxInFlight: number): ResolvedTenants | undefined {
   if (tenants === undefined) return undefined;
