@@ -2,8 +2,8 @@ import { createInterface } from 'node:readline/promises';
 import { parseCommandArgs, parseDuration, parsePositiveInteger, parseRate } from '../args.js';
 import { CliError, CliUsageError } from '../errors.js';
 import { DEAD_LETTER_REASONS, REDRIVE_BACKSTOP, RetryStateSigner } from '@requeue/retry/engine';
-import { DeadLetterOperationError, discardDeadLetters, redriveDeadLetters, replayDeadLetters, type DlqEntry, type DlqFilter } from '@requeue/sqs/dead-letters';
-import { entryJson, entryTable } from './format.js';
+import { DeadLetterOperationError, discardDeadLetters, redriveDeadLetters, replayDeadLetters, triageDeadLetters, type DlqEntry, type DlqFilter } from '@requeue/sqs/dead-letters';
+import { entryJson, entryTable, triageJson, triageTable } from './format.js';
 import { listDeadLetters } from './list.js';
 import { explainAwsError, resolveDlq } from './target.js';
 
@@ -11,6 +11,7 @@ export const DLQ_USAGE = `usage: requeue dlq <command> [options]
 
 commands:
   list      show DLQ messages without consuming them
+  triage    group the DLQ by cause (reason, error type, error fingerprint, dependency, consumer), without consuming it
   replay    send matching messages back to their source queue (or --to), then delete them from the DLQ
   discard   delete matching messages for good (asks first, or --yes)
   redrive   whole-queue redrive with SQS StartMessageMoveTask (real AWS)
@@ -19,6 +20,7 @@ the DLQ:  --dlq <url>, else WORKER_DLQ_URL, else the DLQ of a local requeue stac
           AWS through the standard credential chain; any emulator through AWS_ENDPOINT_URL_SQS or AWS_ENDPOINT_URL
 filters:  --reason <reason>  --error-type <type>  --older-than <90s|15m|2h|7d>
 list:     --limit N  --json
+triage:   --json
 replay:   --to <queue-url>  --reset-attempts  --rate N/s  --max N  --dry-run  --json
 discard:  --yes  --max N  --json
 redrive:  --to <queue-arn>  --rate N/s`;
@@ -75,6 +77,12 @@ export async function runDlqCommand(argv: string[], io: CliIo): Promise<void> {
       const filter = filterFrom(values);
       const limit = values.limit === undefined ? undefined : parsePositiveInteger('--limit', values.limit);
       await withDlq(values.dlq, io, (target) => listDeadLetters(target, filter, { limit, json: values.json }, io.out));
+      return;
+    }
+    case 'triage': {
+      const { values } = parseCommandArgs('triage', rest, { dlq: { type: 'string' }, json: { type: 'boolean', default: false } });
+      const result = await withDlq(values.dlq, io, (target) => triageDeadLetters(target));
+      io.out(values.json ? JSON.stringify(triageJson(result), null, 2) : triageTable(result));
       return;
     }
     case 'replay':

@@ -1,4 +1,4 @@
-import { deadLetterSummary, type DlqEntry } from '@requeue/sqs/dead-letters';
+import { deadLetterSummary, type DlqEntry, type TriageResult } from '@requeue/sqs/dead-letters';
 
 const iso = (ms: number | undefined) => (ms === undefined ? '-' : new Date(ms).toISOString().replace('.000Z', 'Z'));
 const clip = (text: string, width: number) => {
@@ -35,4 +35,36 @@ export function entryTable(entries: readonly DlqEntry[]): string {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
   return [line(header), ...rows.map(line)].join('\n');
+}
+
+/** The JSON shape of `triage --json` (docs/contracts.md §5): the groups, largest first, times in ISO 8601. */
+export function triageJson(result: TriageResult) {
+  return {
+    total: result.total,
+    visibleBefore: result.visibleBefore,
+    calls: result.calls,
+    groups: result.groups.map(({ firstSeen, lastSeen, ...group }) => ({ ...group, firstSeen: iso(firstSeen ?? undefined), lastSeen: iso(lastSeen ?? undefined) })),
+  };
+}
+
+/** One line per cause, largest first, and what the read cost. */
+export function triageTable(result: TriageResult): string {
+  if (result.total === 0) return 'the DLQ is empty';
+  const header = ['group', 'count', 'reason', 'errorType', 'dependency', 'consumer', 'first seen', 'last seen', 'error'];
+  const rows = result.groups.map((group) => [
+    group.id,
+    String(group.count),
+    group.reason,
+    group.errorType,
+    group.dependency ?? '-',
+    group.consumer?.split('/').pop() ?? '-',
+    iso(group.firstSeen ?? undefined),
+    iso(group.lastSeen ?? undefined),
+    clip(group.fingerprint, 60),
+  ]);
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  const short = result.visibleBefore > result.total ? `\nSQS counted ${result.visibleBefore} visible before the read: run triage again to read the rest` : '';
+  const cost = `read with ${result.calls.receives} receives and ${result.calls.releases} release calls; every message is visible again`;
+  return [line(header), ...rows.map(line), `${result.total} dead letter(s) in ${result.groups.length} group(s); ${cost}${short}`].join('\n');
 }

@@ -1,6 +1,6 @@
 /**
  * Operations on a dead-letter queue, for operators and their tools: list what is there
- * and why, replay (with or without a canary), redrive, discard. Each leaves what it did
+ * and why, group it by cause (triage), replay, redrive, discard. Each leaves what it did
  * not act on in the DLQ, visible again. The worker itself needs none of this.
  *
  * @example
@@ -17,6 +17,8 @@ export { DEAD_LETTER_ATTRIBUTE, DEAD_LETTER_REASONS, parseDeadLetterRecord, REDR
 export { discardDeadLetters } from './discard.js';
 export { DeadLetterOperationError } from './errors.js';
 export { redriveDeadLetters } from './redrive.js';
+export { errorFingerprint } from './fingerprint.js';
+export { deadLetterGroupId, groupDeadLetters, triageDeadLetters, type DeadLetterGroup, type TriageResult } from './triage.js';
 export { replayDeadLetters, type ReplayOptions, type ReplayResult } from './replay.js';
 export { deadLetterSummary, releaseDeadLetters, scanDlq, type DeadLetterQueue, type DlqEntry, type DlqFilter } from './scan.js';
 export { queueDepth, type QueueDepth } from '../queue-depth.js';

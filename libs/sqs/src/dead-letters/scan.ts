@@ -104,7 +104,9 @@ export async function scanDlq(target: DeadLetterQueue, filter: DlqFilter, option
   const matched: DlqEntry[] = [];
   const skipped: Message[] = [];
   let emptyReceives = 0;
+  let receives = 0;
   while (emptyReceives < 2 && (options.limit === undefined || matched.length < options.limit)) {
+    receives++;
     const out = await target.sqs.send(
       new ReceiveMessageCommand({
         QueueUrl: target.dlqUrl,
@@ -123,7 +125,7 @@ export async function scanDlq(target: DeadLetterQueue, filter: DlqFilter, option
       else skipped.push(message);
     }
   }
-  return { matched, skipped };
+  return { matched, skipped, receives };
 }
 
 /** Makes messages visible again at once, for the worker or the next operator. */
