@@ -1,6 +1,7 @@
 import { RetryStateSigner } from '@requeue/retry/engine';
 import { describe, expect, it } from 'vitest';
-import { decodeMessage, parseBody } from './decode.js';
+import { decodeMessage } from './decode.js';
+import { parseBody } from './parsed-bodies.js';
 
 const signer = new RetryStateSigner(['k'.repeat(32)]);
 const withRetry = (MessageId: string, xRetry: string, receiveCount = '2') => ({

@@ -1,4 +1,5 @@
 import type { Message } from '@aws-sdk/client-sqs';
+import { takeParsedBody } from './parsed-bodies.js';
 import { freshRetryState, parsePolicyOverride, parseRetryState, RETRY_POLICY_ATTRIBUTE, RETRY_STATE_ATTRIBUTE, type PolicyOverride, type RetryState, type RetryStateSigner } from '@requeue/retry/engine';
 import type { SpanContext } from '@opentelemetry/api';
 import { attributeStrings, unreadableAttribute, userAttributes, type MessageAttributes } from './message-attributes.js';
@@ -91,7 +92,7 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
     payload,
     payloadAttributes,
     handlerMessage: {
-      body: parseBody(payload),
+      body: takeParsedBody(message, payload),
       rawBody: payload,
       attributes: attributeStrings(payloadAttributes),
       attempt: state.attempt,
@@ -136,15 +137,6 @@ function readAttribute<T>(raw: string | undefined, parse: (raw: string) => T): {
     return { value: parse(raw) };
   } catch (error) {
     return { problem: error instanceof Error ? error.message : String(error) };
-  }
-}
-
-/** The handler's `body`: parsed JSON when the payload is JSON, else the string. */
-export function parseBody(payload: string): unknown {
-  try {
-    return JSON.parse(payload);
-  } catch {
-    return payload;
   }
 }
 

@@ -1,31 +1,29 @@
 /**
- * The tenants seen lately, to tell a worker serving several tenants from one serving one.
- * A map in least-recently-seen order: seeing a tenant moves it to the end, and tenants
- * unseen for `windowMs` fall off the front, so each call costs O(1) amortized and the
- * map never holds more than the tenants of one window (bounded by `maxTracked` as well).
+ * Whether more than one tenant was seen lately, to tell a worker serving several tenants
+ * from one serving one. O(1) a message, no map: it keeps the tenant seen last and when, and
+ * when any other tenant was last seen: the time the tenant before it was seen last.
  */
 export class RecentTenants {
-  private readonly lastSeen = new Map<string, number>();
+  private latest: string | undefined;
+  private latestAt = Number.NEGATIVE_INFINITY;
+  private otherSeenAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly now: () => number,
     private readonly windowMs = 60_000,
-    private readonly maxTracked = 10_000,
   ) {}
 
   seen(tenant: string): void {
-    this.lastSeen.delete(tenant);
-    this.lastSeen.set(tenant, this.now());
-    if (this.lastSeen.size > this.maxTracked) this.lastSeen.delete(this.lastSeen.keys().next().value!);
+    const now = this.now();
+    if (tenant !== this.latest) {
+      this.otherSeenAt = this.latestAt;
+      this.latest = tenant;
+    }
+    this.latestAt = now;
   }
 
-  /** More than one tenant was seen within the window. */
+  /** A tenant other than the one seen last was seen within the window. */
   get several(): boolean {
-    const since = this.now() - this.windowMs;
-    for (const [tenant, at] of this.lastSeen) {
-      if (at >= since) break;
-      this.lastSeen.delete(tenant);
-    }
-    return this.lastSeen.size > 1;
+    return this.now() - this.otherSeenAt <= this.windowMs;
   }
 }

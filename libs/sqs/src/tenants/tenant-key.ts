@@ -1,4 +1,5 @@
 import type { Message } from '@aws-sdk/client-sqs';
+import { parseBodyAhead } from '../parsed-bodies.js';
 import { unwrapSnsEnvelope } from '../sns-envelope.js';
 
 /**
@@ -36,13 +37,10 @@ export function tenantReader(key: TenantKey): TenantReader {
   return (message) => valueAt(bodyOf(message), rest);
 }
 
+/** The body, parsed once: the decode takes this parse instead of its own. */
 function bodyOf(message: Message): unknown {
   const unwrapped = unwrapSnsEnvelope(message.Body ?? '', message.MessageAttributes ?? {});
-  try {
-    return JSON.parse(unwrapped.kind === 'invalid-envelope' ? (message.Body ?? '') : unwrapped.payload);
-  } catch {
-    return undefined;
-  }
+  return unwrapped.kind === 'invalid-envelope' ? undefined : parseBodyAhead(message, unwrapped.payload);
 }
 
 function valueAt(body: unknown, path: string[]): string | undefined {
