@@ -67,6 +67,8 @@ async function run(spec: RunSpec): Promise<RunResult> {
     ...(spec.prefetch === undefined ? {} : { prefetch: spec.prefetch }),
     ...(spec.pollers === undefined ? {} : { pollers: spec.pollers }),
     visibilityTimeoutSeconds: 30,
+    // The run is timed to the last delete; a short long poll lets the worker stop at once after.
+    waitTimeSeconds: 1,
     maxReceiveCount: MAX_RECEIVE_COUNT,
     tracing: await tracingOption(spec),
     ...(spec.tenants ? { tenants: { key: 'body.tenant' } } : {}),

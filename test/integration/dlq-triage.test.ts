@@ -40,10 +40,12 @@ describe('requeue dlq triage (on the emulator)', () => {
     const chunks = Array.from({ length: Math.ceil(letters.length / 100) }, (_, i) => letters.slice(i * 100, i * 100 + 100));
     await Promise.all(chunks.map((chunk) => sendAll(suite.emulator.sqs, queues.dlqUrl, chunk)));
 
-    const { stdout } = await run(process.execPath, [CLI, 'dlq', 'triage', '--json', '--dlq', queues.dlqUrl], {
-      env: { PATH: process.env.PATH, AWS_ENDPOINT_URL: suite.emulator.endpoint, AWS_REGION: 'us-east-1' },
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    const triageCli = (...args: string[]) =>
+      run(process.execPath, [CLI, 'dlq', 'triage', ...args, '--dlq', queues.dlqUrl], {
+        env: { PATH: process.env.PATH, AWS_ENDPOINT_URL: suite.emulator.endpoint, AWS_REGION: 'us-east-1' },
+        maxBuffer: 16 * 1024 * 1024,
+      });
+    const { stdout } = await triageCli('--json');
     const triage = JSON.parse(stdout) as { total: number; calls: { receives: number; releases: number }; groups: Array<{ id: string; count: number; reason: string; errorType: string; fingerprint: string; dependency: string | null; consumer: string | null }> };
     expect(triage.total).toBe(10_000);
     expect(triage.groups.map((g) => [g.count, g.reason, g.errorType, g.dependency])).toEqual([
@@ -61,5 +63,12 @@ describe('requeue dlq triage (on the emulator)', () => {
     expect(triage.calls.releases).toBe(1_000);
     console.info(`triage of 10,000: ${triage.calls.receives} receives, ${triage.calls.releases} releases`);
     expect(await suite.emulator.depth(queues.dlqUrl)).toMatchObject({ visible: 10_000, inFlight: 0 });
+
+    // The table, read again: the same groups, in the same order, under the same ids.
+    const table = (await triageCli()).stdout;
+    console.info(table);
+    const lines = table.trim().split('\n');
+    expect(lines.slice(1, 6).map((line) => line.split(/\s+/)[0])).toEqual(triage.groups.map((g) => g.id));
+    expect(lines.at(-1)).toMatch(/^10000 dead letter\(s\) in 5 group\(s\); read with \d+ receives and 1000 release calls; every message is visible again$/);
   }, 180_000);
 });
