@@ -13,4 +13,4 @@
  * @packageDocumentation
  */
 export { EmfMetrics, type EmfMetricsOptions } from './metrics.js';
-export type { DependencySnapshot, WorkerMetrics } from './index.js';
+export type { DependencySnapshot, TenantLoad, TenantsSnapshot, WorkerMetrics } from './index.js';

@@ -35,6 +35,7 @@ export type { WorkerMetrics } from './metrics.js';
 export type { MessageHandler, SqsWorkerOptions } from './options.js';
 export type { TenantOptions } from './tenants/options.js';
 export type { TenantKey } from './tenants/tenant-key.js';
+export type { TenantLoad, TenantsSnapshot } from './tenants/tenant-dwell.js';
 export type { ScheduledRetry } from './scheduled-retries.js';
 export { withoutSdkCallLogging } from './sdk-call-logging.js';
 export { SqsWorker, WorkerStoppingError } from './worker.js';

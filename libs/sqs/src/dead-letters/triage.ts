@@ -7,8 +7,11 @@ import { releaseDeadLetters, scanDlq, type DeadLetterQueue, type DlqEntry } from
 export interface DeadLetterGroup {
   /** Stable across runs (a hash of what the group shares): what `--group` takes. */
   id: string;
+  /** Dead letters in the group. */
   count: number;
+  /** `x-dead-letter.reason`, or `redrive-backstop` for a message SQS's redrive moved. */
   reason: string;
+  /** The last failure's error type, or `UNKNOWN`. */
   errorType: string;
   /** The error with ids, numbers and URLs masked. */
   fingerprint: string;
@@ -16,8 +19,9 @@ export interface DeadLetterGroup {
   dependency: string | null;
   /** The queue the worker consumed it from (`x-dead-letter.sourceQueue`), or null for a message SQS's redrive moved. */
   consumer: string | null;
-  /** Epoch ms of the earliest and latest dead-lettering in the group, when known. */
+  /** Epoch ms of the earliest dead-lettering in the group, when known. */
   firstSeen: number | null;
+  /** Epoch ms of the latest dead-lettering in the group, when known. */
   lastSeen: number | null;
   /** One of its messages, as an example. */
   example: { messageId: string; error: string | null; body: string };
