@@ -2,11 +2,26 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { SqsWorkerOptions } from '@requeue/sqs';
 import { SqsWorkerConfigError } from '@requeue/sqs';
 import { describe, expect, it } from 'vitest';
-import { eventually } from '../support/emulator.js';
+import { eventually, type QueuePair } from '../support/emulator.js';
 import { sendAll } from '../support/publish.js';
 import { emulatorSuite } from '../support/suite.js';
 
 const suite = emulatorSuite();
+
+/** A worker of 2 handlers of 20 ms on `queues`; the ids of the jobs it starts, in order. */
+async function recordStarts(queues: QueuePair, options: Partial<SqsWorkerOptions>): Promise<string[]> {
+  const started: string[] = [];
+  await suite.engine(
+    queues,
+    async ({ body }) => {
+      started.push((body as { id: string }).id);
+      await sleep(20);
+    },
+    {},
+    { maxInFlight: 2, ...options },
+  );
+  return started;
+}
 
 /**
  * A burst of 20 jobs from tenant a, then 2 from tenant b, all on the queue before the
@@ -17,16 +32,7 @@ async function startOrder(extra: Partial<SqsWorkerOptions>): Promise<string[]> {
   const queues = await suite.emulator.createQueues();
   const burst = Array.from({ length: 20 }, (_, i) => ({ body: JSON.stringify({ tenant: 'a', id: `a${i}` }) }));
   await sendAll(suite.emulator.sqs, queues.queueUrl, [...burst, { body: '{"tenant":"b","id":"b0"}' }, { body: '{"tenant":"b","id":"b1"}' }]);
-  const started: string[] = [];
-  await suite.engine(
-    queues,
-    async ({ body }) => {
-      started.push((body as { id: string }).id);
-      await sleep(20);
-    },
-    {},
-    { maxInFlight: 2, prefetch: 20, ...extra },
-  );
+  const started = await recordStarts(queues, { prefetch: 20, ...extra });
   await eventually(() => (started.length === 22 ? true : undefined), 20_000, 'every job to start');
   return started;
 }
@@ -47,16 +53,7 @@ describe('tenants take turns for the handlers (body.tenant key, on the emulator)
     /** b's first job starts the run; then 100 of a's and 2 more of b's arrive while 2 handlers of 20 ms work. */
     const startOrderAfterBurst = async (extra: Partial<SqsWorkerOptions>) => {
       const queues = await suite.emulator.createQueues();
-      const started: string[] = [];
-      await suite.engine(
-        queues,
-        async ({ body }) => {
-          started.push((body as { id: string }).id);
-          await sleep(20);
-        },
-        {},
-        { maxInFlight: 2, prefetch: 2, ...extra },
-      );
+      const started = await recordStarts(queues, { prefetch: 2, ...extra });
       await sendAll(suite.emulator.sqs, queues.queueUrl, [{ body: '{"tenant":"b","id":"b0"}' }]);
       await eventually(() => (started.includes('b0') ? true : undefined), 10_000, "b's first job to start");
       const burst = Array.from({ length: 100 }, (_, i) => ({ body: JSON.stringify({ tenant: 'a', id: `a${i}` }) }));
