@@ -33,19 +33,19 @@ function deadLetters(sourceQueue: string): Outgoing[] {
 }
 
 describe('requeue dlq triage (on the emulator)', () => {
-  it('groups 10,000 dead letters of 5 causes exactly, and leaves every one visible again', async () => {
+  it('groups 10,000 dead letters of 5 causes exactly, leaves every one visible again, and lets --group pick one cause', async () => {
     const queues = await suite.emulator.createQueues();
     const letters = deadLetters(queues.queueUrl);
     // Ten batches of ten at a time: the load takes seconds, not a minute.
     const chunks = Array.from({ length: Math.ceil(letters.length / 100) }, (_, i) => letters.slice(i * 100, i * 100 + 100));
     await Promise.all(chunks.map((chunk) => sendAll(suite.emulator.sqs, queues.dlqUrl, chunk)));
 
-    const triageCli = (...args: string[]) =>
-      run(process.execPath, [CLI, 'dlq', 'triage', ...args, '--dlq', queues.dlqUrl], {
+    const dlq = (...args: string[]) =>
+      run(process.execPath, [CLI, 'dlq', ...args, '--dlq', queues.dlqUrl], {
         env: { PATH: process.env.PATH, AWS_ENDPOINT_URL: suite.emulator.endpoint, AWS_REGION: 'us-east-1' },
-        maxBuffer: 16 * 1024 * 1024,
+        maxBuffer: 64 * 1024 * 1024,
       });
-    const { stdout } = await triageCli('--json');
+    const { stdout } = await dlq('triage', '--json');
     const triage = JSON.parse(stdout) as { total: number; calls: { receives: number; releases: number }; groups: Array<{ id: string; count: number; reason: string; errorType: string; fingerprint: string; dependency: string | null; consumer: string | null }> };
     expect(triage.total).toBe(10_000);
     expect(triage.groups.map((g) => [g.count, g.reason, g.errorType, g.dependency])).toEqual([
@@ -65,10 +65,21 @@ describe('requeue dlq triage (on the emulator)', () => {
     expect(await suite.emulator.depth(queues.dlqUrl)).toMatchObject({ visible: 10_000, inFlight: 0 });
 
     // The table, read again: the same groups, in the same order, under the same ids.
-    const table = (await triageCli()).stdout;
+    const table = (await dlq('triage')).stdout;
     console.info(table);
     const lines = table.trim().split('\n');
     expect(lines.slice(1, 6).map((line) => line.split(/\s+/)[0])).toEqual(triage.groups.map((g) => g.id));
-    expect(lines.at(-1)).toMatch(/^10000 dead letter\(s\) in 5 group\(s\); read with \d+ receives and 1000 release calls; every message is visible again$/);
-  }, 180_000);
+    expect(lines.at(-1)!).toMatch(/^10000 dead letter\(s\) in 5 group\(s\); read with \d+ receives and 1000 release calls; every message is visible again$/);
+
+    // A group id picks exactly that cause's dead letters for the other commands.
+    const validation = triage.groups[3]!;
+    const listed = JSON.parse((await dlq('list', '--group', validation.id, '--json')).stdout) as Array<{ errorType: string }>;
+    expect(listed).toHaveLength(1_500);
+    expect(new Set(listed.map((entry) => entry.errorType))).toEqual(new Set(['VALIDATION']));
+    const replay = JSON.parse((await dlq('replay', '--group', validation.id, '--dry-run', '--json')).stdout) as { replayed: unknown[]; dryRun: boolean };
+    expect(replay).toMatchObject({ dryRun: true });
+    expect(replay.replayed).toHaveLength(1_500);
+    await expect(dlq('list', '--group', 'VALIDATION')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/--group takes a group id/) });
+    expect(await suite.emulator.depth(queues.dlqUrl)).toMatchObject({ visible: 10_000, inFlight: 0 });
+  }, 240_000);
 });

@@ -18,7 +18,7 @@ commands:
 
 the DLQ:  --dlq <url>, else WORKER_DLQ_URL, else the DLQ of a local requeue stack on ${'127.0.0.1:4566'}
           AWS through the standard credential chain; any emulator through AWS_ENDPOINT_URL_SQS or AWS_ENDPOINT_URL
-filters:  --reason <reason>  --error-type <type>  --older-than <90s|15m|2h|7d>
+filters:  --reason <reason>  --error-type <type>  --older-than <90s|15m|2h|7d>  --group <id from triage>
 list:     --limit N  --json
 triage:   --json
 replay:   --to <queue-url>  --reset-attempts  --rate N/s  --max N  --dry-run  --json
@@ -30,14 +30,17 @@ const filterOptions = {
   reason: { type: 'string' },
   'error-type': { type: 'string' },
   'older-than': { type: 'string' },
+  group: { type: 'string' },
   json: { type: 'boolean', default: false },
 } as const;
 
 const REASONS = [...DEAD_LETTER_REASONS, REDRIVE_BACKSTOP];
 
-function filterFrom(values: { reason?: string; 'error-type'?: string; 'older-than'?: string }): DlqFilter {
+function filterFrom(values: { reason?: string; 'error-type'?: string; 'older-than'?: string; group?: string }): DlqFilter {
   if (values.reason !== undefined && !REASONS.includes(values.reason)) throw new CliUsageError(`--reason must be one of ${REASONS.join(', ')}, got ${JSON.stringify(values.reason)}`);
+  if (values.group !== undefined && !/^[0-9a-f]{8}$/.test(values.group)) throw new CliUsageError(`--group takes a group id as \`requeue dlq triage\` prints it (8 hex characters), got ${JSON.stringify(values.group)}`);
   return {
+    group: values.group,
     reason: values.reason,
     errorType: values['error-type'],
     olderThanMs: values['older-than'] === undefined ? undefined : parseDuration('--older-than', values['older-than']),

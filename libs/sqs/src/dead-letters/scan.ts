@@ -1,4 +1,5 @@
 import { unwrapSnsEnvelope } from '../sns-envelope.js';
+import { causeId, deadLetterCause, type DeadLetterCause } from './cause.js';
 import { ChangeMessageVisibilityBatchCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { parseDeadLetterRecord, REDRIVE_BACKSTOP, type DeadLetterRecord } from '@requeue/retry/engine';
 import type { SQSClient } from '@aws-sdk/client-sqs';
@@ -39,6 +40,13 @@ export interface DlqFilter {
   errorType?: string;
   /** Only messages dead-lettered more than this many ms ago. */
   olderThanMs?: number;
+  /** Only this cause: a group id from `triageDeadLetters` (`requeue dlq triage`). */
+  group?: string;
+}
+
+/** A read dead letter's cause, and its group id. */
+export function causeOfEntry(entry: DlqEntry): DeadLetterCause {
+  return deadLetterCause({ reason: entry.reason, errorType: entry.errorType, error: entry.record?.error, sourceQueue: entry.record?.sourceQueue });
 }
 
 function toEntry(message: Message): DlqEntry {
@@ -90,6 +98,7 @@ export function matches(entry: DlqEntry, filter: DlqFilter, now: number): boolea
   if (filter.reason !== undefined && entry.reason !== filter.reason) return false;
   if (filter.errorType !== undefined && entry.errorType !== filter.errorType) return false;
   if (filter.olderThanMs !== undefined && (entry.deadLetteredAt === undefined || now - entry.deadLetteredAt < filter.olderThanMs)) return false;
+  if (filter.group !== undefined && causeId(causeOfEntry(entry)) !== filter.group) return false;
   return true;
 }
 

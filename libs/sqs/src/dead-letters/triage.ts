@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
-import { dependencyOf, errorFingerprint } from './fingerprint.js';
 import { queueDepth } from '../queue-depth.js';
-import { releaseDeadLetters, scanDlq, type DeadLetterQueue, type DlqEntry } from './scan.js';
+import { causeId } from './cause.js';
+import { causeOfEntry, releaseDeadLetters, scanDlq, type DeadLetterQueue, type DlqEntry } from './scan.js';
 
 /** Dead letters of one cause: the same reason, error type, error fingerprint, dependency and consumer. */
 export interface DeadLetterGroup {
@@ -42,23 +41,9 @@ export interface TriageResult {
   calls: { receives: number; releases: number };
 }
 
-/** The fields a group shares, from one dead letter. */
-function causeOf(entry: DlqEntry) {
-  const error = entry.record?.error ?? '';
-  return {
-    reason: entry.reason,
-    errorType: entry.errorType,
-    fingerprint: errorFingerprint(error),
-    dependency: dependencyOf(error) ?? null,
-    consumer: entry.record?.sourceQueue ?? null,
-  };
-}
-
-/** The group id a dead letter falls in: what `groupOf` and `--group` compare. */
+/** The group id a dead letter falls in: what `--group` compares. */
 export function deadLetterGroupId(entry: DlqEntry): string {
-  const cause = causeOf(entry);
-  const key = [cause.reason, cause.errorType, cause.fingerprint, cause.dependency ?? '', cause.consumer ?? ''].join('\u0000');
-  return createHash('sha256').update(key).digest('hex').slice(0, 8);
+  return causeId(causeOfEntry(entry));
 }
 
 /** Groups read dead letters by cause, largest group first (then the most recent). */
@@ -75,7 +60,7 @@ export function groupDeadLetters(entries: readonly DlqEntry[]): DeadLetterGroup[
       continue;
     }
     const example = { messageId: entry.message.MessageId ?? '', error: entry.record?.error ?? null, body: entry.message.Body ?? '' };
-    groups.set(id, { id, count: 1, ...causeOf(entry), firstSeen: at, lastSeen: at, example });
+    groups.set(id, { id, count: 1, ...causeOfEntry(entry), firstSeen: at, lastSeen: at, example });
   }
   return [...groups.values()].sort((a, b) => b.count - a.count || (b.lastSeen ?? 0) - (a.lastSeen ?? 0));
 }
