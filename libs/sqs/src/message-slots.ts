@@ -53,8 +53,8 @@ export class MessageSlots {
      */
     private readonly activity?: { busy(): Promise<void> | undefined; idle(): void },
     /**
-     * `cap`: handlers one tenant may run while another tenant's message waits; `prefetch`:
-     * messages held waiting while several tenants are active, to reach past one tenant's burst.
+     * `cap`: handlers one tenant may run while other tenants are active; `prefetch`: messages
+     * held waiting while several tenants are active, to reach past one tenant's burst.
      */
     private readonly tenants?: { cap: number; prefetch: number },
   ) {
@@ -87,8 +87,8 @@ export class MessageSlots {
 
   /**
    * A received message, holding the slot its receive reserved, starts as soon as a
-   * running slot is free: in arrival order within its tenant, tenants in turn. Beyond
-   * `prefetch` waiting, the newest of the tenant with the most waiting goes back at once.
+   * running slot is free: in arrival order within its tenant, tenants in turn. Beyond the
+   * wait limit, the newest of the tenant with the most waiting goes back at once.
    */
   admit(start: (slot: MessageSlot) => void, giveBack: () => Promise<void>, tenant: string = NO_TENANT, sentAt?: number): void {
     this.received++;
@@ -109,7 +109,7 @@ export class MessageSlots {
    * leave the others' messages unreceived behind it in the queue; else the prefetch.
    */
   private get waitLimit(): number {
-    return this.tenants && this.recentTenants?.several ? Math.max(this.prefetch, this.tenants.prefetch) : this.prefetch;
+    return this.tenants && this.recentTenants!.several ? Math.max(this.prefetch, this.tenants.prefetch) : this.prefetch;
   }
 
   /** The tenants' dwell and running handlers since the last call (for metrics); undefined when tenants are off. */
