@@ -5,32 +5,21 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { eventually, type QueuePair } from '../support/emulator.js';
 import { emulatorSuite } from '../support/suite.js';
 import { readSimulationLedger as readLedger } from '@requeue/local-aws/simulation-ledger';
 import { sendAll, simulation } from '../support/publish.js';
+import { CLI, runDlqCli } from '../support/dlq-cli.js';
 import { startWorkerProcess, waitUntilReady } from '../support/worker-process.js';
 
-const CLI = fileURLToPath(new URL('../../apps/cli/dist/main.js', import.meta.url));
 const run = promisify(execFile);
 
 const suite = emulatorSuite();
 
 /** Runs `requeue dlq ...` against the emulator; resolves with stdout, stderr and the exit code. */
-async function dlq(queues: QueuePair, ...args: string[]) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, 'dlq', ...args, '--dlq', queues.dlqUrl], {
-      env: { PATH: process.env.PATH, AWS_ENDPOINT_URL: suite.emulator.endpoint, AWS_REGION: 'us-east-1' },
-    });
-    return { stdout, stderr, code: 0 };
-  } catch (error) {
-    const failed = error as { stdout: string; stderr: string; code: number };
-    return { stdout: failed.stdout, stderr: failed.stderr, code: failed.code };
-  }
-}
+const dlq = (queues: QueuePair, ...args: string[]) => runDlqCli(suite.emulator.endpoint, queues.dlqUrl, args);
 
 async function startWorker(queues: QueuePair, ledger: string, retryPolicy: object) {
   const worker = await startWorkerProcess({
@@ -185,9 +174,9 @@ describe('requeue dlq', () => {
     expect(badFilter.stderr).toMatch(/--older-than takes a duration/);
     expect((await dlq(queues, 'list', '--reason', 'bored')).stderr).toMatch(/--reason must be one of/);
 
-    const redrive = await dlq(queues, 'redrive');
+    const redrive = await dlq(queues, 'redrive', '--move-task');
     expect(redrive.code).toBe(1);
-    expect(redrive.stderr).toMatch(/does not support StartMessageMoveTask.*requeue dlq replay/);
+    expect(redrive.stderr).toMatch(/does not support StartMessageMoveTask.*requeue dlq redrive --all/);
 
     const unreachable = await run(process.execPath, [CLI, 'dlq', 'list'], { env: { PATH: process.env.PATH, AWS_ENDPOINT_URL: 'http://127.0.0.1:9', AWS_REGION: 'us-east-1' } }).catch(
       (error: { stderr: string; code: number }) => error,

@@ -1,4 +1,5 @@
-import { runDlqCommand, terminalQuestion } from './dlq/command.js';
+import { runDlqCommand } from './dlq/command.js';
+import { terminalQuestion } from './io.js';
 import { CliError } from './errors.js';
 import { runLocalCommand } from './local/command.js';
 

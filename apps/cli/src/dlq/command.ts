@@ -1,10 +1,11 @@
-import { createInterface } from 'node:readline/promises';
 import { parseCommandArgs, parseDuration, parsePositiveInteger, parseRate } from '../args.js';
 import { CliError, CliUsageError } from '../errors.js';
 import { DEAD_LETTER_REASONS, REDRIVE_BACKSTOP, RetryStateSigner } from '@requeue/retry/engine';
-import { DeadLetterOperationError, discardDeadLetters, redriveDeadLetters, replayDeadLetters, triageDeadLetters, type DlqEntry, type DlqFilter } from '@requeue/sqs/dead-letters';
+import { DeadLetterOperationError, discardDeadLetters, replayDeadLetters, triageDeadLetters, type DlqEntry, type DlqFilter } from '@requeue/sqs/dead-letters';
 import { entryJson, entryTable, triageJson, triageTable } from './format.js';
 import { listDeadLetters } from './list.js';
+import { redriveCommand, redriveOptions } from './redrive.js';
+import type { CliIo } from '../io.js';
 import { explainAwsError, resolveDlq } from './target.js';
 
 export const DLQ_USAGE = `usage: requeue dlq <command> [options]
@@ -14,7 +15,7 @@ commands:
   triage    group the DLQ by cause (reason, error type, error fingerprint, dependency, consumer), without consuming it
   replay    send matching messages back to their source queue (or --to), then delete them from the DLQ
   discard   delete matching messages for good (asks first, or --yes)
-  redrive   whole-queue redrive with SQS StartMessageMoveTask (real AWS)
+  redrive   send one cause back, a canary slice first, and halt while it still fails (--move-task: SQS's whole-queue StartMessageMoveTask, real AWS)
 
 the DLQ:  --dlq <url>, else WORKER_DLQ_URL, else the DLQ of a local requeue stack on ${'127.0.0.1:4566'}
           AWS through the standard credential chain; any emulator through AWS_ENDPOINT_URL_SQS or AWS_ENDPOINT_URL
@@ -23,7 +24,8 @@ list:     --limit N  --json
 triage:   --json
 replay:   --to <queue-url>  --reset-attempts  --rate N/s  --max N  --dry-run  --json
 discard:  --yes  --max N  --json
-redrive:  --to <queue-arn>  --rate N/s`;
+redrive:  a filter or --all  --canary <5%|50>  --rate N/s (50/s)  --halt-when-failing <10%>  --watch <60s>  --to <queue-url>  --reset-attempts  --dry-run  --json
+          --move-task [--to <queue-arn>] [--rate N/s]`;
 
 const filterOptions = {
   dlq: { type: 'string' },
@@ -44,27 +46,6 @@ function filterFrom(values: { reason?: string; 'error-type'?: string; 'older-tha
     reason: values.reason,
     errorType: values['error-type'],
     olderThanMs: values['older-than'] === undefined ? undefined : parseDuration('--older-than', values['older-than']),
-  };
-}
-
-export interface CliIo {
-  out: (text: string) => void;
-  err: (text: string) => void;
-  env: Readonly<Record<string, string | undefined>>;
-  /** Asks a yes/no question; undefined when there is no terminal to ask on. */
-  ask: ((question: string) => Promise<string>) | undefined;
-}
-
-/** The terminal's yes/no prompt, when stdin is one. */
-export function terminalQuestion(): CliIo['ask'] {
-  if (!process.stdin.isTTY) return undefined;
-  return async (question) => {
-    const rl = createInterface({ input: process.stdin, output: process.stderr });
-    try {
-      return await rl.question(question);
-    } finally {
-      rl.close();
-    }
   };
 }
 
@@ -108,11 +89,9 @@ export async function runDlqCommand(argv: string[], io: CliIo): Promise<void> {
       return;
     }
     case 'redrive': {
-      const { values } = parseCommandArgs('redrive', rest, { dlq: { type: 'string' }, to: { type: 'string' }, rate: { type: 'string' } });
-      const maxPerSecond = values.rate === undefined ? undefined : Math.floor(parseRate('--rate', values.rate));
-      const handle = await withDlq(values.dlq, io, (target) => redriveDeadLetters(target, { toArn: values.to, maxPerSecond }));
-      io.out(`redrive started: task ${handle}`);
-      return;
+      const { values } = parseCommandArgs('redrive', rest, { ...filterOptions, ...redriveOptions });
+      const filter = filterFrom(values);
+      return redriveCommand(values, filter, io, (run) => withDlq(values.dlq, io, run), retryStateSigner(io.env));
     }
     default:
       throw new CliUsageError(`unknown dlq command ${JSON.stringify(command)}\n${DLQ_USAGE}`);

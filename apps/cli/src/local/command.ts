@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { LocalAws } from '@requeue/local-aws';
 import { parseCommandArgs } from '../args.js';
 import { CliError, CliUsageError } from '../errors.js';
-import type { CliIo } from '../dlq/command.js';
+import type { CliIo } from '../io.js';
 import { localJson, localSummary } from './format.js';
 
 export const LOCAL_USAGE = `usage: requeue local [--template <cdk.out/Stack.template.json>] [--port N] [--region R] [--json]

@@ -17,8 +17,12 @@ export { DEAD_LETTER_ATTRIBUTE, DEAD_LETTER_REASONS, parseDeadLetterRecord, REDR
 export { discardDeadLetters } from './discard.js';
 export { DeadLetterOperationError } from './errors.js';
 export { redriveDeadLetters } from './redrive.js';
+export { canaryRedrive, type CanaryRedriveOptions, type CanaryRedriveResult, type RedriveProgress } from './canary-redrive.js';
+export type { CanarySize } from './canary-plan.js';
+export type { RedriveFailure } from './return-watch.js';
 export { errorFingerprint } from './fingerprint.js';
 export { deadLetterGroupId, groupDeadLetters, triageDeadLetters, type DeadLetterGroup, type TriageResult } from './triage.js';
 export { replayDeadLetters, type ReplayOptions, type ReplayResult } from './replay.js';
+export type { SendBackOptions } from './send-back.js';
 export { deadLetterSummary, releaseDeadLetters, scanDlq, type DeadLetterQueue, type DlqEntry, type DlqFilter } from './scan.js';
 export { queueDepth, type QueueDepth } from '../queue-depth.js';

@@ -4,8 +4,9 @@ import type { DeadLetterQueue } from './scan.js';
 
 /**
  * Whole-queue redrive through SQS's own StartMessageMoveTask: every message back to its
- * source queue (or `to`, a queue ARN). Emulators mostly lack it; `replay` does the same
- * message by message, with filters, anywhere.
+ * source queue (or `to`, a queue ARN), at most 500 a second, with no stop condition.
+ * Emulators mostly lack it; `canaryRedrive` and `replay` move messages one by one, with
+ * filters, anywhere.
  */
 export async function redriveDeadLetters(target: DeadLetterQueue & { endpoint?: string }, options: { toArn?: string; maxPerSecond?: number }): Promise<string> {
   const attributes = await target.sqs.send(new GetQueueAttributesCommand({ QueueUrl: target.dlqUrl, AttributeNames: ['QueueArn'] }));
@@ -23,7 +24,7 @@ export async function redriveDeadLetters(target: DeadLetterQueue & { endpoint?: 
     const unsupported = /UnknownOperation|InvalidAction|NotImplemented|UnsupportedOperation|not (supported|implemented)/i.test(`${name} ${(cause as Error).message}`);
     if (unsupported) {
       throw new DeadLetterOperationError(
-        `this endpoint (${target.endpoint ?? 'AWS'}) does not support StartMessageMoveTask (whole-queue redrive): use \`requeue dlq replay\`, which moves messages one by one and takes filters`,
+        `this endpoint (${target.endpoint ?? 'AWS'}) does not support StartMessageMoveTask (whole-queue redrive): drop --move-task for requeue's own redrive (\`requeue dlq redrive --all\`: message by message, a canary first, filters), or use \`requeue dlq replay\``,
         { cause },
       );
     }

@@ -49,7 +49,8 @@ export function causeOfEntry(entry: DlqEntry): DeadLetterCause {
   return deadLetterCause({ reason: entry.reason, errorType: entry.errorType, error: entry.record?.error, sourceQueue: entry.record?.sourceQueue });
 }
 
-function toEntry(message: Message): DlqEntry {
+/** A received message, read as a dead letter. */
+export function toEntry(message: Message): DlqEntry {
   const raw = message.MessageAttributes?.['x-dead-letter']?.StringValue;
   let record: DeadLetterRecord | undefined;
   try {

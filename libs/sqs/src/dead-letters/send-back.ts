@@ -1,0 +1,138 @@
+import { DeleteMessageBatchCommand, DeleteMessageCommand, SendMessageBatchCommand, SendMessageCommand, type MessageAttributeValue } from '@aws-sdk/client-sqs';
+import { encodeRetryState, parseRetryState, RETRY_POLICY_ATTRIBUTE, RETRY_STATE_ATTRIBUTE, type RetryStateSigner } from '@requeue/retry/engine';
+import { userAttributes, type MessageAttributes } from '../message-attributes.js';
+import { DeadLetterOperationError } from './errors.js';
+import type { DeadLetterQueue, DlqEntry } from './scan.js';
+import type { SourceQueuePolicy } from './source-queues.js';
+
+/** How a dead letter goes back to a queue: what replay and redrive share. */
+export interface SendBackOptions {
+  /** Start the budget afresh (attempt 1, a new deadline); otherwise the message keeps its attempts. */
+  resetAttempts: boolean;
+  /**
+   * Signs the `x-retry` it carries with the workers' keys (`WORKER_RETRY_STATE_KEYS`), so it
+   * keeps its identity (idempotency key). @default unsigned: it keeps its attempts, and is its own message
+   */
+  signer?: RetryStateSigner;
+}
+
+/**
+ * The attributes a message sent back carries: the publisher's own, unchanged; its
+ * `x-retry-policy`; and, unless the budget is reset, its `x-retry` moved on to the next
+ * attempt, so the message keeps its history (and its deadline).
+ */
+export function replayAttributes(entry: DlqEntry, resetAttempts: boolean, now: number, signer?: RetryStateSigner): MessageAttributes {
+  const all = (entry.message.MessageAttributes ?? {}) as Record<string, MessageAttributeValue>;
+  const attributes: MessageAttributes = { ...userAttributes(all) };
+  if (all[RETRY_POLICY_ATTRIBUTE]) attributes[RETRY_POLICY_ATTRIBUTE] = all[RETRY_POLICY_ATTRIBUTE];
+  const rawState = all[RETRY_STATE_ATTRIBUTE]?.StringValue;
+  if (!resetAttempts && rawState !== undefined) {
+    try {
+      const { mac: _mac, ...state } = parseRetryState(rawState, now);
+      const next = { ...state, attempt: state.attempt + 1, notBefore: undefined };
+      attributes[RETRY_STATE_ATTRIBUTE] = { DataType: 'String', StringValue: signer ? signer.sign(next) : encodeRetryState(next) };
+    } catch {
+      // A state the worker would reject anyway: the message starts afresh rather than re-fail.
+    }
+  }
+  return attributes;
+}
+
+/**
+ * The message group a dead letter goes back into. A FIFO queue takes every message in a
+ * group, with a deduplication id: the dead letter's own id makes a resend after a lost
+ * answer a no-op. A standard queue takes the group too (a fair queue's tenant), when the
+ * worker recorded one.
+ */
+function groupFields(to: string, entry: DlqEntry): { MessageGroupId?: string; MessageDeduplicationId?: string } {
+  const recorded = entry.record?.messageGroupId ?? entry.message.Attributes?.MessageGroupId;
+  if (!to.endsWith('.fifo')) return recorded === undefined ? {} : { MessageGroupId: recorded };
+  return { MessageGroupId: recorded ?? 'requeue', MessageDeduplicationId: entry.message.MessageId ?? undefined };
+}
+
+/**
+ * Where a dead letter goes back to: `to` when the operator named a queue, else its
+ * `x-dead-letter` source queue, which is data anyone who can send to the DLQ can forge and
+ * is followed only where `sources` allows.
+ */
+export function destinationOf(entry: DlqEntry, to: string | undefined, sources: SourceQueuePolicy | undefined): { to: string } | { why: string } {
+  if (to !== undefined) return { to };
+  const recorded = entry.record?.sourceQueue;
+  if (!recorded) return { why: 'no x-dead-letter source queue (moved by SQS redrive): pass --to <queue-url>' };
+  if (sources && !sources.allows(recorded)) return { why: `its x-dead-letter source queue ${recorded} ${sources.refusal}: pass --to <queue-url> to send it there` };
+  return { to: recorded };
+}
+
+/** A dead letter that did not go back cleanly: `sent` says whether it left the DLQ's side (sent but not deleted). */
+export class SendBackError extends DeadLetterOperationError {
+  constructor(
+    readonly sent: boolean,
+    message: string,
+    options: { cause: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * Sends one dead letter to `to`, body byte for byte, then deletes it from the DLQ: a failed
+ * send leaves it in the DLQ, never nowhere. Returns the id SQS gave the message sent.
+ */
+export async function sendBack(target: DeadLetterQueue, entry: DlqEntry, to: string, options: SendBackOptions): Promise<string> {
+  const messageId = entry.message.MessageId ?? '?';
+  let sentId: string;
+  try {
+    const sent = await target.sqs.send(
+      new SendMessageCommand({ QueueUrl: to, MessageBody: entry.message.Body!, MessageAttributes: replayAttributes(entry, options.resetAttempts, Date.now(), options.signer), ...groupFields(to, entry) }),
+    );
+    sentId = sent.MessageId ?? '';
+  } catch (cause) {
+    throw new SendBackError(false, `could not send ${messageId} to ${to}: ${(cause as Error).message}; it stays in the DLQ`, { cause });
+  }
+  try {
+    await target.sqs.send(new DeleteMessageCommand({ QueueUrl: target.dlqUrl, ReceiptHandle: entry.message.ReceiptHandle! }));
+  } catch (cause) {
+    throw new SendBackError(true, `sent ${messageId} to ${to} as ${sentId}, but could not delete it from the DLQ: ${(cause as Error).message}; delete it before replaying again, or it runs twice`, { cause });
+  }
+  return sentId;
+}
+
+/** What `sendBackBatch` did with each dead letter. */
+export interface BatchSent {
+  /** Sent back as `redrivenAs`; `deleted` from the DLQ unless a problem says otherwise. */
+  sent: Array<{ entry: DlqEntry; to: string; redrivenAs: string; deleted: boolean }>;
+  /** What went wrong, worded for the operator: each dead letter not sent stays in the DLQ. */
+  problems: string[];
+}
+
+/**
+ * Up to ten dead letters for one queue, back with one SendMessageBatch and out of the DLQ
+ * with one DeleteMessageBatch: a tenth of the calls, so a redrive keeps a high rate. A FIFO
+ * queue keeps a batch's order within each group.
+ */
+export async function sendBackBatch(target: DeadLetterQueue, to: string, entries: readonly DlqEntry[], options: SendBackOptions): Promise<BatchSent> {
+  const now = Date.now();
+  const out = await target.sqs
+    .send(
+      new SendMessageBatchCommand({
+        QueueUrl: to,
+        Entries: entries.map((entry, i) => ({ Id: String(i), MessageBody: entry.message.Body!, MessageAttributes: replayAttributes(entry, options.resetAttempts, now, options.signer), ...groupFields(to, entry) })),
+      }),
+    )
+    .catch((cause: Error) => {
+      throw new SendBackError(false, `could not send ${entries.length} dead letter(s) to ${to}: ${cause.message}; they stay in the DLQ`, { cause });
+    });
+  const idOf = (i: string | undefined) => entries[Number(i)]!.message.MessageId ?? '?';
+  const problems = (out.Failed ?? []).map((failure) => `could not send ${idOf(failure.Id)} to ${to} (${failure.Code}: ${failure.Message ?? ''}); it stays in the DLQ`);
+  const sent = (out.Successful ?? []).map((success) => ({ entry: entries[Number(success.Id)]!, to, redrivenAs: success.MessageId ?? '', deleted: true }));
+  if (sent.length === 0) return { sent, problems };
+  const deleted = await target.sqs
+    .send(new DeleteMessageBatchCommand({ QueueUrl: target.dlqUrl, Entries: sent.map(({ entry }, i) => ({ Id: String(i), ReceiptHandle: entry.message.ReceiptHandle! })) }))
+    .catch((cause: Error) => ({ Failed: sent.map((_, i) => ({ Id: String(i), Code: cause.name, Message: cause.message })) }));
+  for (const failure of deleted.Failed ?? []) {
+    const item = sent[Number(failure.Id)]!;
+    item.deleted = false;
+    problems.push(`sent ${item.entry.message.MessageId ?? '?'} to ${to} as ${item.redrivenAs}, but could not delete it from the DLQ (${failure.Code}: ${failure.Message ?? ''}): delete it before redriving again, or it runs twice`);
+  }
+  return { sent, problems };
+}

@@ -1,0 +1,123 @@
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { NonRetryableError } from '@requeue/retry';
+import type { MessageHandler } from '@requeue/sqs';
+import { describe, expect, it } from 'vitest';
+import { CORPUS_RETRY_KEY, deadLetterCorpus, loadDeadLetters } from '../support/dead-letter-corpus.js';
+import { runDlqCli } from '../support/dlq-cli.js';
+import { emulatorSuite } from '../support/suite.js';
+
+const suite = emulatorSuite();
+
+interface Group {
+  id: string;
+  count: number;
+  errorType: string;
+}
+interface Redrive {
+  outcome: string;
+  matched: number;
+  canary: number;
+  sent: number;
+  failed: number;
+  failureShare: number;
+  untouched: number;
+  rate: { set: number; achieved: number | null };
+  elapsedMs: number;
+  failures: Array<{ reason: string; errorType: string }>;
+}
+
+/** One handled job: which dead letter it was, and the history it arrived with. */
+interface Handled {
+  cause: number;
+  n: number;
+  attempt: number;
+  idempotencyKey: string;
+}
+
+/**
+ * The worker after an incident: payments (cause 1) still rejects every fifth charge; the
+ * validation bug (cause 3) is fixed. Everything else succeeds.
+ */
+function afterTheIncident(handled: Handled[]): MessageHandler<unknown> {
+  return async (message) => {
+    const { cause, n } = message.body as { cause: number; n: number };
+    if (cause === 1 && n % 5 === 0) throw new NonRetryableError(`POST https://api.pay.example/v1/charges/ch_${n}: 400 (still)`, { errorType: 'HTTP_4XX' });
+    handled.push({ cause, n, attempt: message.attempt, idempotencyKey: message.idempotencyKey });
+  };
+}
+
+describe('requeue dlq redrive (on the emulator)', () => {
+  it('halts a redrive whose cause still fails within its canary, and completes a fixed cause at the set rate with nothing lost or run twice', async () => {
+    const queues = await suite.emulator.createQueues();
+    await loadDeadLetters(suite.emulator.sqs, queues.dlqUrl, deadLetterCorpus(queues.queueUrl));
+    const dlq = (...args: string[]) => runDlqCli(suite.emulator.endpoint, queues.dlqUrl, args, { WORKER_RETRY_STATE_KEYS: CORPUS_RETRY_KEY });
+    const triage = async () => JSON.parse((await dlq('triage', '--json')).stdout) as { total: number; groups: Group[] };
+    const groups = (await triage()).groups;
+    const payments = groups.find((g) => g.errorType === 'HTTP_4XX')!;
+    const validation = groups.find((g) => g.errorType === 'VALIDATION')!;
+
+    expect(await dlq('redrive')).toMatchObject({ code: 2, stderr: expect.stringMatching(/--group .*--all/) });
+    expect(await dlq('redrive', '--group', payments.id, '--canary', '0')).toMatchObject({ code: 2, stderr: expect.stringMatching(/--canary takes/) });
+    const dry = JSON.parse((await dlq('redrive', '--group', payments.id, '--dry-run', '--json')).stdout) as Redrive;
+    expect(dry).toMatchObject({ outcome: 'dry-run', matched: 2_500, canary: 125, sent: 0 });
+
+    const handled: Handled[] = [];
+    await suite.engine(queues, afterTheIncident(handled) as MessageHandler, { maxAttempts: 5 }, { retryStateKeys: [CORPUS_RETRY_KEY], maxInFlight: 20 });
+
+    // 1. Payments still rejects 20%: the canary (5% of 2,500) sees it, and the redrive stops there.
+    const halted = await dlq('redrive', '--group', payments.id, '--json');
+    expect(halted.code).toBe(1);
+    const stopped = JSON.parse(halted.stdout) as Redrive;
+    console.info(`halted redrive: ${JSON.stringify({ ...stopped, failures: stopped.failures.length })}`);
+    expect(stopped).toMatchObject({ outcome: 'halted', canary: 125, sent: 125 });
+    expect(stopped.sent).toBeLessThanOrEqual(200);
+    expect(stopped.failureShare).toBeGreaterThanOrEqual(0.1);
+    expect(stopped.failures.every((f) => f.reason === 'non-retryable' && f.errorType === 'HTTP_4XX')).toBe(true);
+    expect(stopped.untouched).toBe(2_500 - 125);
+    // Only the canary reached the handler; the rest of the cause is in the DLQ as it was.
+    expect(handled.filter((h) => h.cause === 1)).toHaveLength(125 - stopped.failed);
+    const afterHalt = await triage();
+    expect(afterHalt.groups.find((g) => g.id === payments.id)!.count).toBe(2_500 - 125);
+    expect(afterHalt.total).toBe(10_000 - 125 + stopped.failed);
+
+    // 2. The validation bug is fixed: all 1,500 go back at 200/s.
+    const done = await dlq('redrive', '--group', validation.id, '--rate', '200/s', '--json');
+    expect(done.code).toBe(0);
+    const completed = JSON.parse(done.stdout) as Redrive;
+    console.info(`fixed-cause redrive: ${JSON.stringify({ ...completed, failures: completed.failures.length })}`);
+    expect(completed).toMatchObject({ outcome: 'completed', matched: 1_500, sent: 1_500, failed: 0, untouched: 0 });
+    expect(completed.rate.achieved!).toBeGreaterThan(200 * 0.8);
+    expect(completed.rate.achieved!).toBeLessThanOrEqual(200 * 1.02);
+    const fixed = handled.filter((h) => h.cause === 3);
+    // 0 lost, 0 run twice; each kept its history (attempt 4 of the signed x-retry's 3) and its identity.
+    expect(fixed).toHaveLength(1_500);
+    expect(new Set(fixed.map((h) => h.n)).size).toBe(1_500);
+    expect(fixed.every((h) => h.attempt === 4 && h.idempotencyKey === `m-3-${h.n}`)).toBe(true);
+    const afterFix = await triage();
+    expect(afterFix.groups.find((g) => g.id === validation.id)).toBeUndefined();
+    expect(afterFix.total).toBe(afterHalt.total - 1_500);
+    expect(await suite.emulator.depth(queues.dlqUrl)).toMatchObject({ inFlight: 0 });
+  }, 300_000);
+
+  it('redrives a FIFO DLQ in group order, the later letters of each group as they show', async () => {
+    const queues = await suite.emulator.createQueues({ fifo: true, maxReceiveCount: 30 });
+    const letters = ['a', 'b', 'c'].flatMap((group) => Array.from({ length: 12 }, (_, n) => ({ group, n })));
+    for (const letter of letters) {
+      const fields = { MessageGroupId: letter.group, MessageDeduplicationId: `${letter.group}-${letter.n}` };
+      await suite.emulator.sqs.send(new SendMessageCommand({ QueueUrl: queues.dlqUrl, MessageBody: JSON.stringify(letter), ...fields }));
+    }
+    const seen: Array<{ group: string; n: number }> = [];
+    await suite.engine(queues, async (message) => void seen.push(message.body as { group: string; n: number }));
+    const result = await dlq('redrive', '--all', '--to', queues.queueUrl, '--canary', '6', '--rate', '100/s', '--json');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ outcome: 'completed', matched: 36, sent: 36, failed: 0 });
+    // The emulator, as SQS, shows a group's next letter only once the one before is gone.
+    expect(result.stderr).toMatch(/^canary: 6 sent, 0 came back$/m);
+    for (const group of ['a', 'b', 'c']) expect(seen.filter((s) => s.group === group).map((s) => s.n)).toEqual(Array.from({ length: 12 }, (_, n) => n));
+    expect(await suite.emulator.depth(queues.dlqUrl)).toMatchObject({ visible: 0, inFlight: 0 });
+
+    function dlq(...args: string[]) {
+      return runDlqCli(suite.emulator.endpoint, queues.dlqUrl, args);
+    }
+  }, 120_000);
+});
