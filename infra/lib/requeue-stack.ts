@@ -89,6 +89,7 @@ export class RequeueStack extends Stack {
       queue,
       deadLetterQueue,
       service: this.worker?.service,
+      ...(this.worker ? { workerLogGroup: this.worker.logGroup } : {}),
       ...(this.worker?.spotInterruptions ? { spotInterruptions: this.worker.spotInterruptions } : {}),
       metricsNamespace: this.worker?.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE,
     });

@@ -93,6 +93,13 @@ describe('the local dashboard in a real browser', () => {
     expect(await shown('deferrals')).toEqual(reported('deferrals'));
     const listed = await promisify(execFile)(process.execPath, [CLI, 'dlq', 'list', '--json', '--dlq', listCommand], { env: { PATH: process.env.PATH } });
     expect(JSON.parse(listed.stdout)).toHaveLength(12);
+    // The page groups the DLQ by cause as triage does: the same groups, counts and ids.
+    const triaged = await promisify(execFile)(process.execPath, [CLI, 'dlq', 'triage', '--json', '--dlq', listCommand], { env: { PATH: process.env.PATH } });
+    const byCause = (JSON.parse(triaged.stdout) as { groups: Array<{ id: string; count: number }> }).groups.map((g) => `${g.id} ${g.count}`);
+    expect(byCause.length).toBeGreaterThan(0);
+    await expect
+      .poll(() => page.locator('#dead-letter-groups tr[data-group]').evaluateAll((rows) => rows.map((row) => `${row.children[0]!.textContent} ${row.children[1]!.textContent}`)), { timeout: 15_000 })
+      .toEqual(byCause);
 
     // Replay a permanent failure: it leaves the DLQ (and, still failing, comes back as a new message).
     const row = page.locator('#dead-letters tr[data-message-id]', { hasText: 'permanent-1' });

@@ -98,7 +98,7 @@ describe('the local dashboard API (worker app)', () => {
 
   it('answers no read without the token, and no request for another host name (DNS rebinding)', async () => {
     const { base, token } = await workerWithDashboard();
-    for (const path of ['/api/state', '/api/dead-letters', '/api/retries']) {
+    for (const path of ['/api/state', '/api/dead-letters', '/api/dead-letter-groups', '/api/retries']) {
       expect((await fetch(`${base}${path}`)).status).toBe(403);
       expect((await fetch(`${base}${path}`, { headers: { 'x-requeue-token': token } })).status).toBe(200);
     }

@@ -62,7 +62,9 @@ describe('requeue dlq redrive (on the emulator)', () => {
     expect(dry).toMatchObject({ outcome: 'dry-run', matched: 2_500, canary: 125, sent: 0 });
 
     const handled: Handled[] = [];
-    await suite.engine(queues, afterTheIncident(handled) as MessageHandler, { maxAttempts: 5 }, { retryStateKeys: [CORPUS_RETRY_KEY], maxInFlight: 20 });
+    const loggedGroups: string[] = [];
+    const logger = { debug() {}, info() {}, warn() {}, error: (fields: { deadLetterGroup?: string }) => void (fields.deadLetterGroup && loggedGroups.push(fields.deadLetterGroup)) };
+    await suite.engine(queues, afterTheIncident(handled) as MessageHandler, { maxAttempts: 5 }, { retryStateKeys: [CORPUS_RETRY_KEY], maxInFlight: 20, logger });
 
     // 1. Payments still rejects 20%: the canary (5% of 2,500) sees it, and the redrive stops there.
     const halted = await dlq('redrive', '--group', payments.id, '--json');
@@ -79,6 +81,10 @@ describe('requeue dlq redrive (on the emulator)', () => {
     const afterHalt = await triage();
     expect(afterHalt.groups.find((g) => g.id === payments.id)!.count).toBe(2_500 - 125);
     expect(afterHalt.total).toBe(10_000 - 125 + stopped.failed);
+    // The worker logged each dead-lettering under the group triage now finds it in (what the log query groups by).
+    const returned = afterHalt.groups.find((g) => !groups.some((before) => before.id === g.id))!;
+    expect(returned.count).toBe(stopped.failed);
+    expect(loggedGroups).toEqual(Array.from({ length: stopped.failed }, () => returned.id));
 
     // 2. The validation bug is fixed: all 1,500 go back at 200/s.
     const done = await dlq('redrive', '--group', validation.id, '--rate', '200/s', '--json');

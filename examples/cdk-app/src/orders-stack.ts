@@ -45,12 +45,14 @@ export class OrdersStack extends Stack {
       queue: orders.queue,
       deadLetterQueue: orders.deadLetterQueue,
       service: this.worker.service,
+      workerLogGroup: this.worker.logGroup,
       metricsNamespace: this.worker.metricsNamespace,
     });
     new QueueMonitoring(this, 'EmailMonitoring', {
       topic: emails.topic,
       queue: emails.queue,
       deadLetterQueue: emails.deadLetterQueue,
+      workerLogGroup: this.worker.logGroup,
       metricsNamespace: this.worker.metricsNamespace,
     });
   }

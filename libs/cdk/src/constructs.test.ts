@@ -230,3 +230,19 @@ describe('the package', () => {
     expect(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))).not.toHaveProperty(['dependencies', 'cdk-nag']);
   });
 });
+
+describe('dead letters by cause', () => {
+  it('tables the queue\'s dead letters by cause from the worker\'s logs, under triage\'s group ids', () => {
+    const { stack, queues } = stackWithQueue();
+    const service = worker(stack, queues);
+    new QueueMonitoring(stack, 'Monitoring', { queue: queues.queue, deadLetterQueue: queues.deadLetterQueue, workerLogGroup: service.logGroup });
+    const [dashboard] = Object.values(Template.fromStack(stack).findResources('AWS::CloudWatch::Dashboard'));
+    const body = JSON.stringify(dashboard!.Properties.DashboardBody);
+    expect(body).toContain('Dead letters by cause');
+    expect(body).toMatch(/filter msg = \W+dead-lettered\W+ and sourceQueue = /);
+    expect(body).toContain('by deadLetterGroup, reason, errorType, dependency, fingerprint');
+    // The query names the worker's log group and this queue, as deployed.
+    expect(body).toContain(stack.resolve(service.logGroup.logGroupName).Ref);
+    expect(body).toContain(stack.resolve(queues.queue.queueUrl).Ref);
+  });
+});

@@ -1,5 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { MetricDimension, MetricName } from '@requeue/sqs/metric-names';
@@ -18,6 +19,8 @@ export interface DashboardInput {
   readonly dashboardName?: string;
   /** Graph the worst-served tenants. */
   readonly tenants: boolean;
+  /** The worker's logs, where its dead-letterings are grouped by cause. */
+  readonly workerLogGroup?: logs.ILogGroup;
 }
 
 /**
@@ -56,6 +59,7 @@ export function buildDashboard(scope: Construct, props: DashboardInput, worker: 
     graph('Handler duration (ms)', [worker.handlerDuration('p50'), worker.handlerDuration('p99')]),
     graph('Retry delay (s)', [worker.retryDelay('Average'), worker.retryDelay('Maximum')]),
   );
+  if (props.workerLogGroup) dashboard.addWidgets(deadLettersByCause(props.workerLogGroup, q));
   if (props.tenants) {
     dashboard.addWidgets(
       graph('Tenants: longest dwell, send to start (ms)', [worker.worstTenantDwell, worker.search(MetricName.tenantDwell, MetricDimension.tenant, 'Maximum')]),
@@ -73,6 +77,27 @@ export function buildDashboard(scope: Construct, props: DashboardInput, worker: 
     );
   }
   return dashboard;
+}
+
+/**
+ * The worker's dead-letterings of this queue grouped as `requeue dlq triage` groups the
+ * DLQ, under the same ids (the worker logs each with its `deadLetterGroup`): which cause
+ * is new, which keeps growing, and the id to give `requeue dlq redrive --group`.
+ */
+function deadLettersByCause(logGroup: logs.ILogGroup, queue: sqs.IQueue): cloudwatch.LogQueryWidget {
+  return new cloudwatch.LogQueryWidget({
+    title: 'Dead letters by cause (ids as `requeue dlq triage` prints them)',
+    logGroupNames: [logGroup.logGroupName],
+    view: cloudwatch.LogQueryVisualizationType.TABLE,
+    queryLines: [
+      `filter msg = "dead-lettered" and sourceQueue = "${queue.queueUrl}"`,
+      'stats count(*) as deadLetters, min(@timestamp) as firstSeen, max(@timestamp) as lastSeen by deadLetterGroup, reason, errorType, dependency, fingerprint',
+      'sort deadLetters desc',
+      'limit 20',
+    ],
+    width: 24,
+    height: 6,
+  });
 }
 
 function graph(title: string, left: cloudwatch.IMetric[], options: { stacked?: boolean } = {}): cloudwatch.GraphWidget {

@@ -2,6 +2,7 @@ import { Aws, Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as ecs from 'aws-cdk-lib/aws-ecs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -70,6 +71,12 @@ export interface QueueMonitoringProps extends AlarmThresholdProps {
    * @default - only when `worstTenantDwellThreshold` is set
    */
   readonly tenants?: boolean;
+  /**
+   * The worker's log group (`QueueWorkerService.logGroup`): the dashboard then tables this
+   * queue's dead letters by cause, under the ids `requeue dlq triage` prints.
+   * @default - no table
+   */
+  readonly workerLogGroup?: logs.ILogGroup;
 }
 
 /**

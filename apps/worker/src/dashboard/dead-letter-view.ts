@@ -1,4 +1,4 @@
-import { deadLetterSummary, queueDepth, releaseDeadLetters, scanDlq, type DeadLetterQueue, type DlqEntry } from '@requeue/sqs/dead-letters';
+import { deadLetterSummary, groupDeadLetters, queueDepth, releaseDeadLetters, scanDlq, type DeadLetterGroup, type DeadLetterQueue, type DlqEntry } from '@requeue/sqs/dead-letters';
 
 export type DeadLetterRow = ReturnType<typeof deadLetterRow>;
 
@@ -10,6 +10,19 @@ export function deadLetterRow(entry: DlqEntry) {
 
 /** A scan no older than this is shown again while the DLQ's depth is unchanged. */
 const RESCAN_AFTER_MS = 60_000;
+/** The page lists this many dead letters... */
+const LISTED = 100;
+/** ...and groups this many by cause: a local DLQ is small, and a scan costs a receive per ten. */
+const GROUPED = 1_000;
+
+/** The DLQ's dead letters by cause, as `requeue dlq triage` groups them, from the first `GROUPED` read. */
+export interface GroupsView {
+  groups: Array<Omit<DeadLetterGroup, 'example'> & { example: { messageId: string; error: string | null } }>;
+  /** Dead letters the groups were made from. */
+  read: number;
+  /** What the DLQ held when it was read. */
+  depth: number;
+}
 
 /**
  * The DLQ as the page lists it. Reading a message means receiving it, which raises its
@@ -19,6 +32,8 @@ const RESCAN_AFTER_MS = 60_000;
  */
 export class DeadLetterView {
   private rows: DeadLetterRow[] | undefined;
+  private grouped: GroupsView | undefined;
+  private scanning: Promise<void> | undefined;
   private scannedAt = 0;
   private depthAtScan = -1;
 
@@ -32,16 +47,37 @@ export class DeadLetterView {
     this.rows = undefined;
   }
 
+  /** The first `LISTED` dead letters, for the table with replay and discard. */
   async read(): Promise<DeadLetterRow[]> {
+    await this.scanWhenChanged();
+    return this.rows!;
+  }
+
+  /** The DLQ by cause, for the groups table. */
+  async groups(): Promise<GroupsView> {
+    await this.scanWhenChanged();
+    return this.grouped!;
+  }
+
+  /** One scan at a time: a second would find the first one's messages hidden. */
+  private scanWhenChanged(): Promise<void> {
+    this.scanning ??= this.rescanIfChanged().finally(() => {
+      this.scanning = undefined;
+    });
+    return this.scanning;
+  }
+
+  private async rescanIfChanged(): Promise<void> {
     const depth = await queueDepth(this.dlq.sqs, this.dlq.dlqUrl);
     const count = depth.visible + depth.inFlight + depth.delayed;
-    if (this.rows && count === this.depthAtScan && this.now() - this.scannedAt < RESCAN_AFTER_MS) return this.rows;
+    if (this.rows && count === this.depthAtScan && this.now() - this.scannedAt < RESCAN_AFTER_MS) return;
     // Looked at, not taken: hidden for the few seconds of the scan, then released.
-    const { matched, skipped } = await scanDlq(this.dlq, {}, { limit: 100, hideSeconds: 10 });
+    const { matched, skipped } = await scanDlq(this.dlq, {}, { limit: GROUPED, hideSeconds: 30 });
     await releaseDeadLetters(this.dlq, [...matched.map((entry) => entry.message), ...skipped]);
-    this.rows = matched.map(deadLetterRow);
+    this.rows = matched.slice(0, LISTED).map(deadLetterRow);
+    const groups = groupDeadLetters(matched).map(({ example, ...group }) => ({ ...group, example: { messageId: example.messageId, error: example.error } }));
+    this.grouped = { groups, read: matched.length, depth: count };
     this.depthAtScan = count;
     this.scannedAt = this.now();
-    return this.rows;
   }
 }

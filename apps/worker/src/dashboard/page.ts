@@ -64,6 +64,14 @@ export const DASHBOARD_PAGE = `<!doctype html>
   </table>
 </section>
 <section>
+  <h2>Dead letters by cause</h2>
+  <p class="note" id="groups-note">Grouped as <code>requeue dlq triage</code> groups them, under the same ids: send one cause back with <code>requeue dlq redrive --group &lt;id&gt;</code>, a canary first.</p>
+  <table>
+    <thead><tr><th>group</th><th>count</th><th>reason</th><th>errorType</th><th>dependency</th><th>error, masked</th><th>first seen</th><th>last seen</th></tr></thead>
+    <tbody id="dead-letter-groups"><tr><td colspan="8">loading…</td></tr></tbody>
+  </table>
+</section>
+<section>
   <h2>Dead-letter queue</h2>
   <div id="status"></div>
   <table>
@@ -157,6 +165,21 @@ function renderDeadLetters(rows) {
   }
 }
 
+function renderGroups(view) {
+  const body = document.getElementById('dead-letter-groups');
+  body.replaceChildren();
+  if (!view.groups.length) { const tr = document.createElement('tr'); tr.appendChild(cell('The DLQ is empty.')).colSpan = 8; body.appendChild(tr); return; }
+  const time = (ms) => (ms ? new Date(ms).toLocaleTimeString() : '-');
+  for (const group of view.groups) {
+    const tr = document.createElement('tr');
+    tr.dataset.group = group.id;
+    tr.append(cell(group.id), cell(String(group.count)), cell(group.reason), cell(group.errorType), cell(group.dependency || '-'),
+      cell(group.fingerprint), cell(time(group.firstSeen)), cell(time(group.lastSeen)));
+    body.appendChild(tr);
+  }
+  if (view.read < view.depth) { const tr = document.createElement('tr'); tr.appendChild(cell('From the first ' + view.read + ' of ' + view.depth + ' dead letters: requeue dlq triage reads them all.')).colSpan = 8; body.appendChild(tr); }
+}
+
 function renderRetries(state) {
   const body = document.getElementById('retries');
   body.replaceChildren();
@@ -201,6 +224,7 @@ async function refreshRetries() {
 }
 async function refreshDeadLetters() {
   try { renderDeadLetters(await (await fetch('/api/dead-letters', { headers: { 'x-requeue-token': token } })).json()); } catch {}
+  try { renderGroups(await (await fetch('/api/dead-letter-groups', { headers: { 'x-requeue-token': token } })).json()); } catch {}
 }
 refresh(); refreshDeadLetters(); refreshRetries();
 setInterval(refresh, 1000);

@@ -47,7 +47,7 @@ const LOCAL_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/i;
 /**
  * The local counterpart of the CloudWatch dashboard: one page on 127.0.0.1 with queue
  * depths, per-second activity charts, the retry-delay histogram, the retries waiting and
- * the DLQ with replay and discard buttons. Every API call, read or write, needs the token
+ * the DLQ by cause and message by message, with replay and discard buttons. Every API call, read or write, needs the token
  * printed at startup (the page has it from its URL's fragment), and only requests for
  * 127.0.0.1 or localhost are answered: another local process, a web page or a DNS name
  * rebound to this machine can neither read the dead letters nor change them.
@@ -77,6 +77,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
       return send(response, 200, { at: Date.now(), queue, dlq: dlqDepth, activity: options.metrics.snapshot() });
     }
     if (request.method === 'GET' && url.pathname === '/api/dead-letters') return send(response, 200, await deadLetters.read());
+    if (request.method === 'GET' && url.pathname === '/api/dead-letter-groups') return send(response, 200, await deadLetters.groups());
     if (request.method === 'GET' && url.pathname === '/api/retries') return send(response, 200, { at: Date.now(), retries: options.scheduledRetries(), traceUrl: options.traceUrl ?? null });
     const action = /^\/api\/dead-letters\/([^/]+)\/(replay|discard)$/.exec(url.pathname);
     if (request.method === 'POST' && action) {

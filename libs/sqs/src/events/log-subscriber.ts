@@ -1,3 +1,4 @@
+import { causeId, deadLetterCause } from '../dead-letters/cause.js';
 import type { WorkerLogger } from '../logger.js';
 import type { EngineEvents } from './engine-events.js';
 import type { EventStream } from './event-stream.js';
@@ -10,6 +11,15 @@ const SETTLE_FAILED: Record<EngineEvents['settleFailed']['step'], { level: 'warn
   delete: { level: 'warn', message: 'delete failed; the message will be delivered again' },
 };
 
+/**
+ * A dead letter's cause as `requeue dlq triage` groups it, so that a log query can group
+ * the worker's dead-letterings the same way, under the same ids.
+ */
+function causeFields(reason: string, errorType: string, error: string, sourceQueue: string) {
+  const cause = deadLetterCause({ reason, errorType, error, sourceQueue });
+  return { deadLetterGroup: causeId(cause), fingerprint: cause.fingerprint, dependency: cause.dependency, sourceQueue };
+}
+
 /** The worker's log lines about messages and receives, from its events. */
 export function subscribeLogs(events: EventStream<EngineEvents>, logger: WorkerLogger, queueUrl: string): void {
   events.on('settled', ({ messageId, originalMessageId, snsMessageId, attempt, outcome }) => {
@@ -20,7 +30,7 @@ export function subscribeLogs(events: EventStream<EngineEvents>, logger: WorkerL
     if (outcome.kind === 'deleted') return logger.info(fields, `done on attempt ${attempt}`);
     if (outcome.kind === 'dead-letter') {
       const { reason, errorType, error, carriesRecord } = outcome;
-      if (carriesRecord) logger.error({ ...fields, reason, errorType, error }, 'dead-lettered');
+      if (carriesRecord) logger.error({ ...fields, reason, errorType, error, ...causeFields(reason, errorType, error, queueUrl) }, 'dead-lettered');
       else logger.error({ ...fields, reason, errorType, error }, 'dead-lettered without x-dead-letter: the message already has 10 attributes');
     } else if (outcome.kind === 'retry') {
       const retrying = { ...fields, errorType: outcome.errorType, delaySeconds: outcome.delaySeconds, error: outcome.error };
