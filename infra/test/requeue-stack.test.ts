@@ -295,6 +295,7 @@ describe('dashboard', () => {
       'Dead-lettered by Reason',
       'Handler duration (ms)',
       'Retry delay (s)',
+      'Dead letters by cause (ids as `requeue dlq triage` prints them)',
       'Running tasks',
       'Task CPU and memory (%)',
     ]);
