@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // npm run test:packages: build and pack every public package, check each tarball, then
 // install the tarballs into apps outside the workspace and run them: an ESM Nest 12 app, a
-// CDK app (synth with cdk-nag, then `npx requeue local` on its template), a CommonJS Nest 11
+// Lambda function (one SQS event against the emulator), a CDK app (synth with cdk-nag, then `npx requeue local` on its template), a CommonJS Nest 11
 // app with no optional peer configured from that template's environment (on Node 24 and on
 // the oldest supported Node), and a bare CLI install. Nothing is published.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { checkCdkApp } from './packages/cdk-check.mjs';
 import { checkCli } from './packages/cli-check.mjs';
 import { checkCommonJsApp } from './packages/cjs-check.mjs';
+import { checkLambdaApp } from './packages/lambda-check.mjs';
 import { startRequeueLocal } from './packages/local-check.mjs';
 import { installNode } from './packages/node-version.mjs';
 import { checkNestApp } from './packages/nest-check.mjs';
@@ -44,6 +45,9 @@ async function main() {
     step('ESM Nest 12 app installed from the tarballs');
     const nest = await checkNestApp(nestDir, { endpoint: emulator.endpoint, freePort });
     step(`ESM Nest 12 app: strict type-check; orders consumer from workerOptionsFromEnv(); RequeuePublisher to two queues; two consumers: success, retry, schema dead letter, dead letter, email, both drained; drain on SIGTERM (${nest.paymentsCalls.length} payment calls)`);
+    const lambdaDir = await installExample(join(root, 'examples/lambda-app'), scratch, tarballs);
+    const lambda = await checkLambdaApp(lambdaDir, emulator);
+    step(`Lambda function: strict type-check as @types/aws-lambda's SQSHandler; one event of three deliveries: done, retried as a delayed copy, dead-lettered (${lambda.deadLetter})`);
     const cdkDir = await installExample(join(root, 'examples/cdk-app'), scratch, tarballs);
     const cdk = await checkCdkApp(cdkDir);
     step(`CDK app: cdk-nag clean synth of ${cdk.resources} resources; task role on the queue key: ${[...new Set(cdk.keyActions)].join(', ')}`);

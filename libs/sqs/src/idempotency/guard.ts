@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { IdempotencyConfig as IdempotencyConfigType } from '@aws-lambda-powertools/idempotency';
 import type { WorkerMessage } from '../worker-message.js';
 import type { IdempotencyOptions, IdempotencyStore, IdempotencyStoreRecord } from './options.js';
 
@@ -53,15 +54,22 @@ export class IdempotencyGuard {
   /** Configures the store (once, with this consumer's queue as the key prefix); loads the optional peer only when used. */
   static async create(options: IdempotencyOptions, queueName: string, handlerTimeoutMs: number, now: () => number): Promise<IdempotencyGuard> {
     const { IdempotencyConfig } = await import('@aws-lambda-powertools/idempotency');
-    options.store.configure({
-      keyPrefix: queueName,
-      // The body's hash is kept in the completed record's data rather than through the
-      // layer's payload validation: the cache layer drops that hash when it completes a record.
-      config: new IdempotencyConfig({ eventKeyJmesPath: 'key', expiresAfterSeconds: options.expiresAfterSeconds ?? 3600, throwOnNoIdempotencyKey: true }),
-    });
+    // The body's hash is kept in the completed record's data rather than through the
+    // layer's payload validation: the cache layer drops that hash when it completes a record.
+    const config = new IdempotencyConfig({ eventKeyJmesPath: 'key', expiresAfterSeconds: options.expiresAfterSeconds ?? 3600, throwOnNoIdempotencyKey: true });
+    options.store.configure({ keyPrefix: queueName, config });
     const key = options.key ?? ((message) => message.idempotencyKey);
-    return new IdempotencyGuard(options.store, key, handlerTimeoutMs, now, options.validatePayload ?? false, options.storeTimeoutMs ?? 2000);
+    const guard = new IdempotencyGuard(options.store, key, handlerTimeoutMs, now, options.validatePayload ?? false, options.storeTimeoutMs ?? 2000);
+    guard.config = config;
+    return guard;
   }
+
+  /** On Lambda: the store's config gets the invocation's context, as Powertools expects of a function. */
+  useLambdaContext(context: { getRemainingTimeInMillis(): number }): void {
+    this.config?.registerLambdaContext(context as Parameters<IdempotencyConfigType['registerLambdaContext']>[0]);
+  }
+
+  private config: IdempotencyConfigType | undefined;
 
   /** The store answered the last call: readiness depends on it. */
   get storeReachable(): boolean {

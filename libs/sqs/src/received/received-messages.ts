@@ -1,0 +1,130 @@
+import type { Message } from '@aws-sdk/client-sqs';
+import { SqsBatchClient } from '../batch-client.js';
+import type { EntryOutcome } from '../batcher.js';
+import { OutcomeExecutor } from '../delivery/execute-outcome.js';
+import type { EngineEvents } from '../events/engine-events.js';
+import { EventStream } from '../events/event-stream.js';
+import { observeWorker } from '../events/subscribers.js';
+import { HandlerStop } from '../handler-runner.js';
+import { VisibilityHeartbeat } from '../heartbeat.js';
+import { IdempotencyGuard } from '../idempotency/guard.js';
+import { silentLogger } from '../logger.js';
+import { noMetrics } from '../metrics.js';
+import { resolveWorkerOptions, type ResolvedWorkerOptions, type SqsWorkerOptions } from '../options.js';
+import { MessageProcessor } from '../process-message.js';
+import { keepProtoAttribute } from '../proto-attribute.js';
+import { readQueueFacts, type QueueFacts } from '../queue-facts.js';
+import { ScheduledRetries } from '../scheduled-retries.js';
+import { MessageTracer } from '../tracing/message-tracer.js';
+import { otel } from '../tracing/otel-api.js';
+import { UnusedReceives } from '../unused-receives.js';
+import { settleInOrder } from './settle-in-order.js';
+
+/**
+ * What `ReceivedMessages` takes: the worker's options, less those of its own receiving
+ * (pollers, prefetch, long polls, heartbeat, backpressure, tenants, task protection):
+ * whoever received the messages owns those.
+ */
+export type ReceivedOptions<Body = unknown> = Omit<
+  SqsWorkerOptions<Body>,
+  'waitTimeSeconds' | 'receiveBatchSize' | 'prefetch' | 'pollers' | 'pollBackoff' | 'backpressure' | 'taskProtection' | 'tenants' | 'fifoRetryInPlaceSeconds' | 'drainTimeoutMs' | 'metricsFlushIntervalMs'
+>;
+
+/** One call's bound: handlers stop, and what they held is given back, before `deadline` (epoch ms). */
+export interface ProcessBounds {
+  /** Epoch ms. @default no bound but each handler's `handlerTimeoutMs` */
+  deadline?: number;
+}
+
+/**
+ * Deletes are left to whoever received the messages (Lambda's event source mapping deletes
+ * what its handler does not report as failed): "deleted" here means "done".
+ */
+class ReportingBatchClient extends SqsBatchClient {
+  override delete(): Promise<EntryOutcome> {
+    return Promise.resolve({ ok: true });
+  }
+}
+
+/**
+ * The worker's path for messages something else received: decode, validation,
+ * classification, the retry policy, idempotency and tracing, settled the same way (a
+ * delayed copy, the DLQ with its reason, a hidden original) except that a message done
+ * with is not deleted but reported done. `process` answers which messages stay in the
+ * queue, for the receiver to report as failed (Lambda's `batchItemFailures`).
+ */
+export class ReceivedMessages {
+  private readonly events: EventStream<EngineEvents>;
+  private readonly batch: SqsBatchClient;
+  private readonly unusedReceives = new UnusedReceives();
+  private readonly queueName: string;
+
+  private constructor(
+    private readonly options: ResolvedWorkerOptions,
+    private readonly facts: QueueFacts,
+    private readonly idempotency: IdempotencyGuard | undefined,
+  ) {
+    keepProtoAttribute(options.sqs);
+    this.batch = new ReportingBatchClient(options.sqs, options.batchWaitMs);
+    this.queueName = options.queueUrl.split('/').pop() ?? options.queueUrl;
+    this.events = new EventStream<EngineEvents>(options.logger);
+    observeWorker(this.events, options, new ScheduledRetries());
+  }
+
+  /** Validates the options (naming the one that is wrong) and reads the queue's redrive policy unless `maxReceiveCount` is given. */
+  static async create<Body>(options: ReceivedOptions<Body>): Promise<ReceivedMessages> {
+    const resolved = resolveWorkerOptions({ ...options, backpressure: false } as unknown as SqsWorkerOptions, { logger: silentLogger, metrics: noMetrics });
+    const facts = await readQueueFacts(resolved.sqs, resolved.queueUrl, { visibilityTimeoutSeconds: resolved.visibilityTimeoutSeconds ?? 30, maxReceiveCount: resolved.maxReceiveCount, fifoRetryInPlaceSeconds: 0 });
+    const queueName = resolved.queueUrl.split('/').pop() ?? resolved.queueUrl;
+    const idempotency = resolved.idempotency ? await IdempotencyGuard.create(resolved.idempotency, queueName, resolved.handlerTimeoutMs, resolved.now) : undefined;
+    // A retry waits in SQS, never in the process: a wait in place would be billed time.
+    return new ReceivedMessages(resolved, { ...facts, retryInPlaceSeconds: 0 }, idempotency);
+  }
+
+  /** Gives the idempotency store the invocation's Lambda context, as Powertools expects of a function. */
+  useLambdaContext(context: { getRemainingTimeInMillis(): number }): void {
+    this.idempotency?.useLambdaContext(context);
+  }
+
+  /**
+   * Runs and settles each message. On a FIFO queue each group's messages run in order and
+   * a group stops at its first message that stays: the ones after it are given back
+   * unrun. Returns the ids of the messages that stay in the queue.
+   */
+  async process(messages: readonly Message[], bounds: ProcessBounds = {}): Promise<Set<string>> {
+    const now = this.options.now();
+    const stop = new AbortController();
+    const budgetMs = bounds.deadline === undefined ? this.options.handlerTimeoutMs : Math.max(1, bounds.deadline - now);
+    const timer = bounds.deadline === undefined ? undefined : setTimeout(() => stop.abort(), budgetMs);
+    const options = { ...this.options, handlerTimeoutMs: Math.min(this.options.handlerTimeoutMs, budgetMs) };
+    const heartbeat = new VisibilityHeartbeat({ batch: this.batch, queueUrl: options.queueUrl, visibilityTimeoutSeconds: this.facts.visibilityTimeoutSeconds, logger: options.logger, now: options.now });
+    const executor = new OutcomeExecutor({ options, batch: this.batch, heartbeat, unusedReceives: this.unusedReceives, events: this.events });
+    const processor = new MessageProcessor({
+      options,
+      dependencies: undefined,
+      executor,
+      events: this.events,
+      facts: this.facts,
+      unusedReceives: this.unusedReceives,
+      handlerStop: new HandlerStop(stop.signal),
+      draining: stop.signal,
+      queueName: this.queueName,
+      tracer: options.tracing === false || !otel ? undefined : new MessageTracer(otel, this.queueName, options.queueUrl, options.tracing?.tracerProvider),
+      idempotency: this.idempotency,
+    });
+    try {
+      for (const message of messages) this.events.emit('received', { messageId: message.MessageId ?? '', receivedAt: now });
+      return await settleInOrder(messages, this.facts.fifo, options.maxInFlight, {
+        run: (message) => processor.process(message, now, () => undefined),
+        giveBack: (message) => executor.execute({ messageId: message.MessageId ?? '', receiptHandle: message.ReceiptHandle ?? '' }, { kind: 'release' }),
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Writes the metrics gathered so far (EMF: one line on stdout), as a runtime does at the end of each invocation. */
+  flushMetrics(): Promise<void> {
+    return this.options.metrics.flush();
+  }
+}
