@@ -27,6 +27,7 @@ export { FleetStateTable, type FleetStateTableProps } from './fleet-state-table.
 export { IdempotencyTable, type IdempotencyTableProps } from './idempotency-table.js';
 export { QueueMonitoring, type QueueMonitoringProps } from './queue-monitoring.js';
 export type { AlarmThresholdProps } from './alarm-thresholds.js';
+export { QueueWorkerFunction, type QueueWorkerFunctionProps } from './queue-worker-function.js';
 export { QueueWorkerService } from './queue-worker-service.js';
 export type { QueueWorkerServiceProps } from './queue-worker-service-props.js';
 export { DEFAULT_FIFO_MAX_RECEIVE_COUNT, DEFAULT_MAX_RECEIVE_COUNT, RetryingQueue, type RetryingQueueProps } from './retrying-queue.js';

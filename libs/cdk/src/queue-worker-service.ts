@@ -14,6 +14,7 @@ import { scaleOnBacklog } from './worker-scaling.js';
 import { retryStateKeysSecret } from './retry-state-secret.js';
 import { resolveWorkerNetwork, validateWorkerNetwork, type WorkerNetwork } from './worker-network.js';
 import { resolveSettings, type Settings } from './worker-settings.js';
+import { acknowledgeKeyGrants, grantWorkerRights } from './worker-grants.js';
 import type { QueueWorkerServiceProps } from './queue-worker-service-props.js';
 
 /**
@@ -100,11 +101,7 @@ export class QueueWorkerService extends Construct {
     });
   }
 
-  /**
-   * Consume and send on the queue (a retry is a delayed copy sent before the original is
-   * deleted), send on the DLQ. The grant methods add the KMS actions when a queue has a
-   * customer-managed key.
-   */
+  /** The worker's rights on its queues (`grantWorkerRights`), and on the tables when given. */
   private buildTaskRole(props: QueueWorkerServiceProps): iam.Role {
     const role = new iam.Role(this, 'TaskRole', {
       assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com'),
@@ -113,12 +110,7 @@ export class QueueWorkerService extends Construct {
     grantWorkerRights(role, props.queue, props.deadLetterQueue);
     props.idempotencyTable?.grantRecords(role);
     props.fleetStateTable?.grantReports(role);
-    for (const action of ['kms:GenerateDataKey*', 'kms:ReEncrypt*']) {
-      Validations.of(role).acknowledge({
-        id: `AwsSolutions-IAM5[Action::${action}]`,
-        reason: `Granted by grantSendMessages on a queue with a customer-managed key; ${action} is limited to that key's ARN.`,
-      });
-    }
+    acknowledgeKeyGrants(role);
     return role;
   }
 
@@ -171,11 +163,4 @@ function validateIdempotencyKey({ idempotencyKey, idempotencyTable }: QueueWorke
   if (idempotencyKey !== 'message' && !/^body(\.[^.]+)+$/.test(idempotencyKey)) {
     throw new InfraConfigError('idempotencyKey', `must be message or a path into the body such as body.orderId, got ${JSON.stringify(idempotencyKey)}`);
   }
-}
-
-/** Consume and requeue on the queue, dead-letter on the DLQ: all a worker does with them. */
-function grantWorkerRights(role: iam.IGrantable, queue: sqs.IQueue, deadLetterQueue: sqs.IQueue): void {
-  queue.grantConsumeMessages(role);
-  queue.grantSendMessages(role);
-  deadLetterQueue.grantSendMessages(role);
 }

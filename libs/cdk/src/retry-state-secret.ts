@@ -10,7 +10,12 @@ import type { Construct } from 'constructs';
  * to `new` once the retries the old key signed are gone (the longest deadline).
  */
 export function retryStateKeysSecret(scope: Construct, given: secretsmanager.ISecret | undefined): ecs.Secret {
-  if (given) return ecs.Secret.fromSecretsManager(given);
+  return ecs.Secret.fromSecretsManager(retryStateKeys(scope, given));
+}
+
+/** The secret itself: the one given, or a new one (`retryStateKeysSecret`). */
+export function retryStateKeys(scope: Construct, given: secretsmanager.ISecret | undefined): secretsmanager.ISecret {
+  if (given) return given;
   const secret = new secretsmanager.Secret(scope, 'RetryStateKeys', {
     description: 'requeue worker: the HMAC key of x-retry (WORKER_RETRY_STATE_KEYS); "new,old" while rotating',
     generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
@@ -19,5 +24,5 @@ export function retryStateKeysSecret(scope: Construct, given: secretsmanager.ISe
     id: 'AwsSolutions-SMG4',
     reason: 'Rotation is by hand: the worker verifies with every key in the comma-separated value, so a rotation writes "new,old" and later "new"; a rotation Lambda would only do the same on a schedule.',
   });
-  return ecs.Secret.fromSecretsManager(secret);
+  return secret;
 }

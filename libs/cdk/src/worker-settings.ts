@@ -38,10 +38,7 @@ export function resolveSettings(props: WorkerSettingsProps): Settings {
     throw new InfraConfigError('handler', `is not a handler name: ${JSON.stringify(handler)}`);
   }
   const retryPolicy = validRetryPolicy(props.retryPolicy ?? {});
-  const metricsNamespace = props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
-  if (!Token.isUnresolved(metricsNamespace) && (!/^[\w.\-/#:]{1,255}$/.test(metricsNamespace) || metricsNamespace.startsWith('AWS/'))) {
-    throw new InfraConfigError('metricsNamespace', `must be 1-255 of letters, digits and . - _ / # : and not start with AWS/, got ${JSON.stringify(metricsNamespace)}`);
-  }
+  const metricsNamespace = validMetricsNamespace(props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE);
   // On Spot the whole warning is the stop timeout, and the drain takes all of it but the margin.
   const drainTimeout = props.drainTimeout ?? Duration.seconds(props.spot ? FARGATE_MAX_STOP_TIMEOUT_SECONDS - STOP_MARGIN_SECONDS : 30);
   const minCapacity = wholeNumber('minCapacity', props.minCapacity ?? 1, 0, 1000);
@@ -63,7 +60,16 @@ export function resolveSettings(props: WorkerSettingsProps): Settings {
   };
 }
 
-function validRetryPolicy(retryPolicy: RetryPolicyJson): RetryPolicyJson {
+/** `METRICS_NAMESPACE` as CloudWatch takes it. */
+export function validMetricsNamespace(metricsNamespace: string): string {
+  if (!Token.isUnresolved(metricsNamespace) && (!/^[\w.\-/#:]{1,255}$/.test(metricsNamespace) || metricsNamespace.startsWith('AWS/'))) {
+    throw new InfraConfigError('metricsNamespace', `must be 1-255 of letters, digits and . - _ / # : and not start with AWS/, got ${JSON.stringify(metricsNamespace)}`);
+  }
+  return metricsNamespace;
+}
+
+/** `RETRY_POLICY` as the worker would parse it: a bad one fails the synth, not the first message. */
+export function validRetryPolicy(retryPolicy: RetryPolicyJson): RetryPolicyJson {
   try {
     createRetryPolicy(parseRetryPolicyJson(retryPolicy));
     return retryPolicy;

@@ -2,9 +2,16 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsWorkerConfigError, type MessageHandler } from '@requeue/sqs';
 import { ReceivedMessages, type ReceivedOptions } from '@requeue/sqs/received';
 import type { LambdaContext, SqsBatchResponse, SqsEvent } from './lambda-event.js';
+import { optionsFromEnv } from './env-options.js';
 import { messageOfRecord, queueUrlOfArn } from './records.js';
 
-/** How `sqsHandler` runs: the worker's options, less what Lambda's event source mapping does itself. */
+/**
+ * How `sqsHandler` runs: the worker's options, less what Lambda's event source mapping does
+ * itself. Where `WORKER_QUEUE_URL` and `WORKER_DLQ_URL` are set (`QueueWorkerFunction` sets
+ * them), the environment configures what these leave out, as it does the container
+ * worker: `RETRY_POLICY`, `METRICS_NAMESPACE`, `WORKER_IDEMPOTENCY`, `WORKER_HANDLER_TIMEOUT_MS`,
+ * `WORKER_RETRY_STATE_KEYS` (or `WORKER_RETRY_STATE_KEYS_SECRET`, a secret read at cold start).
+ */
 export interface SqsHandlerOptions<Body = unknown> extends Omit<ReceivedOptions<Body>, 'handler' | 'sqs' | 'queueUrl' | 'deadLetterQueueUrl' | 'maxInFlight'> {
   /** @default a client from the environment (region, credentials, `AWS_ENDPOINT_URL`) */
   sqs?: SQSClient;
@@ -34,6 +41,7 @@ async function receivedMessages<Body>(handler: MessageHandler<Body>, options: Sq
   const dlq = deadLetterQueueUrl ?? process.env.WORKER_DLQ_URL;
   if (!dlq) throw new SqsWorkerConfigError('deadLetterQueueUrl', 'is not set: pass it, or set WORKER_DLQ_URL (QueueWorkerFunction sets it)');
   return ReceivedMessages.create<Body>({
+    ...((await optionsFromEnv(process.env)) as Partial<ReceivedOptions<Body>>),
     ...rest,
     handler,
     sqs: sqs ?? new SQSClient({}),
