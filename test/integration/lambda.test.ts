@@ -1,6 +1,7 @@
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { sqsHandler } from '@requeue/lambda';
-import { createRetryPolicy, RetryableError } from '@requeue/retry';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { createRetryPolicy, NonRetryableError, RetryableError } from '@requeue/retry';
 import type { WorkerMessage } from '@requeue/sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynamoDb, type LocalDynamoDb } from '../support/dynamodb.js';
@@ -99,6 +100,59 @@ describe('the Lambda adapter against the SQS protocol (fauxqs)', () => {
     }
     expect(mapping.invocations[0]!.failures).toHaveLength(1);
     expect(await suite.emulator.depth(queues.queueUrl)).toMatchObject({ inFlight: 1 });
+  });
+
+  it('keeps a FIFO group in order through a retry (the head hidden for its delay) and dead-letters into the FIFO DLQ', async () => {
+    const queues = await suite.emulator.createQueues({ fifo: true, maxReceiveCount: 30 });
+    const runs: string[] = [];
+    const handler = sqsHandler(
+      async (message) => {
+        const { id } = message.body as { id: string };
+        runs.push(`${id}@${message.attempt}`);
+        if (id === 'a1' && message.attempt === 1) throw new RetryableError('downstream 503', { errorType: 'TEMPORARY' });
+        if (id === 'a2') throw new NonRetryableError('rejected');
+      },
+      { ...withQueues(queues), retryPolicy: createRetryPolicy({ jitter: 'none', types: { TEMPORARY: { backoff: { type: 'fixed', delayMs: 1000 } } } }) },
+    );
+    const mapping = await startEventSourceMapping(suite.emulator.sqs, queues.queueUrl, handler);
+    try {
+      for (const id of ['a0', 'a1', 'a2', 'a3']) {
+        await suite.emulator.sqs.send(new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: JSON.stringify({ id }), MessageGroupId: 'a', MessageDeduplicationId: id }));
+      }
+      await eventually(() => drained(queues), 20_000, 'the group to drain');
+    } finally {
+      await mapping.stop();
+    }
+    expect(runs).toEqual(['a0@1', 'a1@1', 'a1@2', 'a2@1', 'a3@1']);
+    const [deadLetter] = await suite.emulator.drain(queues.dlqUrl);
+    expect(JSON.parse(deadLetter!.MessageAttributes!['x-dead-letter']!.StringValue!)).toMatchObject({ reason: 'non-retryable', messageGroupId: 'a' });
+  });
+
+  it('takes its queues and policy from the environment QueueWorkerFunction sets', async () => {
+    const queues = await suite.emulator.createQueues();
+    const env = { WORKER_QUEUE_URL: queues.queueUrl, WORKER_DLQ_URL: queues.dlqUrl, RETRY_POLICY: '{"maxAttempts":1}' };
+    const saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
+    Object.assign(process.env, env);
+    const handler = sqsHandler(
+      async () => {
+        throw new RetryableError('down', { errorType: 'TEMPORARY' });
+      },
+      { sqs: suite.emulator.sqs },
+    );
+    const mapping = await startEventSourceMapping(suite.emulator.sqs, queues.queueUrl, handler);
+    try {
+      await sendAll(suite.emulator.sqs, queues.queueUrl, [{ body: '{"id":"once"}' }]);
+      await eventually(async () => ((await suite.emulator.depth(queues.dlqUrl)).visible === 1 ? true : undefined), 10_000, 'the dead letter');
+    } finally {
+      await mapping.stop();
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+    // One attempt, as RETRY_POLICY says: exhausted at once, not retried.
+    const [deadLetter] = await suite.emulator.drain(queues.dlqUrl);
+    expect(JSON.parse(deadLetter!.MessageAttributes!['x-dead-letter']!.StringValue!)).toMatchObject({ reason: 'max-attempts', attempts: 1, errorType: 'TEMPORARY' });
   });
 
   it('runs a job delivered three times once, with Powertools idempotency on DynamoDB', async () => {
