@@ -77,7 +77,9 @@ export class DeadLetterView {
     this.rows = matched.slice(0, LISTED).map(deadLetterRow);
     const groups = groupDeadLetters(matched).map(({ example, ...group }) => ({ ...group, example: { messageId: example.messageId, error: example.error } }));
     this.grouped = { groups, read: matched.length, depth: count };
-    this.depthAtScan = count;
+    // A scan that saw fewer than the DLQ holds ran while something else (a replay, the
+    // CLI) held messages hidden: it is not kept, so the next read scans again.
+    this.depthAtScan = matched.length + skipped.length < Math.min(count, GROUPED) ? -1 : count;
     this.scannedAt = this.now();
   }
 }
