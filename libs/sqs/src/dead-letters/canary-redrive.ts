@@ -111,7 +111,7 @@ class RedriveRun {
   private readonly queue: Planned[] = [];
   private readonly skipped: CanaryRedriveResult['skipped'] = [];
   private readonly destinations = new Set<string>();
-  private sendTimes: number[] = [];
+  private readonly sendTimes: number[] = [];
   private readonly planned = new Set<string>();
   private matched = 0;
   private lastBatch = 0;
