@@ -1,6 +1,8 @@
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { SendMessageCommand, SQSClient, type SendMessageBatchCommandInput } from '@aws-sdk/client-sqs';
 import { NonRetryableError } from '@requeue/retry';
+import { encodeDeadLetterRecord } from '@requeue/retry/engine';
 import type { MessageHandler } from '@requeue/sqs';
+import { canaryRedrive } from '@requeue/sqs/dead-letters';
 import { describe, expect, it } from 'vitest';
 import { CORPUS_RETRY_KEY, deadLetterCorpus, loadDeadLetters } from '../support/dead-letter-corpus.js';
 import { runDlqCli } from '../support/dlq-cli.js';
@@ -104,6 +106,34 @@ describe('requeue dlq redrive (on the emulator)', () => {
     expect(afterFix.total).toBe(afterHalt.total - 1_500);
     expect(await suite.emulator.depth(queues.dlqUrl)).toMatchObject({ inFlight: 0 });
   }, 300_000);
+
+  it('keeps a redriven message\'s tenant (its message group on a fair queue) and its own attributes', async () => {
+    const queues = await suite.emulator.createQueues();
+    const record = { reason: 'non-retryable' as const, errorType: 'HTTP_4XX', error: '400', attempts: 1, firstReceivedAt: Date.now(), deadLetteredAt: Date.now(), sourceQueue: queues.queueUrl, originalMessageId: 'm-acme', messageGroupId: 'acme' };
+    await suite.emulator.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: queues.dlqUrl,
+        MessageBody: '{"id":"acme-1"}',
+        MessageAttributes: { 'x-dead-letter': { DataType: 'String', StringValue: encodeDeadLetterRecord(record) }, region: { DataType: 'String', StringValue: 'eu' } },
+      }),
+    );
+    // fauxqs keeps no MessageGroupId on a standard queue (SQS fair queues do): what the
+    // redrive sent is read off the real client's requests instead.
+    const sent: SendMessageBatchCommandInput[] = [];
+    const sqs = new SQSClient({ endpoint: suite.emulator.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    sqs.middlewareStack.add((next, context) => async (args) => {
+      if (context.commandName === 'SendMessageBatchCommand') sent.push(args.input as SendMessageBatchCommandInput);
+      return next(args);
+    });
+    // No worker: the watch ends at watchMs, and the message waits in the queue to be read here.
+    const result = await canaryRedrive({ sqs, dlqUrl: queues.dlqUrl }, {}, { canary: { count: 1 }, watchMs: 2_000, resetAttempts: false, dryRun: false });
+    sqs.destroy();
+    expect(result).toMatchObject({ outcome: 'completed', sent: 1, failed: 0 });
+    expect(sent.flatMap((batch) => batch.Entries ?? []).map((entry) => entry.MessageGroupId)).toEqual(['acme']);
+    const [redriven] = await suite.emulator.drain(queues.queueUrl);
+    expect(redriven!.Body).toBe('{"id":"acme-1"}');
+    expect(redriven!.MessageAttributes?.region?.StringValue).toBe('eu');
+  });
 
   it('redrives a FIFO DLQ in group order, the later letters of each group as they show', async () => {
     const queues = await suite.emulator.createQueues({ fifo: true, maxReceiveCount: 30 });

@@ -1,5 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -21,6 +22,8 @@ export interface DashboardInput {
   readonly tenants: boolean;
   /** The worker's logs, where its dead-letterings are grouped by cause. */
   readonly workerLogGroup?: logs.ILogGroup;
+  /** The worker as a Lambda function: its invocations, errors, throttles, duration and concurrency. */
+  readonly workerFunction?: lambda.IFunction;
 }
 
 /**
@@ -66,6 +69,7 @@ export function buildDashboard(scope: Construct, props: DashboardInput, worker: 
       graph('Tenants: handlers running', [worker.search(MetricName.tenantInFlight, MetricDimension.tenant, 'Maximum')]),
     );
   }
+  if (props.workerFunction) dashboard.addWidgets(...functionGraphs(props.workerFunction));
   if (props.service) {
     dashboard.addWidgets(
       graph('Running tasks', [runningTaskCount(props.service.cluster, props.service).with({ label: 'Running' })]),
@@ -98,6 +102,19 @@ function deadLettersByCause(logGroup: logs.ILogGroup, queue: sqs.IQueue): cloudw
     width: 24,
     height: 6,
   });
+}
+
+/** A worker function's own metrics: an error or a throttle there is the function's, not a handler's (those are the worker's metrics). */
+function functionGraphs(fn: lambda.IFunction): cloudwatch.GraphWidget[] {
+  return [
+    graph('Function: invocations, errors, throttles', [
+      fn.metricInvocations({ period: MINUTE, label: 'Invocations' }),
+      fn.metricErrors({ period: MINUTE, label: 'Errors' }),
+      fn.metricThrottles({ period: MINUTE, label: 'Throttles' }),
+    ]),
+    graph('Function: duration (ms)', [fn.metricDuration({ period: MINUTE, statistic: 'p50', label: 'p50' }), fn.metricDuration({ period: MINUTE, statistic: 'p99', label: 'p99' })]),
+    graph('Function: concurrent executions', [fn.metric('ConcurrentExecutions', { period: MINUTE, statistic: 'Maximum', label: 'Concurrent' })]),
+  ];
 }
 
 function graph(title: string, left: cloudwatch.IMetric[], options: { stacked?: boolean } = {}): cloudwatch.GraphWidget {

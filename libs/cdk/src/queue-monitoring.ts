@@ -2,6 +2,7 @@ import { Aws, Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as ecs from 'aws-cdk-lib/aws-ecs';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -77,6 +78,12 @@ export interface QueueMonitoringProps extends AlarmThresholdProps {
    * @default - no table
    */
   readonly workerLogGroup?: logs.ILogGroup;
+  /**
+   * The worker as a Lambda function (`QueueWorkerFunction.function`): the dashboard graphs
+   * its invocations, errors, throttles, duration and concurrency.
+   * @default - no function widgets (the worker runs elsewhere)
+   */
+  readonly workerFunction?: lambda.IFunction;
 }
 
 /**
