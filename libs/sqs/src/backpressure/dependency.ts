@@ -1,6 +1,6 @@
 import { cappedExponentialMs, type Random } from '@requeue/retry/engine';
 import { AimdLimit } from './aimd-limit.js';
-import type { Admission, CallOutcome, DependencySnapshot, DependencyTicket } from './admission.js';
+import type { Admission, CallOutcome, DeferCause, DependencySnapshot, DependencyTicket } from './admission.js';
 import { CircuitBreaker, type BreakerState, type CallResult } from './circuit-breaker.js';
 import { DispatchPace } from './dispatch-pace.js';
 import { FleetMembership } from './fleet-membership.js';
@@ -202,6 +202,13 @@ export class Dependency {
    */
   busyUntil(): number | undefined {
     return this.blockedUntil() ?? this.pacedOverflowUntil(this.waiters.length + 1);
+  }
+
+  /** Paused or its breaker open: until when, and why, whatever `holdMs` allows; undefined otherwise. */
+  closedNow(): { untilMs: number; cause: DeferCause } | undefined {
+    const now = this.now();
+    if (this.pausedUntil > now) return { untilMs: this.pausedUntil, cause: 'rate-limited' };
+    return this.breaker?.state === 'open' && this.breaker.probeAt > now ? { untilMs: this.breaker.probeAt, cause: 'breaker-open' } : undefined;
   }
 
   /** Until when nothing may be dispatched, or undefined when something may. */
