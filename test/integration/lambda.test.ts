@@ -3,22 +3,15 @@ import { sqsHandler } from '@requeue/lambda';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { createRetryPolicy, NonRetryableError, RetryableError } from '@requeue/retry';
 import type { WorkerMessage } from '@requeue/sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDynamoDb, type LocalDynamoDb } from '../support/dynamodb.js';
+import { describe, expect, it } from 'vitest';
+import { dynamoDbForSuite } from '../support/dynamodb.js';
 import { eventually, type QueuePair } from '../support/emulator.js';
 import { startEventSourceMapping } from '../support/lambda-esm.js';
 import { sendAll } from '../support/publish.js';
 import { emulatorSuite } from '../support/suite.js';
 
 const suite = emulatorSuite();
-let dynamo: LocalDynamoDb;
-
-beforeAll(async () => {
-  dynamo = await startDynamoDb();
-});
-afterAll(async () => {
-  await dynamo?.stop();
-});
+const dynamo = dynamoDbForSuite();
 
 const withQueues = (queues: QueuePair) => ({ sqs: suite.emulator.sqs, queueUrl: queues.queueUrl, deadLetterQueueUrl: queues.dlqUrl });
 
@@ -157,13 +150,13 @@ describe('the Lambda adapter against the SQS protocol (fauxqs)', () => {
 
   it('runs a job delivered three times once, with Powertools idempotency on DynamoDB', async () => {
     const queues = await suite.emulator.createQueues();
-    const tableName = await dynamo.createIdempotencyTable();
+    const tableName = await dynamo().createIdempotencyTable();
     const ran: string[] = [];
     const handler = sqsHandler(
       async (message) => {
         ran.push((message.body as { id: string }).id);
       },
-      { ...withQueues(queues), idempotency: { store: new DynamoDBPersistenceLayer({ tableName, awsSdkV3Client: dynamo.client }), key: (message) => (message.body as { id: string }).id } },
+      { ...withQueues(queues), idempotency: { store: new DynamoDBPersistenceLayer({ tableName, awsSdkV3Client: dynamo().client }), key: (message) => (message.body as { id: string }).id } },
     );
     const mapping = await startEventSourceMapping(suite.emulator.sqs, queues.queueUrl, handler, { batchSize: 1 });
     try {

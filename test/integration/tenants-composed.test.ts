@@ -1,21 +1,14 @@
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { RetryableError } from '@requeue/retry';
 import type { MessageHandler } from '@requeue/sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDynamoDb, type LocalDynamoDb } from '../support/dynamodb.js';
+import { describe, expect, it } from 'vitest';
+import { dynamoDbForSuite } from '../support/dynamodb.js';
 import { eventually } from '../support/emulator.js';
 import { sendAll } from '../support/publish.js';
 import { emulatorSuite } from '../support/suite.js';
 
 const suite = emulatorSuite();
-let dynamo: LocalDynamoDb;
-
-beforeAll(async () => {
-  dynamo = await startDynamoDb();
-});
-afterAll(async () => {
-  await dynamo?.stop();
-});
+const dynamo = dynamoDbForSuite();
 
 interface Job {
   tenant: string;
@@ -43,7 +36,7 @@ describe('tenants with backpressure and idempotency (on the emulator)', () => {
       // Each tenant calls its own API: the dependency is the tenant.
       dependencyKey: (message) => (message.body as Job).tenant,
       backpressure: { rateLimitEvidence: 1 },
-      idempotency: { store: new DynamoDBPersistenceLayer({ tableName: await dynamo.createIdempotencyTable(), awsSdkV3Client: dynamo.client }), key: (message) => (message.body as Job).id },
+      idempotency: { store: new DynamoDBPersistenceLayer({ tableName: await dynamo().createIdempotencyTable(), awsSdkV3Client: dynamo().client }), key: (message) => (message.body as Job).id },
     });
     const jobs = (tenant: string, count: number) => Array.from({ length: count }, (_, i) => ({ body: JSON.stringify({ tenant, id: `${tenant}${i}` }) }));
     // b1 is delivered twice: the idempotency key (its id) runs it once.

@@ -2,6 +2,7 @@ import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
+import { afterAll, beforeAll } from 'vitest';
 
 export interface LocalDynamoDb {
   endpoint: string;
@@ -33,5 +34,20 @@ export async function startDynamoDb(): Promise<LocalDynamoDb> {
       client.destroy();
       await new Promise((resolve) => server.close(resolve));
     },
+  };
+}
+
+/** dynalite for a test file: started before its tests, stopped after them. Read it inside a test. */
+export function dynamoDbForSuite(): () => LocalDynamoDb {
+  let db: LocalDynamoDb | undefined;
+  beforeAll(async () => {
+    db = await startDynamoDb();
+  });
+  afterAll(async () => {
+    await db?.stop();
+  });
+  return () => {
+    if (!db) throw new Error('dynalite starts in beforeAll: use it inside a test');
+    return db;
   };
 }
