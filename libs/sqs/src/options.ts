@@ -183,6 +183,14 @@ function retryStateSigner(keys: readonly string[] | undefined): RetryStateSigner
   }
 }
 
+/**
+ * With tenants, a paused dependency's message goes back to SQS at once rather than wait in
+ * a handler's slot: the slot is another tenant's to take, whose dependency is fine.
+ */
+function withTenants(backpressure: ResolvedBackpressure, tenants: boolean): ResolvedBackpressure {
+  return tenants ? { ...backpressure, pauseHoldMs: 0 } : backpressure;
+}
+
 /** Validates every option at construction, naming the one that is wrong. */
 export function resolveWorkerOptions(options: SqsWorkerOptions, defaults: { logger: WorkerLogger; metrics: WorkerMetrics }): ResolvedWorkerOptions {
   for (const name of ['queueUrl', 'deadLetterQueueUrl'] as const) {
@@ -229,7 +237,7 @@ export function resolveWorkerOptions(options: SqsWorkerOptions, defaults: { logg
       initialMs: integerIn('pollBackoff.initialMs', backoff.initialMs, 200, 1, 60_000),
       maxMs: integerIn('pollBackoff.maxMs', backoff.maxMs, 20_000, 1, 600_000),
     },
-    backpressure: options.backpressure === false ? false : resolveBackpressure(options.backpressure),
+    backpressure: options.backpressure === false ? false : withTenants(resolveBackpressure(options.backpressure), options.tenants !== undefined),
     logger: options.logger ?? defaults.logger,
     metrics: options.metrics ?? defaults.metrics,
     metricsFlushIntervalMs: integerIn('metricsFlushIntervalMs', options.metricsFlushIntervalMs, 60_000, 100, 3_600_000),

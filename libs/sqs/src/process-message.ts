@@ -122,10 +122,6 @@ export class MessageProcessor {
     if (validated && !validated.ok) return { kind: 'invalid-body', invalid: validated.invalid, error: validated.error };
     const input = validated ? { ...message.handlerMessage, body: validated.value } : message.handlerMessage;
     const gate = this.context.dependencies?.get(dependencyKeyOf(options.dependencyKey, input, this.context.queueName));
-    // With tenants, a message never waits for its dependency in a handler's slot: another
-    // tenant's message would wait for that slot behind a pause that is not its own.
-    const closed = options.tenants ? gate?.closedNow() : undefined;
-    if (gate && closed) return { kind: 'gate-closed', untilMs: closed.untilMs, cause: closed.cause, dependency: gate.key };
     const admission = gate ? await gate.admit(message.state.attempt === 1) : undefined;
     if (gate && admission && admission.kind !== 'run') {
       return admission.kind === 'stopped' ? { kind: 'gate-stopped' } : { kind: 'gate-closed', untilMs: admission.untilMs, cause: admission.cause, dependency: gate.key };

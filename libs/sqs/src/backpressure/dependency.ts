@@ -1,6 +1,6 @@
 import { cappedExponentialMs, type Random } from '@requeue/retry/engine';
 import { AimdLimit } from './aimd-limit.js';
-import type { Admission, CallOutcome, DeferCause, DependencySnapshot, DependencyTicket } from './admission.js';
+import type { Admission, CallOutcome, DependencySnapshot, DependencyTicket } from './admission.js';
 import { CircuitBreaker, type BreakerState, type CallResult } from './circuit-breaker.js';
 import { DispatchPace } from './dispatch-pace.js';
 import { FleetMembership } from './fleet-membership.js';
@@ -204,13 +204,6 @@ export class Dependency {
     return this.blockedUntil() ?? this.pacedOverflowUntil(this.waiters.length + 1);
   }
 
-  /** Paused or its breaker open: until when, and why, whatever `holdMs` allows; undefined otherwise. */
-  closedNow(): { untilMs: number; cause: DeferCause } | undefined {
-    const now = this.now();
-    if (this.pausedUntil > now) return { untilMs: this.pausedUntil, cause: 'rate-limited' };
-    return this.breaker?.state === 'open' && this.breaker.probeAt > now ? { untilMs: this.breaker.probeAt, cause: 'breaker-open' } : undefined;
-  }
-
   /** Until when nothing may be dispatched, or undefined when something may. */
   blockedUntil(): number | undefined {
     const now = this.now();
@@ -261,7 +254,7 @@ export class Dependency {
     if (this.breaker?.state === 'open') return { kind: 'defer', untilMs: this.breaker.probeAt, cause: 'breaker-open' };
     if (this.awaitingFleetUntil > now) return { kind: 'wait', retryAt: this.awaitingFleetUntil };
     if (this.pausedUntil > now) {
-      if (this.pausedUntil - now > this.options.holdMs) return { kind: 'defer', untilMs: this.pausedUntil, cause: 'rate-limited' };
+      if (this.pausedUntil - now > this.options.pauseHoldMs) return { kind: 'defer', untilMs: this.pausedUntil, cause: 'rate-limited' };
       return { kind: 'wait', retryAt: this.pausedUntil };
     }
     if (this.running >= (this.limit?.current ?? this.maxInFlight)) return { kind: 'wait', retryAt: undefined };

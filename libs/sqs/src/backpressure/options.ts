@@ -63,6 +63,12 @@ export interface ResolvedBackpressure {
   adaptiveConcurrency: boolean;
   decreaseFactor: number;
   holdMs: number;
+  /**
+   * How long a message of a paused dependency waits in its handler's slot before it is
+   * deferred through SQS: `holdMs`, or 0 with tenants on, where that slot is another
+   * tenant's to take.
+   */
+  pauseHoldMs: number;
   rateLimitPauseMs: number;
   rateLimitEvidence: number;
   maxPauseMs: number;
@@ -108,11 +114,13 @@ export function resolveBackpressure(options: BackpressureOptions = {}): Resolved
     throw new SqsWorkerConfigError('backpressure.breaker.maxCooldownMs', `must be at least cooldownMs (${breaker.cooldownMs}), got ${breaker.maxCooldownMs}`);
   }
   const maxPauseMs = breaker ? breaker.maxCooldownMs : DEFAULT_BREAKER.maxCooldownMs;
+  const holdMs = checked('holdMs', options.holdMs ?? 2000, 0, 60_000);
   return {
     breaker,
     adaptiveConcurrency: options.adaptiveConcurrency ?? true,
     decreaseFactor: checked('decreaseFactor', options.decreaseFactor ?? 0.5, 0.05, 0.95, false),
-    holdMs: checked('holdMs', options.holdMs ?? 2000, 0, 60_000),
+    holdMs,
+    pauseHoldMs: holdMs,
     rateLimitPauseMs: checked('rateLimitPauseMs', options.rateLimitPauseMs ?? 1000, 1, 3_600_000),
     rateLimitEvidence: checked('rateLimitEvidence', options.rateLimitEvidence ?? 3, 1, 1000),
     maxPauseMs,
