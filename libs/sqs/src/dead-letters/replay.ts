@@ -1,6 +1,6 @@
 import { DeadLetterOperationError } from './errors.js';
 import { releaseDeadLetters, scanDlq, type DeadLetterQueue, type DlqFilter } from './scan.js';
-import { destinationOf, sendBack, SendBackError, type SendBackOptions } from './send-back.js';
+import { destinationOf, sendBackBatch, type SendBackOptions } from './send-back.js';
 import { sourceQueuePolicy } from './source-queues.js';
 
 /** How `replayDeadLetters` sends dead letters back. */
@@ -56,13 +56,15 @@ export async function replayDeadLetters(target: DeadLetterQueue, filter: DlqFilt
         continue;
       }
       if (interval > 0 && index > 0) await sleep(interval);
-      try {
-        await sendBack(target, entry, to, options);
-      } catch (error) {
-        untouched.push(...matched.slice(index + 1).map((e) => e.message));
-        if (!(error instanceof SendBackError && error.sent)) untouched.push(entry.message);
-        throw new DeadLetterOperationError(`${(error as Error).message} (${result.replayed.length} replayed; the rest stay in the DLQ)`, { cause: error });
-      }
+      const stopped = (problem: string, sent: boolean, cause?: unknown) => {
+        // One sent but not deleted is not released: it would be replayed twice.
+        untouched.push(...(sent ? [] : [entry.message]), ...matched.slice(index + 1).map((e) => e.message));
+        return new DeadLetterOperationError(`${problem} (${result.replayed.length} replayed; the rest stay in the DLQ)`, { cause });
+      };
+      const { sent, problems } = await sendBackBatch(target, to, [entry], options).catch((error: Error) => {
+        throw stopped(error.message, false, error);
+      });
+      if (problems.length > 0) throw stopped(problems.join('; '), sent.length > 0);
       result.replayed.push({ messageId, to });
     }
   } finally {

@@ -1,4 +1,4 @@
-import { DeleteMessageBatchCommand, DeleteMessageCommand, SendMessageBatchCommand, SendMessageCommand, type MessageAttributeValue } from '@aws-sdk/client-sqs';
+import { DeleteMessageBatchCommand, SendMessageBatchCommand, type MessageAttributeValue } from '@aws-sdk/client-sqs';
 import { encodeRetryState, parseRetryState, RETRY_POLICY_ATTRIBUTE, RETRY_STATE_ATTRIBUTE, type RetryStateSigner } from '@requeue/retry/engine';
 import { userAttributes, type MessageAttributes } from '../message-attributes.js';
 import { DeadLetterOperationError } from './errors.js';
@@ -63,40 +63,6 @@ export function destinationOf(entry: DlqEntry, to: string | undefined, sources: 
   return { to: recorded };
 }
 
-/** A dead letter that did not go back cleanly: `sent` says whether it left the DLQ's side (sent but not deleted). */
-export class SendBackError extends DeadLetterOperationError {
-  constructor(
-    readonly sent: boolean,
-    message: string,
-    options: { cause: unknown },
-  ) {
-    super(message, options);
-  }
-}
-
-/**
- * Sends one dead letter to `to`, body byte for byte, then deletes it from the DLQ: a failed
- * send leaves it in the DLQ, never nowhere. Returns the id SQS gave the message sent.
- */
-export async function sendBack(target: DeadLetterQueue, entry: DlqEntry, to: string, options: SendBackOptions): Promise<string> {
-  const messageId = entry.message.MessageId ?? '?';
-  let sentId: string;
-  try {
-    const sent = await target.sqs.send(
-      new SendMessageCommand({ QueueUrl: to, MessageBody: entry.message.Body!, MessageAttributes: replayAttributes(entry, options.resetAttempts, Date.now(), options.signer), ...groupFields(to, entry) }),
-    );
-    sentId = sent.MessageId ?? '';
-  } catch (cause) {
-    throw new SendBackError(false, `could not send ${messageId} to ${to}: ${(cause as Error).message}; it stays in the DLQ`, { cause });
-  }
-  try {
-    await target.sqs.send(new DeleteMessageCommand({ QueueUrl: target.dlqUrl, ReceiptHandle: entry.message.ReceiptHandle! }));
-  } catch (cause) {
-    throw new SendBackError(true, `sent ${messageId} to ${to} as ${sentId}, but could not delete it from the DLQ: ${(cause as Error).message}; delete it before replaying again, or it runs twice`, { cause });
-  }
-  return sentId;
-}
-
 /** What `sendBackBatch` did with each dead letter. */
 export interface BatchSent {
   /** Sent back as `redrivenAs`; `deleted` from the DLQ unless a problem says otherwise. */
@@ -106,9 +72,11 @@ export interface BatchSent {
 }
 
 /**
- * Up to ten dead letters for one queue, back with one SendMessageBatch and out of the DLQ
- * with one DeleteMessageBatch: a tenth of the calls, so a redrive keeps a high rate. A FIFO
- * queue keeps a batch's order within each group.
+ * Up to ten dead letters for one queue, back with one SendMessageBatch (body byte for
+ * byte) and out of the DLQ with one DeleteMessageBatch, each deleted only once sent: a
+ * failure leaves a dead letter in the DLQ, never nowhere. A tenth of the calls of one at a
+ * time, so a redrive keeps a high rate. A FIFO queue keeps a batch's order within each
+ * group. Throws, having sent nothing, when the send call itself fails.
  */
 export async function sendBackBatch(target: DeadLetterQueue, to: string, entries: readonly DlqEntry[], options: SendBackOptions): Promise<BatchSent> {
   const now = Date.now();
@@ -120,7 +88,7 @@ export async function sendBackBatch(target: DeadLetterQueue, to: string, entries
       }),
     )
     .catch((cause: Error) => {
-      throw new SendBackError(false, `could not send ${entries.length} dead letter(s) to ${to}: ${cause.message}; they stay in the DLQ`, { cause });
+      throw new DeadLetterOperationError(`could not send ${entries.length} dead letter(s) to ${to}: ${cause.message}; they stay in the DLQ`, { cause });
     });
   const idOf = (i: string | undefined) => entries[Number(i)]!.message.MessageId ?? '?';
   const problems = (out.Failed ?? []).map((failure) => `could not send ${idOf(failure.Id)} to ${to} (${failure.Code}: ${failure.Message ?? ''}); it stays in the DLQ`);
