@@ -8,6 +8,7 @@ import {
   type MessageAttributeValue,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { checkSqsRequest, SQS_LIMITS, type SqsLimitCheck } from '@requeue/local-aws';
 import { FakeQueueStore, type StoredMessage } from './sqs-fake-store.js';
 
 export type SqsCommandName = 'ReceiveMessage' | 'SendMessageBatch' | 'DeleteMessageBatch' | 'ChangeMessageVisibilityBatch' | 'GetQueueAttributes';
@@ -18,6 +19,8 @@ export interface SqsFakeOptions {
   now?: () => number;
   /** @default 30 */
   visibilityTimeoutSeconds?: number;
+  /** The queue's `MaximumMessageSize`: larger sends are refused as SQS refuses them. @default 1 MiB */
+  maximumMessageSize?: number;
   /** The queue's redrive: a message received this many times is moved out (counted in `redriven`) at its next receive. */
   maxReceiveCount?: number;
   /**
@@ -49,6 +52,8 @@ export interface SentMessage {
  * receive may return several messages of one group, in order, and none from a group with
  * a message in flight (fauxqs returns one message per group per receive). The
  * `AWSTraceHeader` a message was sent with comes back on receive (fauxqs drops it).
+ * Requests over SQS's limits are refused as SQS refuses them (`checkSqsRequest`): a
+ * whole request with an error named by SQS's code, a batch's entries one by one.
  * Sends to any other queue are recorded in `sent` and go nowhere.
  */
 export class SqsFake {
@@ -174,7 +179,8 @@ export class SqsFake {
   private sendBatch(command: SendMessageBatchCommand) {
     const { QueueUrl, Entries = [] } = command.input;
     const now = (this.options.now ?? Date.now)();
-    const successful = Entries.map((entry) => {
+    const check = refusedOrChecked(checkSqsRequest('SendMessageBatch', command.input, this.options.maximumMessageSize ?? SQS_LIMITS.messageBytes));
+    const successful = Entries.filter((entry) => !check.entries.has(entry.Id ?? '')).map((entry) => {
       const sent: SentMessage = {
         queueUrl: QueueUrl ?? '',
         body: entry.MessageBody ?? '',
@@ -192,7 +198,7 @@ export class SqsFake {
       return { Id: entry.Id, MessageId: id, MD5OfMessageBody: '' };
     });
     this.wake();
-    return { Successful: successful, Failed: [] };
+    return { Successful: successful, Failed: entryFailures(check) };
   }
 
   private async deleteBatch(command: DeleteMessageBatchCommand) {
@@ -210,13 +216,14 @@ export class SqsFake {
   }
 
   private changeVisibility(command: ChangeMessageVisibilityBatchCommand) {
-    const entries = command.input.Entries ?? [];
+    const check = refusedOrChecked(checkSqsRequest('ChangeMessageVisibilityBatch', command.input));
+    const entries = (command.input.Entries ?? []).filter((entry) => !check.entries.has(entry.Id ?? ''));
     for (const entry of entries) {
       const changed = this.store.changeVisibility(entry.ReceiptHandle ?? '', entry.VisibilityTimeout ?? 0);
       if (changed && entry.VisibilityTimeout === 0) this.madeVisible.push(changed.id);
     }
     this.wake();
-    return { Successful: entries.map((entry) => ({ Id: entry.Id })), Failed: [] };
+    return { Successful: entries.map((entry) => ({ Id: entry.Id })), Failed: entryFailures(check) };
   }
 
   private attributes() {
@@ -246,6 +253,16 @@ export class SqsFake {
   private resolveIfEmpty(): void {
     if (this.store.size === 0) for (const resolve of this.emptyWaiters.splice(0)) resolve();
   }
+}
+
+/** A request SQS refuses whole throws as the SDK throws SQS's error: named by its code. */
+function refusedOrChecked(check: SqsLimitCheck): SqsLimitCheck {
+  if (check.request) throw Object.assign(new Error(check.request.message), { name: check.request.code, $fault: 'client' });
+  return check;
+}
+
+function entryFailures(check: SqsLimitCheck) {
+  return [...check.entries].map(([id, failure]) => ({ Id: id, SenderFault: true, Code: failure.code, Message: failure.message }));
 }
 
 function commandName(command: unknown): SqsCommandName {

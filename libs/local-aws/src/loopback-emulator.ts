@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { buildApp } from 'fauxqs';
+import { enforceSqsLimits } from './sqs-limits-hook.js';
 import { LocalProvisioningError } from './template.js';
 
 /** The emulator, listening on 127.0.0.1 only. */
@@ -20,7 +21,8 @@ const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/i;
  * out of everyone else's reach: fauxqs's own starter listens on every interface, where
  * anyone on the network could read, purge or publish. It also refuses requests a browser
  * makes on a web page's behalf (they carry `Origin`) and requests for any other host name
- * (DNS rebinding): a page the developer visits cannot publish to the topic.
+ * (DNS rebinding): a page the developer visits cannot publish to the topic. It refuses
+ * what SQS refuses (`checkSqsRequest`), so what works here works in AWS.
  */
 export async function startLoopbackEmulator(port: number): Promise<LoopbackEmulator> {
   const app = buildApp({ logger: false });
@@ -33,6 +35,7 @@ export async function startLoopbackEmulator(port: number): Promise<LoopbackEmula
     }
     return undefined;
   });
+  enforceSqsLimits(app);
   try {
     await app.listen({ port, host: '127.0.0.1' });
   } catch (cause) {
