@@ -97,9 +97,9 @@ describe('FIFO order when SQS returns several messages of one group at once', ()
     await worker.start();
     await vi.waitFor(() => expect(succeeded).toEqual(['m1', 'm2']));
     await worker.stop();
-    // Its own group in the FIFO DLQ, so each dead letter can be read alone; the source group is in x-dead-letter.
+    // Its own group in the FIFO DLQ, as SQS's redrive keeps it, and recorded in x-dead-letter too.
     const deadLetters = sqs.sent.filter((m) => m.queueUrl === DLQ_URL);
-    expect(deadLetters).toMatchObject([{ body: '{"id":"m0"}', groupId: 'm0', deduplicationId: 'm0' }]);
+    expect(deadLetters).toMatchObject([{ body: '{"id":"m0"}', groupId: 'a', deduplicationId: 'm0' }]);
     expect(JSON.parse(deadLetters[0]!.attributes['x-dead-letter']!.StringValue!)).toMatchObject({ reason: 'non-retryable', messageGroupId: 'a' });
     expect(sqs.remaining).toBe(0);
   });

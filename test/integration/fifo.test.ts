@@ -90,9 +90,14 @@ describe('FIFO end to end on the stack’s FIFO topic and queue (fauxqs)', () =>
     for (const message of messages.filter((m) => !m.permanent)) {
       expect(lines.find((line) => line.id === message.id)?.attempt).toBe(message.failTimes + 1);
     }
-    // Each dead letter is its own group in the DLQ: a plain scan sees all ten at once.
-    const dead = await suite.emulator.drain(queues.dlqUrl);
+    // Each dead letter keeps its group in the FIFO DLQ, as SQS's own redrive does: read as
+    // SQS shows it, each group's dead letters come in publish order.
+    const dead = await suite.emulator.consume(queues.dlqUrl);
     expect(dead.map((m) => (JSON.parse(m.Body!) as { id: string }).id).sort()).toEqual(messages.filter((m) => m.permanent).map((m) => m.id).sort());
+    for (const group of GROUPS) {
+      const letters = dead.filter((letter) => letter.Attributes?.MessageGroupId === group);
+      expect(letters.map((letter) => (JSON.parse(letter.Body!) as { id: string }).id)).toEqual(messages.filter((m) => m.group === group && m.permanent).map((m) => m.id));
+    }
     for (const letter of dead) {
       const id = (JSON.parse(letter.Body!) as { id: string }).id;
       expect(parseDeadLetterRecord(letter.MessageAttributes!['x-dead-letter']!.StringValue!)).toMatchObject({ reason: 'non-retryable', messageGroupId: id.split('-')[0] });
@@ -113,6 +118,6 @@ describe('FIFO end to end on the stack’s FIFO topic and queue (fauxqs)', () =>
     }
     await allSettled(queues, ledger, messages, 90_000);
     for (const group of GROUPS) expect(successesByGroup(ledger).get(group)).toEqual(expectedOrder(messages, group));
-    expect((await suite.emulator.drain(queues.dlqUrl)).length).toBe(10);
+    expect((await suite.emulator.consume(queues.dlqUrl)).length).toBe(10);
   }, 180_000);
 });

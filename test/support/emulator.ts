@@ -1,4 +1,4 @@
-import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
 import { queueDepth } from '@requeue/sqs/dead-letters';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { requeueStackTemplate } from '@requeue/infra';
@@ -45,6 +45,8 @@ export async function startEmulator(options: { port?: number; dataDir?: string }
     /** Counts of visible, in-flight and delayed messages. */
     depth: (queueUrl: string) => queueDepth(sqs, queueUrl),
     drain: (queueUrl: string, hideSeconds = 30) => drain(sqs, queueUrl, hideSeconds),
+    /** Receives and deletes everything, in the order SQS gives it: a FIFO queue's groups each in order, as SQS shows them. */
+    consume: (queueUrl: string) => consume(sqs, queueUrl),
     async stop() {
       sqs.destroy();
       sns.destroy();
@@ -98,6 +100,16 @@ async function drain(sqs: SQSClient, queueUrl: string, hideSeconds: number): Pro
     );
     if (!out.Messages?.length) return all;
     all.push(...out.Messages);
+  }
+}
+
+async function consume(sqs: SQSClient, queueUrl: string): Promise<Message[]> {
+  const all: Message[] = [];
+  for (;;) {
+    const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageAttributeNames: ['All'], MessageSystemAttributeNames: ['All'] }));
+    if (!out.Messages?.length) return all;
+    all.push(...out.Messages);
+    await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: out.Messages.map((message, i) => ({ Id: String(i), ReceiptHandle: message.ReceiptHandle })) }));
   }
 }
 

@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { PublishBatchCommand, SNSClient } from '@aws-sdk/client-sns';
-import { ChangeMessageVisibilityCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import { SQSClient, type Message } from '@aws-sdk/client-sqs';
 import { deploymentProps, requeueStackTemplate } from '@requeue/infra';
 import { startLocalRequeueStack, type LocalRequeueStack } from '@requeue/local-aws';
 import { readSimulationLedger, type SimulationLedgerLine } from '@requeue/local-aws/simulation-ledger';
 import { queueDepth } from '@requeue/sqs/dead-letters';
+import { readDeadLetters } from './dead-letters.js';
 import { DemoError } from './errors.js';
 import { progressOf, type Progress } from './progress.js';
 import { DEMO_RETRY_POLICY, type DemoMessage } from './workload.js';
@@ -128,7 +129,7 @@ export async function runDemo(workload: readonly DemoMessage[], options: DemoOpt
       snsMessageIds,
       ledger: readSimulationLedger(ledgerPath),
       retries: retryLines(worker.output()),
-      deadLetters: await peek(sqs, dlqUrl),
+      deadLetters: await readDeadLetters(sqs, dlqUrl),
       local: { endpoint: local.endpoint, queueUrl, dlqUrl, topicArn },
     };
     await options.holdOpen?.(run);
@@ -229,20 +230,4 @@ async function untilAccountedFor({ sqs, queueUrl, ledgerPath, worker, published,
     if (Date.now() > deadline) throw new DemoError(`not every message was accounted for within ${timeoutMs / 1000} s: ${JSON.stringify(progress)}`);
     await sleep(1000);
   }
-}
-
-/** Reads every DLQ message and makes it visible again, so the dashboard (and the DLQ CLI) still see them. */
-async function peek(sqs: SQSClient, queueUrl: string): Promise<Message[]> {
-  const all: Message[] = [];
-  for (;;) {
-    const out = await sqs.send(
-      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 30, MessageAttributeNames: ['All'], MessageSystemAttributeNames: ['All'] }),
-    );
-    if (!out.Messages?.length) break;
-    all.push(...out.Messages);
-  }
-  for (const message of all) {
-    await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle!, VisibilityTimeout: 0 }));
-  }
-  return all;
 }

@@ -56,7 +56,7 @@ export class SqsBatchClient {
           MessageSystemAttributes: m.traceHeader === undefined ? undefined : { AWSTraceHeader: { DataType: 'String', StringValue: m.traceHeader } },
         }));
         const out = await this.sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
-        return outcomes(entries.length, out.Failed);
+        return outcomes(entries.length, out.Failed, out.Successful);
       },
       (m) => messageBytes(m.body, m.attributes),
     ).add(message);
@@ -90,8 +90,13 @@ export class SqsBatchClient {
   }
 }
 
-function outcomes(count: number, failed: BatchResultErrorEntry[] | undefined): EntryOutcome[] {
+/** Each entry's outcome, by its index-valued `Id`; a sent message's id where SQS gave one. */
+function outcomes(count: number, failed: BatchResultErrorEntry[] | undefined, sent?: Array<{ Id?: string; MessageId?: string }>): EntryOutcome[] {
   const result: EntryOutcome[] = Array.from({ length: count }, () => ({ ok: true }));
+  for (const success of sent ?? []) {
+    const index = Number(success.Id);
+    if (Number.isInteger(index) && index >= 0 && index < count && success.MessageId) result[index] = { ok: true, messageId: success.MessageId };
+  }
   for (const failure of failed ?? []) {
     const index = Number(failure.Id);
     if (Number.isInteger(index) && index >= 0 && index < count) {

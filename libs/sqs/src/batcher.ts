@@ -1,5 +1,5 @@
 /** One entry's fate in a batch call. */
-export type EntryOutcome = { ok: true } | { ok: false; code: string | undefined; message: string; cause?: unknown };
+export type EntryOutcome = { ok: true; messageId?: string } | { ok: false; code: string | undefined; message: string; cause?: unknown };
 
 export interface BatcherOptions<Entry> {
   /** SQS batch calls take at most 10 entries. */

@@ -1,6 +1,6 @@
 import { DEAD_LETTER_ATTRIBUTE, encodeDeadLetterRecord, encodePolicyOverride, RETRY_POLICY_ATTRIBUTE, RETRY_STATE_ATTRIBUTE, type DeadLetterRecord, type RetryState, type RetryStateSigner } from '@requeue/retry/engine';
 import type { DecodedMessage } from './decode.js';
-import { fitsInOneMessage, stringAttribute, type MessageAttributes } from './message-attributes.js';
+import { fitsInOneMessage, MAX_MESSAGE_ATTRIBUTES, stringAttribute, type MessageAttributes, type NoRoom } from './message-attributes.js';
 import { withTraceAttributes } from './tracing/carry.js';
 
 /**
@@ -10,19 +10,19 @@ import { withTraceAttributes } from './tracing/carry.js';
  * copy cannot carry them within SQS limits; the caller then uses the visibility
  * transport, which keeps the original message and so loses nothing.
  */
-export function retryCopyAttributes(message: DecodedMessage, state: RetryState, signer: RetryStateSigner): MessageAttributes | undefined {
+export function retryCopyAttributes(message: DecodedMessage, state: RetryState, signer: RetryStateSigner, maxBytes: number): MessageAttributes | undefined {
   const attributes: MessageAttributes = {
     ...message.sqsUserAttributes,
     [RETRY_STATE_ATTRIBUTE]: stringAttribute(signer.sign(state)),
     ...(message.override ? { [RETRY_POLICY_ATTRIBUTE]: stringAttribute(encodePolicyOverride(message.override)) } : {}),
   };
-  return fitsInOneMessage(message.sqsBody, attributes) ? withTraceAttributes(message.sqsBody, attributes, message.trace?.carried) : undefined;
+  return fitsInOneMessage(message.sqsBody, attributes, maxBytes) ? withTraceAttributes(message.sqsBody, attributes, message.trace?.carried, maxBytes) : undefined;
 }
 
 export interface DeadLetterAttributes {
   attributes: MessageAttributes;
-  /** False when even `x-dead-letter` did not fit beside the user's attributes. */
-  carriesRecord: boolean;
+  /** Set when `x-dead-letter` did not fit beside the user's attributes: which of SQS's limits left no room. */
+  noRoom: NoRoom | undefined;
 }
 
 /**
@@ -30,7 +30,7 @@ export interface DeadLetterAttributes {
  * then `x-dead-letter`, then, room permitting, `x-retry` and `x-retry-policy` so that a
  * replay can keep the message's history, and the trace context.
  */
-export function deadLetterAttributes(message: DecodedMessage, record: DeadLetterRecord, signer: RetryStateSigner): DeadLetterAttributes {
+export function deadLetterAttributes(message: DecodedMessage, record: DeadLetterRecord, signer: RetryStateSigner, maxBytes: number): DeadLetterAttributes {
   let attributes: MessageAttributes = { ...message.sqsUserAttributes };
   const optional: Array<[string, string]> = [
     [DEAD_LETTER_ATTRIBUTE, encodeDeadLetterRecord(record)],
@@ -40,7 +40,8 @@ export function deadLetterAttributes(message: DecodedMessage, record: DeadLetter
   for (const [name, value] of optional) {
     const candidate = { ...attributes, [name]: stringAttribute(value) };
     // A spread, not Object.assign: assignment would turn a `__proto__` attribute into a prototype.
-    if (fitsInOneMessage(message.sqsBody, candidate)) attributes = candidate;
+    if (fitsInOneMessage(message.sqsBody, candidate, maxBytes)) attributes = candidate;
   }
-  return { attributes: withTraceAttributes(message.sqsBody, attributes, message.trace?.carried), carriesRecord: DEAD_LETTER_ATTRIBUTE in attributes };
+  const noRoom = DEAD_LETTER_ATTRIBUTE in attributes ? undefined : Object.keys(attributes).length >= MAX_MESSAGE_ATTRIBUTES ? 'attributes' : 'size';
+  return { attributes: withTraceAttributes(message.sqsBody, attributes, message.trace?.carried, maxBytes), noRoom };
 }

@@ -53,7 +53,18 @@ export function messageBytes(body: string, attributes: MessageAttributes): numbe
   return bytes;
 }
 
-/** Whether a message with these attributes is within SQS's count and size limits. */
-export function fitsInOneMessage(body: string, attributes: MessageAttributes): boolean {
-  return Object.keys(attributes).length <= MAX_MESSAGE_ATTRIBUTES && messageBytes(body, attributes) <= MAX_MESSAGE_BYTES;
+/** Whether a message with these attributes is within SQS's count limit and a queue's size limit (`MaximumMessageSize`). */
+export function fitsInOneMessage(body: string, attributes: MessageAttributes, maxBytes: number = MAX_MESSAGE_BYTES): boolean {
+  return Object.keys(attributes).length <= MAX_MESSAGE_ATTRIBUTES && messageBytes(body, attributes) <= maxBytes;
 }
+
+/** Which of SQS's limits left a message no room for an attribute requeue adds: its 10 attributes, or its size. */
+export type NoRoom = 'attributes' | 'size';
+
+/**
+ * Bytes requeue keeps free below the DLQ's `MaximumMessageSize` for what it adds to a
+ * dead letter (`x-dead-letter`, `x-retry`, the trace context, each bounded). A source
+ * queue whose own limit leaves this much room under its DLQ's has room for every dead
+ * letter's reason; `RetryingQueue` sets it so.
+ */
+export const RESERVED_BYTES = 8192;

@@ -9,6 +9,7 @@ export const MetricName = {
   succeeded: 'MessagesSucceeded',
   retried: 'MessagesRetried',
   deadLettered: 'MessagesDeadLettered',
+  deadLetteredWithoutReason: 'DeadLettersWithoutReason',
   deferred: 'MessagesDeferred',
   firstFailures: 'FirstFailures',
   duplicateRisk: 'DuplicateRisk',

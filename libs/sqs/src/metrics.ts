@@ -25,6 +25,8 @@ export interface WorkerMetrics {
   retried(errorType: string, delaySeconds: number): void;
   /** A message reached the DLQ. */
   deadLettered(reason: string): void;
+  /** A dead letter went without `x-dead-letter`: `noRoom` says which of SQS's limits (its 10 attributes, or its size) left none. */
+  deadLetteredWithoutReason?(noRoom: 'attributes' | 'size'): void;
   /** A delete failed after a copy or dead letter was sent: the message will exist twice. */
   duplicateRisk(): void;
   /**
@@ -129,6 +131,11 @@ export class EmfMetrics implements WorkerMetrics {
   /** Counts `DeadLettered` by reason. */
   deadLettered(reason: string): void {
     this.count(MetricName.deadLettered, 1, { [MetricDimension.reason]: reason });
+  }
+
+  /** Counts `DeadLettersWithoutReason` by the limit met (the `Reason` dimension: `attributes` or `size`). */
+  deadLetteredWithoutReason(noRoom: 'attributes' | 'size'): void {
+    this.count(MetricName.deadLetteredWithoutReason, 1, { [MetricDimension.reason]: noRoom });
   }
 
   /** Counts `DuplicateRisk`. */

@@ -1,5 +1,6 @@
 import { queueUnavailable } from './queue-unavailable.js';
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { MAX_MESSAGE_BYTES } from './message-attributes.js';
 
 /** What the worker needs to know of its queue before it receives. */
 export interface QueueFacts {
@@ -7,38 +8,59 @@ export interface QueueFacts {
   /** The redrive policy's backstop, when the queue has one. */
   maxReceiveCount: number | undefined;
   fifo: boolean;
-  /** FIFO: the longest wait a group's head spends in the worker instead of back in SQS. 0 on a standard queue, or when off. */
+  /**
+   * The longest wait spent in the worker instead of back in SQS, for a FIFO group's head
+   * and for a message that cannot carry `x-retry` (its retries would otherwise each cost
+   * a receive). 0 when off.
+   */
   retryInPlaceSeconds: number;
+  /** The longest deferral (a paused dependency, a `Retry-After`) any message spends in the worker: no SQS call, no receive. */
+  deferInPlaceSeconds: number;
+  /** The queue's `MaximumMessageSize`: a retry copy must fit within it. */
+  maximumMessageSize: number;
+  /** The DLQ's `MaximumMessageSize`: a dead letter must fit within it. */
+  deadLetterMaximumMessageSize: number;
 }
 
-/** The default bound on a FIFO head's wait in place: long enough for the first backoffs, short enough that a held slot is not missed. */
+/** The default bound on a wait in place: long enough for the first backoffs, short enough that a held slot is not missed. */
 const DEFAULT_IN_PLACE_SECONDS = 60;
+/** A deferral this short is held in its slot: a copy would cost a send, a delete and a receive to wait a few seconds. */
+const DEFER_IN_PLACE_SECONDS = 5;
+
+export interface GivenQueueFacts {
+  visibilityTimeoutSeconds?: number;
+  maxReceiveCount?: number;
+  fifoRetryInPlaceSeconds?: number;
+}
 
 /**
  * A wait in place never outlasts the visibility timeout: a crash during it returns the
- * group within one timeout, as soon as the hidden retry would have. The heartbeat keeps
- * the group invisible meanwhile.
+ * message within one timeout, as soon as the hidden retry would have. The heartbeat keeps
+ * it invisible meanwhile.
  */
-function retryInPlaceSeconds(fifo: boolean, visibilityTimeoutSeconds: number, given: number | undefined): number {
-  if (!fifo) return 0;
-  return Math.min(given ?? DEFAULT_IN_PLACE_SECONDS, visibilityTimeoutSeconds);
+function inPlaceBounds(fifo: boolean, visibilityTimeoutSeconds: number, given: number | undefined): Pick<QueueFacts, 'retryInPlaceSeconds' | 'deferInPlaceSeconds'> {
+  const retryInPlaceSeconds = Math.min(fifo ? (given ?? DEFAULT_IN_PLACE_SECONDS) : DEFAULT_IN_PLACE_SECONDS, visibilityTimeoutSeconds);
+  return { retryInPlaceSeconds, deferInPlaceSeconds: fifo ? retryInPlaceSeconds : Math.min(DEFER_IN_PLACE_SECONDS, retryInPlaceSeconds) };
 }
 
-/** Reads the queue's visibility timeout and redrive policy, unless both are given. */
-export async function readQueueFacts(
-  sqs: SQSClient,
-  queueUrl: string,
-  given: { visibilityTimeoutSeconds?: number; maxReceiveCount?: number; fifoRetryInPlaceSeconds?: number },
-): Promise<QueueFacts> {
+/**
+ * Reads the queue's visibility timeout, redrive policy and size limit, and the DLQ's size
+ * limit. Given a visibility timeout and a `maxReceiveCount` (the Lambda adapter), it reads
+ * nothing and takes SQS's largest size for both.
+ */
+export async function readQueueFacts(sqs: SQSClient, queueUrl: string, given: GivenQueueFacts, deadLetterQueueUrl?: string): Promise<QueueFacts> {
   // SQS requires the .fifo suffix on every FIFO queue's name.
   const fifo = queueUrl.endsWith('.fifo');
   if (given.visibilityTimeoutSeconds !== undefined && given.maxReceiveCount !== undefined) {
     const { visibilityTimeoutSeconds, maxReceiveCount } = given;
-    return { visibilityTimeoutSeconds, maxReceiveCount, fifo, retryInPlaceSeconds: retryInPlaceSeconds(fifo, visibilityTimeoutSeconds, given.fifoRetryInPlaceSeconds) };
+    return { visibilityTimeoutSeconds, maxReceiveCount, fifo, ...inPlaceBounds(fifo, visibilityTimeoutSeconds, given.fifoRetryInPlaceSeconds), maximumMessageSize: MAX_MESSAGE_BYTES, deadLetterMaximumMessageSize: MAX_MESSAGE_BYTES };
   }
-  const response = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['VisibilityTimeout', 'RedrivePolicy'] })).catch((error: unknown) => {
-    throw queueUnavailable(error, queueUrl);
-  });
+  const [response, deadLetterSize] = await Promise.all([
+    sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['VisibilityTimeout', 'RedrivePolicy', 'MaximumMessageSize'] })).catch((error: unknown) => {
+      throw queueUnavailable(error, queueUrl);
+    }),
+    deadLetterQueueUrl === undefined ? undefined : readMaximumMessageSize(sqs, deadLetterQueueUrl),
+  ]);
   const redrive = response.Attributes?.RedrivePolicy;
   let maxReceiveCount = given.maxReceiveCount;
   if (maxReceiveCount === undefined && redrive) {
@@ -46,5 +68,27 @@ export async function readQueueFacts(
     if (Number.isInteger(parsed) && parsed > 0) maxReceiveCount = parsed;
   }
   const visibilityTimeoutSeconds = given.visibilityTimeoutSeconds ?? Number(response.Attributes?.VisibilityTimeout ?? 30);
-  return { visibilityTimeoutSeconds, maxReceiveCount, fifo, retryInPlaceSeconds: retryInPlaceSeconds(fifo, visibilityTimeoutSeconds, given.fifoRetryInPlaceSeconds) };
+  return {
+    visibilityTimeoutSeconds,
+    maxReceiveCount,
+    fifo,
+    ...inPlaceBounds(fifo, visibilityTimeoutSeconds, given.fifoRetryInPlaceSeconds),
+    maximumMessageSize: sizeOf(response.Attributes?.MaximumMessageSize),
+    deadLetterMaximumMessageSize: deadLetterSize ?? MAX_MESSAGE_BYTES,
+  };
+}
+
+/** A DLQ the worker may not read the attributes of is taken at SQS's largest size: the send says otherwise if it must. */
+async function readMaximumMessageSize(sqs: SQSClient, queueUrl: string): Promise<number | undefined> {
+  try {
+    const response = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['MaximumMessageSize'] }));
+    return sizeOf(response.Attributes?.MaximumMessageSize);
+  } catch {
+    return undefined;
+  }
+}
+
+function sizeOf(raw: string | undefined): number {
+  const parsed = Number(raw);
+  return Number.isInteger(parsed) && parsed > 0 ? parsed : MAX_MESSAGE_BYTES;
 }

@@ -110,7 +110,7 @@ export class SqsWorker<Body = unknown> {
   async start(): Promise<void> {
     if (this.running) throw new SqsWorkerConfigError('start', 'the worker is already started');
     const { options } = this;
-    const facts = await readQueueFacts(options.sqs, options.queueUrl, options);
+    const facts = await readQueueFacts(options.sqs, options.queueUrl, options, options.deadLetterQueueUrl);
     const heartbeat = new VisibilityHeartbeat({
       batch: this.batch,
       queueUrl: options.queueUrl,
@@ -119,7 +119,7 @@ export class SqsWorker<Body = unknown> {
       now: options.now,
     });
     this.protection = taskProtectionFor(options.taskProtection, { ...options, visibilityTimeoutSeconds: facts.visibilityTimeoutSeconds });
-    const executor = new OutcomeExecutor({ options, batch: this.batch, heartbeat, unusedReceives: this.unusedReceives, events: this.events });
+    const executor = new OutcomeExecutor({ options, deadLetterMaximumMessageSize: facts.deadLetterMaximumMessageSize, batch: this.batch, heartbeat, unusedReceives: this.unusedReceives, events: this.events });
     const idempotency = options.idempotency ? await IdempotencyGuard.create(options.idempotency, this.queueName, options.handlerTimeoutMs, options.now) : undefined;
     this.idempotency = idempotency;
     const processor = new MessageProcessor({

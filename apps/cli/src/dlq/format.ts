@@ -37,11 +37,21 @@ export function entryTable(entries: readonly DlqEntry[]): string {
   return [line(header), ...rows.map(line)].join('\n');
 }
 
+/**
+ * What a read of a FIFO DLQ could not reach: SQS shows a group's later messages only once
+ * the ones before them are gone, so they are counted, not shown.
+ */
+export function behindNote(behind: number): string {
+  if (behind === 0) return '';
+  return `\n${behind} more dead letter(s) wait behind the first letters of their FIFO groups: SQS shows them once those are replayed or discarded (replay takes a group in its order)`;
+}
+
 /** The JSON shape of `triage --json` (docs/contracts.md §5): the groups, largest first, times in ISO 8601. */
 export function triageJson(result: TriageResult) {
   return {
     total: result.total,
     visibleBefore: result.visibleBefore,
+    behindInGroups: result.behindInGroups,
     calls: result.calls,
     groups: result.groups.map(({ firstSeen, lastSeen, ...group }) => ({ ...group, firstSeen: iso(firstSeen ?? undefined), lastSeen: iso(lastSeen ?? undefined) })),
   };
@@ -64,7 +74,8 @@ export function triageTable(result: TriageResult): string {
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
-  const short = result.visibleBefore > result.total ? `\nSQS counted ${result.visibleBefore} visible before the read: run triage again to read the rest` : '';
+  const short =
+    result.behindInGroups > 0 ? behindNote(result.behindInGroups) : result.visibleBefore > result.total ? `\nSQS counted ${result.visibleBefore} visible before the read: run triage again to read the rest` : '';
   const cost = `read with ${result.calls.receives} receives and ${result.calls.releases} release calls; every message is visible again`;
   return [line(header), ...rows.map(line), `${result.total} dead letter(s) in ${result.groups.length} group(s); ${cost}${short}`].join('\n');
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AimdLimit } from './aimd-limit.js';
+import { AimdLimit, RECOVERY_QUIET_MS } from './aimd-limit.js';
 
 function harness(max = 50) {
   const clock = { now: 1_000_000 };
@@ -42,5 +42,26 @@ describe('AimdLimit', () => {
     expect(limit.current).toBe(3);
     for (let i = 0; i < 1000; i++) limit.onSuccess();
     expect(limit.current).toBe(10);
+  });
+
+  it(`returns from 1 to its maximum within ${RECOVERY_QUIET_MS / 1000} s and six rounds of calls once overloads stop`, () => {
+    const { clock, limit } = harness(50);
+    for (let i = 0; i < 6; i++) {
+      clock.now += 10;
+      limit.onOverload(clock.now);
+    }
+    const stoppedAt = clock.now;
+    // Calls of 1 s each, as many at once as the limit allows: one round a second.
+    let rounds = 0;
+    while (limit.current < 50 && rounds < 10_000) {
+      clock.now += 1000;
+      rounds++;
+      const running = limit.current;
+      for (let call = 0; call < running; call++) limit.onSuccess();
+    }
+    const recoveredInMs = clock.now - stoppedAt;
+    expect(limit.current).toBe(50);
+    // Additive increase alone takes 49 rounds here (49 s); the slow start, 6 once quiet.
+    expect(recoveredInMs).toBeLessThanOrEqual(RECOVERY_QUIET_MS + 6000);
   });
 });

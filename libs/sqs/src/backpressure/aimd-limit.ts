@@ -1,8 +1,16 @@
 /**
+ * Once no overload has come for this long, the limit grows by one a success (doubling
+ * each round of calls, as TCP's slow start does) back to its maximum: recovery takes a
+ * few round trips, not the thousand successes additive increase needs from 1 to 50.
+ */
+export const RECOVERY_QUIET_MS = 5000;
+
+/**
  * Additive increase, multiplicative decrease, as TCP does for its window: each success
  * adds 1 / limit (one slot per limit's worth of successes), each overload signal
  * (429, 503) multiplies by `decreaseFactor`. One burst of rejections counts once: only a
- * call that started after the last decrease may decrease it again.
+ * call that started after the last decrease may decrease it again. After
+ * `RECOVERY_QUIET_MS` without one, each success adds a whole slot.
  */
 export class AimdLimit {
   private value: number;
@@ -21,7 +29,8 @@ export class AimdLimit {
   }
 
   onSuccess(): void {
-    this.value = Math.min(this.bounds.max, this.value + 1 / Math.max(1, this.value));
+    const quiet = this.now() - this.lastDecreaseAt >= RECOVERY_QUIET_MS;
+    this.value = Math.min(this.bounds.max, this.value + (quiet ? 1 : 1 / Math.max(1, this.value)));
   }
 
   onOverload(startedAt: number): void {

@@ -89,13 +89,18 @@ export class Dependency {
       this.consecutivePauses = 0;
       this.limit?.onSuccess();
       this.pace?.onSuccess(now, this.startedThisCycle(ticket.startedAt));
-    } else if (outcome.kind === 'rate-limited' || (outcome.kind === 'unavailable' && this.breaker?.state !== 'closed')) {
+    } else if (outcome.kind === 'unavailable' && this.breaker?.state !== 'closed') {
       // A 503 the breaker does not confirm (it stays closed) is one message's bad luck: a
       // 30% mix of them would otherwise halve the limit every round trip, down to 1.
       this.limit?.onOverload(ticket.startedAt);
     }
-    // Once the dependency is paced or paused, every 429 measures it; before, only enough of them.
-    if (outcome.kind === 'rate-limited' && (this.evidence.record(now, outcome.firstRateLimit ?? true) || this.pushingBack)) this.onRateLimited(ticket.startedAt, outcome.retryAfterMs, now);
+    // Once the dependency is paced or paused, every 429 measures it; before, only enough of
+    // them. A 429 that is one message's own (a path limited for it alone) leaves the limit
+    // as it is: halving it for each would hold every other message at 1 call for minutes.
+    if (outcome.kind === 'rate-limited' && (this.evidence.record(now, outcome.firstRateLimit ?? true) || this.pushingBack)) {
+      this.limit?.onOverload(ticket.startedAt);
+      this.onRateLimited(ticket.startedAt, outcome.retryAfterMs, now);
+    }
     this.pump();
   }
 

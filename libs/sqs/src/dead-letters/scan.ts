@@ -1,3 +1,4 @@
+import { queueDepth } from '../queue-depth.js';
 import { unwrapSnsEnvelope } from '../sns-envelope.js';
 import { causeId, deadLetterCause, type DeadLetterCause } from './cause.js';
 import { ChangeMessageVisibilityBatchCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
@@ -107,7 +108,9 @@ export function matches(entry: DlqEntry, filter: DlqFilter, now: number): boolea
  * Reads the DLQ without consuming it: every message received is hidden for
  * `hideSeconds` while we look, then released by the caller (or by SQS when the time is
  * up, if this process dies). Stops once `limit` messages matched, or the queue has
- * nothing more to give on two receives in a row.
+ * nothing more to give on two receives in a row. On a FIFO DLQ SQS shows a group's later
+ * letters only once those before them are gone: `behind` counts the letters still
+ * visible after the read, which it could not reach (0 on a standard DLQ).
  */
 export async function scanDlq(target: DeadLetterQueue, filter: DlqFilter, options: { limit?: number; hideSeconds?: number; now?: number } = {}) {
   const now = options.now ?? Date.now();
@@ -135,7 +138,8 @@ export async function scanDlq(target: DeadLetterQueue, filter: DlqFilter, option
       else skipped.push(message);
     }
   }
-  return { matched, skipped, receives };
+  const behind = target.dlqUrl.endsWith('.fifo') ? (await queueDepth(target.sqs, target.dlqUrl)).visible : 0;
+  return { matched, skipped, receives, behind };
 }
 
 /** Makes messages visible again at once, for the worker or the next operator. */

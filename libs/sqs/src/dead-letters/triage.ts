@@ -37,6 +37,8 @@ export interface TriageResult {
    * polls can come back empty while messages remain) shows here.
    */
   visibleBefore: number;
+  /** FIFO: letters behind the first letters of their groups, which SQS shows only once those are gone (0 on a standard DLQ). */
+  behindInGroups: number;
   /** SQS calls made: receives to read (each hides what it returns), and batches to release it at once. */
   calls: { receives: number; releases: number };
 }
@@ -73,10 +75,10 @@ export function groupDeadLetters(entries: readonly DlqEntry[]): DeadLetterGroup[
  */
 export async function triageDeadLetters(target: DeadLetterQueue, options: { hideSeconds?: number } = {}): Promise<TriageResult> {
   const { visible } = await queueDepth(target.sqs, target.dlqUrl);
-  const { matched, skipped, receives } = await scanDlq(target, {}, { hideSeconds: options.hideSeconds ?? 120 });
+  const { matched, skipped, receives, behind } = await scanDlq(target, {}, { hideSeconds: options.hideSeconds ?? 120 });
   const read = [...matched.map((entry) => entry.message), ...skipped];
   await releaseDeadLetters(target, read);
   // A read longer than the hiding sees its first messages again: each counts once.
   const once = [...new Map(matched.map((entry) => [entry.message.MessageId, entry])).values()];
-  return { groups: groupDeadLetters(once), total: once.length, visibleBefore: visible, calls: { receives, releases: Math.ceil(read.length / 10) } };
+  return { groups: groupDeadLetters(once), total: once.length, visibleBefore: visible, behindInGroups: behind, calls: { receives, releases: Math.ceil(read.length / 10) } };
 }

@@ -26,21 +26,26 @@ function delivered({ state, receiveCount = 1, userAttributes = 0 }: Delivery = {
   return decodeMessage(raw, NOW, { signer }).message;
 }
 
-function decide(verdict: FinalVerdict, delivery: Delivery = {}, queue: DeliveryFacts['queue'] = { fifo: false, maxReceiveCount: undefined, retryInPlaceSeconds: 0 }) {
+/** A queue's facts: in-place waits off and SQS's largest size unless said. */
+function q(facts: Partial<DeliveryFacts['queue']> = {}): DeliveryFacts['queue'] {
+  return { fifo: false, maxReceiveCount: undefined, retryInPlaceSeconds: 0, deferInPlaceSeconds: 0, maximumMessageSize: 1_048_576, ...facts };
+}
+
+function decide(verdict: FinalVerdict, delivery: Delivery = {}, queue: DeliveryFacts['queue'] = q()) {
   return decideDelivery({ message: delivered(delivery), verdict, policy, queue, signer, now: NOW, random: seededRandom(1) });
 }
 
-const FIFO = { fifo: true, maxReceiveCount: undefined, retryInPlaceSeconds: 0 };
+const FIFO = q({ fifo: true });
 
 describe('decideDelivery: before the handler runs', () => {
   it('runs a message that has no notBefore, or whose notBefore is within a second', () => {
-    const facts = { policy, queue: { fifo: false, maxReceiveCount: undefined, retryInPlaceSeconds: 0 }, signer, now: NOW, random: seededRandom(1), verdict: { kind: 'received' } as const };
+    const facts = { policy, queue: q({ fifo: false, maxReceiveCount: undefined, retryInPlaceSeconds: 0 }), signer, now: NOW, random: seededRandom(1), verdict: { kind: 'received' } as const };
     expect(decideDelivery({ ...facts, message: delivered() })).toEqual({ kind: 'run' });
     expect(decideDelivery({ ...facts, message: delivered({ state: { attempt: 1, notBefore: NOW + 500 } }) })).toEqual({ kind: 'run' });
   });
 
   it('sends a message that arrived before its notBefore back for the rest, attempt unchanged', () => {
-    const outcome = decideDelivery({ message: delivered({ state: { attempt: 1, notBefore: NOW + 60_000 } }), verdict: { kind: 'received' }, policy, queue: { fifo: false, maxReceiveCount: undefined, retryInPlaceSeconds: 0 }, signer, now: NOW, random: seededRandom(1) });
+    const outcome = decideDelivery({ message: delivered({ state: { attempt: 1, notBefore: NOW + 60_000 } }), verdict: { kind: 'received' }, policy, queue: q({ fifo: false, maxReceiveCount: undefined, retryInPlaceSeconds: 0 }), signer, now: NOW, random: seededRandom(1) });
     expect(outcome).toMatchObject({ kind: 'copy', wait: { kind: 'deferred', cause: 'not-before', decision: { state: { attempt: 1 } } } });
     expect(outcome.kind === 'copy' && outcome.wait.decision.delaySeconds).toBeGreaterThanOrEqual(59);
   });
@@ -110,7 +115,7 @@ describe('decideDelivery: after the handler ran', () => {
   });
 
   it('on a FIFO queue, spends a wait within the bound in place, where the maxReceiveCount rule does not apply; at shutdown, what the visibility transport would do', () => {
-    const queue = { fifo: true, maxReceiveCount: 2, retryInPlaceSeconds: 43_200 };
+    const queue = q({ fifo: true, maxReceiveCount: 2, retryInPlaceSeconds: 43_200 });
     const fresh = decide({ kind: 'failed', failure: TIMEOUT }, {}, queue);
     expect(fresh).toMatchObject({ kind: 'in-place', wait: { kind: 'retry', decision: { state: { attempt: 2 } } }, ifStopped: { kind: 'hide' } });
     const seconds = fresh.kind === 'in-place' ? fresh.seconds : -1;
@@ -121,19 +126,44 @@ describe('decideDelivery: after the handler ran', () => {
   });
 
   it('on a FIFO queue, waits in SQS past the bound, with in-place off, and before the message ran', () => {
-    const fresh = decide({ kind: 'failed', failure: TIMEOUT }, {}, { fifo: true, maxReceiveCount: undefined, retryInPlaceSeconds: 43_200 });
+    const fresh = decide({ kind: 'failed', failure: TIMEOUT }, {}, q({ fifo: true, maxReceiveCount: undefined, retryInPlaceSeconds: 43_200 }));
     const seconds = fresh.kind === 'in-place' ? fresh.seconds : 0;
     expect(decide({ kind: 'failed', failure: TIMEOUT }, {}, { fifo: true, maxReceiveCount: undefined, retryInPlaceSeconds: seconds - 1 })).toMatchObject({ kind: 'hide', seconds });
     expect(decide({ kind: 'failed', failure: TIMEOUT }, {}, FIFO)).toMatchObject({ kind: 'hide', seconds });
-    const early = decideDelivery({ message: delivered({ state: { attempt: 1, notBefore: NOW + 5_000 } }), verdict: { kind: 'received' }, policy, queue: { fifo: true, maxReceiveCount: undefined, retryInPlaceSeconds: 60 }, signer, now: NOW, random: seededRandom(1) });
+    const early = decideDelivery({ message: delivered({ state: { attempt: 1, notBefore: NOW + 5_000 } }), verdict: { kind: 'received' }, policy, queue: q({ fifo: true, maxReceiveCount: undefined, retryInPlaceSeconds: 60 }), signer, now: NOW, random: seededRandom(1) });
     expect(early).toMatchObject({ kind: 'hide', wait: { cause: 'not-before' } });
   });
 
   it('dead-letters at the queue maxReceiveCount on the visibility transport, with max-attempts, rather than let SQS move it without a reason', () => {
-    const atLimit = decide({ kind: 'failed', failure: TIMEOUT }, { receiveCount: 2 }, { fifo: true, maxReceiveCount: 2, retryInPlaceSeconds: 0 });
+    const atLimit = decide({ kind: 'failed', failure: TIMEOUT }, { receiveCount: 2 }, q({ fifo: true, maxReceiveCount: 2, retryInPlaceSeconds: 0 }));
     expect(atLimit).toMatchObject({ kind: 'dead-letter', reason: 'max-attempts', errorType: 'TIMEOUT' });
-    const copyFallback = decide({ kind: 'failed', failure: TIMEOUT }, { receiveCount: 2 }, { fifo: false, maxReceiveCount: 2, retryInPlaceSeconds: 0 });
+    const copyFallback = decide({ kind: 'failed', failure: TIMEOUT }, { receiveCount: 2 }, q({ fifo: false, maxReceiveCount: 2, retryInPlaceSeconds: 0 }));
     expect(copyFallback).toMatchObject({ kind: 'copy', ifSendFails: { kind: 'dead-letter', reason: 'max-attempts' } });
+  });
+
+  it('holds a short deferral in place on a standard queue (no SQS call, no receive), and copies a longer one', () => {
+    const queue = q({ deferInPlaceSeconds: 5, retryInPlaceSeconds: 60 });
+    const paused = (ms: number): FinalVerdict => ({ kind: 'gate-closed', untilMs: NOW + ms, cause: 'rate-limited', dependency: 'api' });
+    expect(decide(paused(3_000), {}, queue)).toMatchObject({ kind: 'in-place', seconds: 3, wait: { kind: 'deferred', decision: { state: { attempt: 1 } } } });
+    expect(decide(paused(30_000), {}, queue)).toMatchObject({ kind: 'copy', wait: { kind: 'deferred' } });
+    // A retry uses an attempt and has room: it goes by copy, however short.
+    expect(decide({ kind: 'failed', failure: TIMEOUT }, {}, queue)).toMatchObject({ kind: 'copy', wait: { kind: 'retry' } });
+  });
+
+  it('retries a message with no room for x-retry (10 attributes, or near the size limit) in place within the bound, by visibility past it', () => {
+    const queue = q({ retryInPlaceSeconds: 60, maxReceiveCount: 5 });
+    expect(decide({ kind: 'failed', failure: TIMEOUT }, { userAttributes: 10 }, queue)).toMatchObject({ kind: 'in-place', wait: { kind: 'retry', decision: { state: { attempt: 2 } } }, ifStopped: { kind: 'hide' } });
+    expect(decide({ kind: 'failed', failure: TIMEOUT }, {}, q({ retryInPlaceSeconds: 60, maximumMessageSize: 100 }))).toMatchObject({ kind: 'in-place' });
+    const long = decide({ kind: 'gate-closed', untilMs: NOW + 600_000, cause: 'breaker-open', dependency: 'api' }, { userAttributes: 10 }, queue);
+    expect(long).toMatchObject({ kind: 'hide', seconds: 600, wait: { kind: 'deferred' } });
+  });
+
+  it('never hands a deferral with no room to SQS at the receive limit: it waits in place, and only shutdown dead-letters it, with its reason', () => {
+    const queue = q({ retryInPlaceSeconds: 60, maxReceiveCount: 2 });
+    const deferral = decide({ kind: 'gate-closed', untilMs: NOW + 600_000, cause: 'breaker-open', dependency: 'api' }, { userAttributes: 10, receiveCount: 2 }, queue);
+    expect(deferral).toMatchObject({ kind: 'in-place', seconds: 600, ifStopped: { kind: 'dead-letter', reason: 'max-attempts' } });
+    const retry = decide({ kind: 'failed', failure: TIMEOUT }, { userAttributes: 10, receiveCount: 2 }, q({ retryInPlaceSeconds: 0, maxReceiveCount: 2 }));
+    expect(retry).toMatchObject({ kind: 'dead-letter', reason: 'max-attempts', error: expect.stringContaining("maxReceiveCount") });
   });
 
   it('defers a systemic failure the dependency confirms, without using an attempt, for at least its Retry-After', () => {

@@ -15,7 +15,7 @@ export interface DeliveryFacts<V extends Verdict = Verdict> {
   message: DecodedMessage;
   verdict: V;
   policy: EnginePolicy;
-  queue: Pick<QueueFacts, 'fifo' | 'maxReceiveCount' | 'retryInPlaceSeconds'>;
+  queue: Pick<QueueFacts, 'fifo' | 'maxReceiveCount' | 'retryInPlaceSeconds' | 'deferInPlaceSeconds' | 'maximumMessageSize'>;
   signer: RetryStateSigner;
   now: number;
   random: Random;
@@ -86,33 +86,46 @@ function deferred(facts: DeliveryFacts, decision: HopDecision | DeadLetterDecisi
 }
 
 /**
- * How a message that ran, or was stopped at its gate, waits. On a FIFO queue a wait
- * within `retryInPlaceSeconds` is spent in place, its group held: handing the group back
- * would raise every held message's receive count toward the queue's `maxReceiveCount`.
- * In place no receive count rises, so the `maxReceiveCount` rule applies only to what
- * shutdown turns it into.
+ * How a message that ran, or was stopped at its gate, waits. A wait spent in place holds
+ * the message in the worker, the heartbeat keeping it invisible: no SQS call, and no
+ * receive that would raise its count toward the queue's `maxReceiveCount`.
+ * - FIFO: any wait within `retryInPlaceSeconds`, the group held behind it (handing the
+ *   group back would raise every held message's receive count).
+ * - Any queue: a deferral within `deferInPlaceSeconds` (a pause, a `Retry-After`).
+ * - A message with no room for `x-retry`: a wait within `retryInPlaceSeconds`; past it,
+ *   the visibility transport, and at the receive limit a deferral still waits in place
+ *   (a receive more would hand it to SQS's redrive without a reason).
  */
 function waitOutcome(facts: DeliveryFacts, wait: Wait): Outcome | InPlaceOutcome {
   const { message, queue, now } = facts;
-  if (queue.fifo && queue.retryInPlaceSeconds > 0) {
-    const seconds = secondsUntilDue(message, wait.decision, now);
-    if (seconds <= queue.retryInPlaceSeconds) return { kind: 'in-place', wait, seconds, ifStopped: hideOutcome(facts, wait) };
-  }
-  return sqsWaitOutcome(facts, wait);
+  const seconds = secondsUntilDue(message, wait.decision, now);
+  const inPlace = (): InPlaceOutcome => ({ kind: 'in-place', wait, seconds, ifStopped: hideOutcome(facts, wait) });
+  // A bound of 0 turns waiting in place off (the Lambda adapter: a wait would be billed time).
+  const within = (bound: number) => bound > 0 && seconds <= bound;
+  const shortDeferral = wait.kind === 'deferred' && within(queue.deferInPlaceSeconds);
+  if (queue.fifo) return within(queue.retryInPlaceSeconds) || shortDeferral ? inPlace() : hideOutcome(facts, wait);
+  if (shortDeferral) return inPlace();
+  const copy = copyOutcome(facts, wait);
+  if (copy) return copy;
+  const atReceiveLimit = queue.maxReceiveCount !== undefined && message.receiveCount >= queue.maxReceiveCount;
+  const keptFromRedrive = wait.kind === 'deferred' && atReceiveLimit && queue.retryInPlaceSeconds > 0;
+  return within(queue.retryInPlaceSeconds) || keptFromRedrive ? inPlace() : hideOutcome(facts, wait);
+}
+
+/** A wait before the message ran (its `notBefore`): a copy where it has room, else the visibility transport. */
+function sqsWaitOutcome(facts: DeliveryFacts, wait: Wait): Outcome {
+  return (facts.queue.fifo ? undefined : copyOutcome(facts, wait)) ?? hideOutcome(facts, wait);
 }
 
 /**
- * How a message waits in SQS. A copy with `DelaySeconds` and the new `x-retry`, then the
- * original's delete, keeps the receive count clean. The visibility transport (the
- * original hidden for the wait) where a copy cannot work: FIFO queues have no
- * per-message delay and a copy would go to the back of its group; a copy that cannot
- * carry the state within SQS limits; a copy whose send failed.
+ * A copy with `DelaySeconds` and the new `x-retry`, then the original's delete: the
+ * receive count starts again. Undefined when the copy cannot carry the state within the
+ * queue's limits (10 attributes, or too near its `MaximumMessageSize`).
  */
-function sqsWaitOutcome(facts: DeliveryFacts, wait: Wait): Outcome {
+function copyOutcome(facts: DeliveryFacts, wait: Wait): Outcome | undefined {
   const { message, queue, signer } = facts;
-  const attributes = queue.fifo ? undefined : retryCopyAttributes(message, wait.decision.state, signer);
-  const hide = hideOutcome(facts, wait);
-  return attributes ? { kind: 'copy', wait, attributes, ifSendFails: hide } : hide;
+  const attributes = retryCopyAttributes(message, wait.decision.state, signer, queue.maximumMessageSize);
+  return attributes ? { kind: 'copy', wait, attributes, ifSendFails: hideOutcome(facts, wait) } : undefined;
 }
 
 /**
@@ -123,7 +136,8 @@ function sqsWaitOutcome(facts: DeliveryFacts, wait: Wait): Outcome {
 function hideOutcome(facts: DeliveryFacts, wait: Wait): HideOutcome | DeadLetterOutcome {
   const { message, queue } = facts;
   if (queue.maxReceiveCount !== undefined && message.receiveCount >= queue.maxReceiveCount) {
-    return deadLetter('max-attempts', wait.decision.errorType, wait.decision.error);
+    const error = `${wait.decision.error} (received ${message.receiveCount} times, the queue's maxReceiveCount: one more receive would hand it to SQS's redrive without a reason)`;
+    return deadLetter('max-attempts', wait.decision.errorType, error);
   }
   return { kind: 'hide', wait, seconds: secondsUntilDue(message, wait.decision, facts.now) };
 }

@@ -13,8 +13,13 @@ import { formatAwsTraceHeader } from '../tracing/trace-header.js';
 import type { UnusedReceives } from '../unused-receives.js';
 import type { DeadLetterOutcome, HideOutcome, Outcome, Wait } from './outcome.js';
 
+/** The longest error text and error type a dead letter's `x-dead-letter` carries. */
+const MAX_RECORD_FIELD = 512;
+
 export interface ExecuteContext {
   options: Pick<ResolvedWorkerOptions, 'queueUrl' | 'deadLetterQueueUrl' | 'retryStateSigner' | 'now'>;
+  /** The DLQ's size limit: what a dead letter's attributes must fit within. */
+  deadLetterMaximumMessageSize: number;
   batch: SqsBatchClient;
   heartbeat: VisibilityHeartbeat;
   unusedReceives: UnusedReceives;
@@ -74,8 +79,9 @@ export class OutcomeExecutor {
     const { options, batch } = this.context;
     const record = {
       reason,
-      errorType,
-      error,
+      // Bounded, so the room a dead letter needs is known (`RESERVED_BYTES`).
+      errorType: errorType.slice(0, MAX_RECORD_FIELD),
+      error: error.slice(0, MAX_RECORD_FIELD),
       attempts: message.state.attempt,
       firstReceivedAt: message.state.firstReceivedAt,
       deadLetteredAt: options.now(),
@@ -83,20 +89,19 @@ export class OutcomeExecutor {
       originalMessageId: message.state.originalMessageId,
       ...(message.groupId === undefined ? {} : { messageGroupId: message.groupId }),
     };
-    const { attributes, carriesRecord } = deadLetterAttributes(message, record, options.retryStateSigner);
-    // A FIFO DLQ needs a group and a deduplication id. Each dead letter is a group of its
-    // own: SQS hides a group's later messages while its first is read, so one group per
-    // source group would let an operator see one dead letter per group. The source group
-    // travels in x-dead-letter for replay; the id makes a resend after a lost answer a no-op.
+    const { attributes, noRoom } = deadLetterAttributes(message, record, options.retryStateSigner, this.context.deadLetterMaximumMessageSize);
+    // A FIFO DLQ needs a group and a deduplication id. A dead letter keeps its group, as
+    // SQS's own redrive does, so the DLQ holds each group in order and a replay or SQS's
+    // move task puts it back in order. The id makes a resend after a lost answer a no-op.
     const fifoDlq = options.deadLetterQueueUrl.endsWith('.fifo');
     const sent = await batch.send(options.deadLetterQueueUrl, {
       body: message.sqsBody,
       attributes,
       ...traceHeaderOf(message),
-      ...(fifoDlq ? { groupId: message.messageId, deduplicationId: message.messageId } : tenantOf(message)),
+      ...(fifoDlq ? { groupId: message.groupId ?? message.messageId, deduplicationId: message.messageId } : tenantOf(message)),
     });
     if (!sent.ok) return this.failed(message, 'send-dead-letter', batchFailure('SendMessageBatch', options.deadLetterQueueUrl, message, sent));
-    this.settled(message, { kind: 'dead-letter', reason, errorType, error, carriesRecord });
+    this.settled(message, { kind: 'dead-letter', reason, errorType, error, carriesRecord: noRoom === undefined, ...(noRoom ? { noRoom, deadLetterMessageId: sent.messageId } : {}) });
     return (await this.deleteOriginal(message, true)) ? 'gone' : 'stays';
   }
 
@@ -200,7 +205,7 @@ function traceHeaderOf(message: DecodedMessage): { traceHeader?: string } {
 /**
  * On a standard queue a MessageGroupId names the message's tenant (SQS fair queues): its
  * retry copy and its dead letter keep it, so they count for the same tenant. (FIFO queues
- * retry by visibility, and a FIFO DLQ gets a group per dead letter.)
+ * retry by visibility or in place, and a FIFO dead letter keeps its group.)
  */
 function tenantOf(message: DecodedMessage): { groupId?: string } {
   return message.groupId === undefined ? {} : { groupId: message.groupId };

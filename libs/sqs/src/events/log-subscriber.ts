@@ -11,6 +11,12 @@ const SETTLE_FAILED: Record<EngineEvents['settleFailed']['step'], { level: 'warn
   delete: { level: 'warn', message: 'delete failed; the message will be delivered again' },
 };
 
+/** What the log says of a dead letter sent without its reason, by the limit met. */
+const NO_ROOM = {
+  attributes: "the message has 10 attributes, SQS's maximum: x-dead-letter did not fit, so the dead letter is the message unchanged and its reason is in this line",
+  size: "the message is too near the DLQ's MaximumMessageSize: x-dead-letter did not fit, so the dead letter is the message unchanged and its reason is in this line",
+} as const;
+
 /**
  * A dead letter's cause as `requeue dlq triage` groups it, so that a log query can group
  * the worker's dead-letterings the same way, under the same ids.
@@ -29,9 +35,11 @@ export function subscribeLogs(events: EventStream<EngineEvents>, logger: WorkerL
     const fields = { messageId, originalMessageId, ...(snsMessageId ? { snsMessageId } : {}), attempt };
     if (outcome.kind === 'deleted') return logger.info(fields, `done on attempt ${attempt}`);
     if (outcome.kind === 'dead-letter') {
-      const { reason, errorType, error, carriesRecord } = outcome;
-      if (carriesRecord) logger.error({ ...fields, reason, errorType, error, ...causeFields(reason, errorType, error, queueUrl) }, 'dead-lettered');
-      else logger.error({ ...fields, reason, errorType, error }, 'dead-lettered without x-dead-letter: the message already has 10 attributes');
+      const { reason, errorType, error, noRoom, deadLetterMessageId } = outcome;
+      const cause = { ...fields, reason, errorType, error, ...causeFields(reason, errorType, error, queueUrl) };
+      // The same line either way, so log queries and the dashboards' by-cause tables count it.
+      if (!noRoom) logger.error(cause, 'dead-lettered');
+      else logger.error({ ...cause, noRoom, deadLetterMessageId, limit: NO_ROOM[noRoom] }, 'dead-lettered');
     } else if (outcome.kind === 'retry') {
       const retrying = { ...fields, errorType: outcome.errorType, delaySeconds: outcome.delaySeconds, error: outcome.error };
       if (attempt === 1) logger.warn(retrying, 'handler failed; retrying');

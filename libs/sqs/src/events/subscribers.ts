@@ -25,7 +25,10 @@ export function subscribeMetrics(events: EventStream<EngineEvents>, metrics: Wor
   events.on('settled', ({ outcome }) => {
     if (outcome.kind === 'retry') metrics.retried(outcome.errorType, outcome.delaySeconds);
     else if (outcome.kind === 'deferred' && outcome.cause !== 'not-before') metrics.deferred(outcome.cause, outcome.ran ? outcome.errorType : undefined);
-    else if (outcome.kind === 'dead-letter') metrics.deadLettered(outcome.reason);
+    else if (outcome.kind === 'dead-letter') {
+      metrics.deadLettered(outcome.reason);
+      if (outcome.noRoom) metrics.deadLetteredWithoutReason?.(outcome.noRoom);
+    }
   });
   events.on('settleFailed', ({ duplicate }) => {
     if (duplicate) metrics.duplicateRisk();

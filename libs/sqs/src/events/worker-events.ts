@@ -44,7 +44,18 @@ export interface WorkerEvents {
           error: string;
           transport: 'copy' | 'visibility' | 'in-place';
         }
-      | { kind: 'dead-letter'; reason: string; errorType: string; error: string; carriesRecord: boolean }
+      | {
+          kind: 'dead-letter';
+          reason: string;
+          errorType: string;
+          error: string;
+          /** False when `x-dead-letter` did not fit: the letter went as it was, its reason only here and in the log. */
+          carriesRecord: boolean;
+          /** Which of SQS's limits left no room for `x-dead-letter`: the message's 10 attributes, or its size. */
+          noRoom?: 'attributes' | 'size';
+          /** The dead letter's id in the DLQ, when it carries no reason: what the log line points an operator at. */
+          deadLetterMessageId?: string;
+        }
       | { kind: 'released' }
       | { kind: 'held-back'; seconds: number };
   };

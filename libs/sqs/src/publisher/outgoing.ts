@@ -28,8 +28,13 @@ export interface OutgoingMessage<Body = unknown> {
 export interface Destination {
   kind: 'queue' | 'topic';
   fifo: boolean;
-  /** SQS takes 1 MiB per message and per batch; SNS 256 KiB. */
+  /** SQS takes 1 MiB per batch; SNS 256 KiB. */
   maxBytes: number;
+  /**
+   * The most one message may have: to a queue, SQS's 1 MiB less `RESERVED_BYTES`, the room
+   * a retry's state and a dead letter's reason take (and `RetryingQueue`'s limit).
+   */
+  messageMaxBytes: number;
 }
 
 /** An outgoing message checked and encoded, ready for either API. */
@@ -90,7 +95,7 @@ export function encodeMessage(message: OutgoingMessage, index: number, to: Desti
     if (delayProblem) fail('delaySeconds', delayProblem);
   }
   const bytes = messageBytes(body, attributes);
-  if (bytes > to.maxBytes) fail('body', `with its attributes is ${bytes} bytes, over the ${to.maxBytes} a ${to.kind} message may have`);
+  if (bytes > to.messageMaxBytes) fail('body', `with its attributes is ${bytes} bytes, over the ${to.messageMaxBytes} a ${to.kind} message may have${to.kind === 'queue' ? ` (SQS's ${to.maxBytes}, less ${to.maxBytes - to.messageMaxBytes} kept for a retry's state and a dead letter's reason)` : ''}`);
   return { body, attributes, bytes, groupId: tenant.groupId, deduplicationId: message.deduplicationId, delaySeconds: message.delaySeconds };
 }
 

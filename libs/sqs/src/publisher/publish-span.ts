@@ -73,7 +73,7 @@ function inject(span: Span, to: Destination, messages: EncodedMessage[], api: Op
     if (tracestate && room >= 2 && !(TRACESTATE_ATTRIBUTE in attributes)) added[TRACESTATE_ATTRIBUTE] = { DataType: 'String', StringValue: tracestate };
     // The context never costs a message its place: one at the size limit goes without it.
     const bytes = messageBytes(message.body, { ...attributes, ...added });
-    if (bytes > to.maxBytes) continue;
+    if (bytes > to.messageMaxBytes) continue;
     Object.assign(attributes, added);
     message.bytes = bytes;
   }

@@ -110,7 +110,14 @@ describe('RequeuePublisher checks every message before it sends any', () => {
   it('needs a group on FIFO, refuses per-message delay there, and refuses an oversized body', async () => {
     await rejects([{ body: 'x' }], /^message 0: groupId: is required: the queue is FIFO/, FIFO);
     await rejects([{ body: 'x', groupId: 'g', delaySeconds: 5 }], /^message 0: delaySeconds: applies to standard queues only/, FIFO);
-    await rejects([{ body: 'x'.repeat(1_048_577) }], /^message 0: body: with its attributes is 1048577 bytes, over the 1048576/);
+    await rejects([{ body: 'x'.repeat(1_048_577) }], /^message 0: body: with its attributes is 1048577 bytes, over the 1040384/);
+  });
+
+  it("refuses a message that would leave requeue no room under SQS's 1 MiB for a retry's state or a dead letter's reason", async () => {
+    await rejects([{ body: 'x'.repeat(1_040_385) }], /over the 1040384 a queue message may have \(SQS's 1048576, less 8192 kept for a retry's state and a dead letter's reason\)/);
+    const { calls, sqs } = fakeClients();
+    await new RequeuePublisher({ sqs, ...noWait }).sendBatch(QUEUE, [{ body: 'x'.repeat(1_040_384) }]);
+    expect(calls).toHaveLength(1);
   });
 
   it('sends what passes: attributes typed, the override as x-retry-policy, FIFO ids', async () => {

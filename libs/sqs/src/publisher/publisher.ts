@@ -1,6 +1,7 @@
 import { PublishBatchCommand, PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { ConfigError } from '@requeue/retry';
+import { MAX_MESSAGE_BYTES, RESERVED_BYTES } from '../message-attributes.js';
 import { chunkBatches } from './batches.js';
 import { encodeMessage, type Destination, type EncodedMessage, type OutgoingMessage } from './outgoing.js';
 import { PublishTracer } from './publish-span.js';
@@ -205,11 +206,11 @@ function sent(out: { MessageId?: string; SequenceNumber?: string }): PublishResu
 }
 
 function queueDestination(queueUrl: string): Destination {
-  return { kind: 'queue', fifo: queueUrl.endsWith('.fifo'), maxBytes: 1_048_576 };
+  return { kind: 'queue', fifo: queueUrl.endsWith('.fifo'), maxBytes: MAX_MESSAGE_BYTES, messageMaxBytes: MAX_MESSAGE_BYTES - RESERVED_BYTES };
 }
 
 function topicDestination(topicArn: string): Destination {
-  return { kind: 'topic', fifo: topicArn.endsWith('.fifo'), maxBytes: 262_144 };
+  return { kind: 'topic', fifo: topicArn.endsWith('.fifo'), maxBytes: 262_144, messageMaxBytes: 262_144 };
 }
 
 function sqsFields(message: EncodedMessage) {

@@ -23,7 +23,7 @@ function fromTraceparent(attributes: MessageAttributes): SpanContext | undefined
  * within SQS's 10 attributes and 1 MiB. They never displace anything: a message with no
  * room carries its context in `AWSTraceHeader` alone, which is outside that budget.
  */
-export function withTraceAttributes(body: string, attributes: MessageAttributes, context: SpanContext | undefined): MessageAttributes {
+export function withTraceAttributes(body: string, attributes: MessageAttributes, context: SpanContext | undefined, maxBytes?: number): MessageAttributes {
   if (!context) return attributes;
   let carried = attributes;
   const traceState = context.traceState?.serialize();
@@ -31,7 +31,7 @@ export function withTraceAttributes(body: string, attributes: MessageAttributes,
   if (traceState) wanted.push([TRACESTATE_ATTRIBUTE, traceState]);
   for (const [name, value] of wanted) {
     const candidate = { ...carried, [name]: stringAttribute(value) };
-    if (fitsInOneMessage(body, candidate)) carried = candidate;
+    if (fitsInOneMessage(body, candidate, maxBytes)) carried = candidate;
   }
   return carried;
 }
