@@ -45,9 +45,11 @@ describe('topic and subscription', () => {
 });
 
 describe('queues', () => {
-  it('main queue: 60 s visibility, 14 days retention, 20 s long polls, SSE-SQS, redrive to the DLQ after 5 receives', () => {
+  it('main queue: 60 s visibility, 14 days retention, 20 s long polls, SSE-SQS, redrive to the DLQ after 5 receives, 8 KiB under its DLQ in size', () => {
     expect(queueOf('JobsQueue').Properties).toEqual({
       QueueName: 'Requeue-jobs',
+      // Room for a dead letter's reason under the DLQ's 1 MiB.
+      MaximumMessageSize: 1_040_384,
       VisibilityTimeout: 60,
       MessageRetentionPeriod: 1_209_600,
       ReceiveMessageWaitTimeSeconds: 20,
@@ -58,7 +60,7 @@ describe('queues', () => {
 
   it('DLQ: 14 days, SSE-SQS, and a redrive allow policy naming only the main queue', () => {
     const dlq = queueOf('DeadLetter');
-    expect(dlq.Properties).toMatchObject({ QueueName: 'Requeue-jobs-dlq', MessageRetentionPeriod: 1_209_600, SqsManagedSseEnabled: true });
+    expect(dlq.Properties).toMatchObject({ QueueName: 'Requeue-jobs-dlq', MessageRetentionPeriod: 1_209_600, SqsManagedSseEnabled: true, MaximumMessageSize: 1_048_576 });
     const allow = dlq.Properties.RedriveAllowPolicy as { redrivePermission: string; sourceQueueArns: unknown[] };
     expect(allow.redrivePermission).toBe('byQueue');
     expect(allow.sourceQueueArns).toHaveLength(1);

@@ -1,11 +1,9 @@
 import type { Message } from '@aws-sdk/client-sqs';
-import { REDRIVE_BACKSTOP } from '@requeue/retry/engine';
+import { readDeadLetter } from '@requeue/sqs/dead-letters';
 import { readSimulationLedger as readLedger } from '@requeue/local-aws/simulation-ledger';
 
 /** Where a published message must end: the ledger, or the DLQ with this reason. */
 export type ExpectedEnd = { kind: 'succeeded' } | { kind: 'dead-lettered'; reason: string };
-
-/** What the redrive backstop leaves: a DLQ message with no `x-dead-letter`. */
 
 export interface Accounting {
   published: number;
@@ -43,10 +41,9 @@ export function endedIds(ledgerPath: string, deadLetters: readonly Message[]): S
   return ended;
 }
 
+/** Its `x-dead-letter` reason, or what triage files it under without one (`no-room`, `redrive-backstop`). */
 function reasonOf(message: Message): string {
-  const record = message.MessageAttributes?.['x-dead-letter']?.StringValue;
-  if (record === undefined) return REDRIVE_BACKSTOP;
-  return (JSON.parse(record) as { reason: string }).reason;
+  return readDeadLetter(message).reason;
 }
 
 /**

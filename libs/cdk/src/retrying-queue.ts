@@ -5,6 +5,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { RESERVED_BYTES } from '@requeue/retry/engine';
 import { InfraConfigError } from './errors.js';
 import { wholeNumber } from './validation.js';
 
@@ -85,6 +86,9 @@ export interface RetryingQueueProps {
  */
 export const DEFAULT_MAX_RECEIVE_COUNT = 5;
 
+/** SQS's largest `MaximumMessageSize`: the DLQ's. */
+const SQS_MAX_MESSAGE_BYTES = 1_048_576;
+
 /**
  * Why 30 on FIFO: there every retry is a receive (the visibility transport), so the
  * backstop must sit above the shipped 20 attempts, with room for crashes and for the
@@ -135,6 +139,7 @@ export class RetryingQueue extends Construct {
     this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
       ...encrypted,
       queueName: named(`${queueName}-dlq`),
+      maxMessageSizeBytes: SQS_MAX_MESSAGE_BYTES,
       // Only the main queue may use this DLQ. Its ARN is built from its name rather than
       // referenced, because the main queue already references this queue.
       redriveAllowPolicy: {
@@ -145,6 +150,10 @@ export class RetryingQueue extends Construct {
     this.queue = new sqs.Queue(this, 'Queue', {
       ...encrypted,
       queueName: named(queueName),
+      // Room under the DLQ's limit for what a dead letter carries beside the message: its
+      // reason (`x-dead-letter`) and retry state. A retry copy of a message this large
+      // cannot carry x-retry either, and waits by visibility instead.
+      maxMessageSizeBytes: SQS_MAX_MESSAGE_BYTES - RESERVED_BYTES,
       visibilityTimeout,
       ...(props.highThroughput ? { deduplicationScope: sqs.DeduplicationScope.MESSAGE_GROUP, fifoThroughputLimit: sqs.FifoThroughputLimit.PER_MESSAGE_GROUP_ID } : {}),
       receiveMessageWaitTime: Duration.seconds(20),

@@ -2,6 +2,14 @@ import { z } from 'zod';
 import { DEAD_LETTER_REASONS, type DeadLetterReason } from './error-types.js';
 import { parseAttributeJson } from './attribute-json.js';
 
+/**
+ * Bytes requeue keeps free below the DLQ's `MaximumMessageSize` for what it adds to a
+ * dead letter (`x-dead-letter`, `x-retry`, the trace context, each bounded). A source
+ * queue whose own limit is this much under its DLQ's has room for every dead letter's
+ * reason; `RetryingQueue` sets it so, and `RequeuePublisher` sends no larger message.
+ */
+export const RESERVED_BYTES = 8192;
+
 /** The attribute that carries `DeadLetterRecord` on a dead letter. */
 export const DEAD_LETTER_ATTRIBUTE = 'x-dead-letter';
 

@@ -31,3 +31,10 @@ export const DEAD_LETTER_REASONS: readonly DeadLetterReason[] = ['non-retryable'
  * filter and report such messages by.
  */
 export const REDRIVE_BACKSTOP = 'redrive-backstop';
+
+/**
+ * What a DLQ message without `x-dead-letter` that had no room for it (10 attributes, or
+ * at the size limit) is filed under: the worker sent it unchanged, and its reason is in
+ * the worker's `dead-lettered` log line carrying its id as `deadLetterMessageId`.
+ */
+export const NO_ROOM_FOR_REASON = 'no-room';

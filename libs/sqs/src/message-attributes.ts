@@ -1,5 +1,6 @@
 import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
 import { DEAD_LETTER_ATTRIBUTE, RETRY_POLICY_ATTRIBUTE, RETRY_STATE_ATTRIBUTE } from '@requeue/retry/engine';
+export { RESERVED_BYTES } from '@requeue/retry/engine';
 
 /** SQS allows at most 10 message attributes per message (SendMessage API reference). */
 export const MAX_MESSAGE_ATTRIBUTES = 10;
@@ -60,11 +61,3 @@ export function fitsInOneMessage(body: string, attributes: MessageAttributes, ma
 
 /** Which of SQS's limits left a message no room for an attribute requeue adds: its 10 attributes, or its size. */
 export type NoRoom = 'attributes' | 'size';
-
-/**
- * Bytes requeue keeps free below the DLQ's `MaximumMessageSize` for what it adds to a
- * dead letter (`x-dead-letter`, `x-retry`, the trace context, each bounded). A source
- * queue whose own limit leaves this much room under its DLQ's has room for every dead
- * letter's reason; `RetryingQueue` sets it so.
- */
-export const RESERVED_BYTES = 8192;

@@ -1,6 +1,6 @@
 import { queueUnavailable } from './queue-unavailable.js';
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { MAX_MESSAGE_BYTES } from './message-attributes.js';
+import { MAX_MESSAGE_BYTES, RESERVED_BYTES } from './message-attributes.js';
 
 /** What the worker needs to know of its queue before it receives. */
 export interface QueueFacts {
@@ -14,8 +14,6 @@ export interface QueueFacts {
    * a receive). 0 when off.
    */
   retryInPlaceSeconds: number;
-  /** The longest deferral (a paused dependency, a `Retry-After`) any message spends in the worker: no SQS call, no receive. */
-  deferInPlaceSeconds: number;
   /** The queue's `MaximumMessageSize`: a retry copy must fit within it. */
   maximumMessageSize: number;
   /** The DLQ's `MaximumMessageSize`: a dead letter must fit within it. */
@@ -24,8 +22,6 @@ export interface QueueFacts {
 
 /** The default bound on a wait in place: long enough for the first backoffs, short enough that a held slot is not missed. */
 const DEFAULT_IN_PLACE_SECONDS = 60;
-/** A deferral this short is held in its slot: a copy would cost a send, a delete and a receive to wait a few seconds. */
-const DEFER_IN_PLACE_SECONDS = 5;
 
 export interface GivenQueueFacts {
   visibilityTimeoutSeconds?: number;
@@ -38,9 +34,8 @@ export interface GivenQueueFacts {
  * message within one timeout, as soon as the hidden retry would have. The heartbeat keeps
  * it invisible meanwhile.
  */
-function inPlaceBounds(fifo: boolean, visibilityTimeoutSeconds: number, given: number | undefined): Pick<QueueFacts, 'retryInPlaceSeconds' | 'deferInPlaceSeconds'> {
-  const retryInPlaceSeconds = Math.min(fifo ? (given ?? DEFAULT_IN_PLACE_SECONDS) : DEFAULT_IN_PLACE_SECONDS, visibilityTimeoutSeconds);
-  return { retryInPlaceSeconds, deferInPlaceSeconds: fifo ? retryInPlaceSeconds : Math.min(DEFER_IN_PLACE_SECONDS, retryInPlaceSeconds) };
+function inPlaceBounds(fifo: boolean, visibilityTimeoutSeconds: number, given: number | undefined): Pick<QueueFacts, 'retryInPlaceSeconds'> {
+  return { retryInPlaceSeconds: Math.min(fifo ? (given ?? DEFAULT_IN_PLACE_SECONDS) : DEFAULT_IN_PLACE_SECONDS, visibilityTimeoutSeconds) };
 }
 
 /**
@@ -91,4 +86,18 @@ async function readMaximumMessageSize(sqs: SQSClient, queueUrl: string): Promise
 function sizeOf(raw: string | undefined): number {
   const parsed = Number(raw);
   return Number.isInteger(parsed) && parsed > 0 ? parsed : MAX_MESSAGE_BYTES;
+}
+
+/**
+ * What to change when the two queues leave a dead letter no room for its reason: a message
+ * as large as the queue takes, plus `x-dead-letter`, must fit within the DLQ's limit.
+ */
+export function deadLetterRoomProblem(facts: Pick<QueueFacts, 'maximumMessageSize' | 'deadLetterMaximumMessageSize'>): string | undefined {
+  const { maximumMessageSize, deadLetterMaximumMessageSize } = facts;
+  if (maximumMessageSize + RESERVED_BYTES <= deadLetterMaximumMessageSize) return undefined;
+  return (
+    `the queue takes messages of up to ${maximumMessageSize} bytes and its DLQ up to ${deadLetterMaximumMessageSize}: a dead letter larger than ` +
+    `${deadLetterMaximumMessageSize - RESERVED_BYTES} bytes goes without its reason (x-dead-letter). Set the queue's MaximumMessageSize to at most ` +
+    `${deadLetterMaximumMessageSize - RESERVED_BYTES} (RetryingQueue does), or the DLQ's to ${Math.min(MAX_MESSAGE_BYTES, maximumMessageSize + RESERVED_BYTES)}`
+  );
 }

@@ -22,7 +22,7 @@ import { MessageTracer } from './tracing/message-tracer.js';
 import { otel } from './tracing/otel-api.js';
 import { taskProtectionFor } from './protection/resolve.js';
 import type { TaskProtection } from './protection/task-protection.js';
-import { readQueueFacts } from './queue-facts.js';
+import { deadLetterRoomProblem, readQueueFacts } from './queue-facts.js';
 import { ScheduledRetries, type ScheduledRetry } from './scheduled-retries.js';
 import { OutcomeExecutor } from './delivery/execute-outcome.js';
 import { sleep } from './sleep.js';
@@ -111,6 +111,8 @@ export class SqsWorker<Body = unknown> {
     if (this.running) throw new SqsWorkerConfigError('start', 'the worker is already started');
     const { options } = this;
     const facts = await readQueueFacts(options.sqs, options.queueUrl, options, options.deadLetterQueueUrl);
+    const noRoom = deadLetterRoomProblem(facts);
+    if (noRoom) options.logger.warn({ queueUrl: options.queueUrl, deadLetterQueueUrl: options.deadLetterQueueUrl }, noRoom);
     const heartbeat = new VisibilityHeartbeat({
       batch: this.batch,
       queueUrl: options.queueUrl,

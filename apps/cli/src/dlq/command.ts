@@ -1,6 +1,6 @@
 import { parseCommandArgs, parseDuration, parsePositiveInteger, parseRate } from '../args.js';
 import { CliError, CliUsageError } from '../errors.js';
-import { DEAD_LETTER_REASONS, REDRIVE_BACKSTOP, RetryStateSigner } from '@requeue/retry/engine';
+import { DEAD_LETTER_REASONS, NO_ROOM_FOR_REASON, REDRIVE_BACKSTOP, RetryStateSigner } from '@requeue/retry/engine';
 import { DeadLetterOperationError, discardDeadLetters, replayDeadLetters, triageDeadLetters, type DlqEntry, type DlqFilter } from '@requeue/sqs/dead-letters';
 import { entryJson, entryTable, triageJson, triageTable } from './format.js';
 import { listDeadLetters } from './list.js';
@@ -36,7 +36,7 @@ const filterOptions = {
   json: { type: 'boolean', default: false },
 } as const;
 
-const REASONS = [...DEAD_LETTER_REASONS, REDRIVE_BACKSTOP];
+const REASONS = [...DEAD_LETTER_REASONS, NO_ROOM_FOR_REASON, REDRIVE_BACKSTOP];
 
 function filterFrom(values: { reason?: string; 'error-type'?: string; 'older-than'?: string; group?: string }): DlqFilter {
   if (values.reason !== undefined && !REASONS.includes(values.reason)) throw new CliUsageError(`--reason must be one of ${REASONS.join(', ')}, got ${JSON.stringify(values.reason)}`);

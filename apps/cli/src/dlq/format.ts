@@ -1,3 +1,4 @@
+import { NO_ROOM_FOR_REASON } from '@requeue/retry/engine';
 import { deadLetterSummary, type DlqEntry, type TriageResult } from '@requeue/sqs/dead-letters';
 
 const iso = (ms: number | undefined) => (ms === undefined ? '-' : new Date(ms).toISOString().replace('.000Z', 'Z'));
@@ -77,5 +78,9 @@ export function triageTable(result: TriageResult): string {
   const short =
     result.behindInGroups > 0 ? behindNote(result.behindInGroups) : result.visibleBefore > result.total ? `\nSQS counted ${result.visibleBefore} visible before the read: run triage again to read the rest` : '';
   const cost = `read with ${result.calls.receives} receives and ${result.calls.releases} release calls; every message is visible again`;
-  return [line(header), ...rows.map(line), `${result.total} dead letter(s) in ${result.groups.length} group(s); ${cost}${short}`].join('\n');
+  const noRoom = result.groups.find((group) => group.reason === NO_ROOM_FOR_REASON);
+  const noRoomNote = noRoom
+    ? `\n${NO_ROOM_FOR_REASON}: the worker sent these without x-dead-letter (10 attributes, or at the size limit); its log's dead-lettered line with deadLetterMessageId ${noRoom.example.messageId} has the reason`
+    : '';
+  return [line(header), ...rows.map(line), `${result.total} dead letter(s) in ${result.groups.length} group(s); ${cost}${short}${noRoomNote}`].join('\n');
 }

@@ -87,6 +87,7 @@ export class Dependency {
     if (ticket.breaker && (ticket.sampled || ticket.breaker.probe)) this.breaker?.record(ticket.breaker, breakerResult(outcome));
     if (outcome.kind === 'success') {
       this.consecutivePauses = 0;
+      this.evidence.succeeded(now);
       this.limit?.onSuccess();
       this.pace?.onSuccess(now, this.startedThisCycle(ticket.startedAt));
     } else if (outcome.kind === 'unavailable' && this.breaker?.state !== 'closed') {
@@ -94,14 +95,23 @@ export class Dependency {
       // 30% mix of them would otherwise halve the limit every round trip, down to 1.
       this.limit?.onOverload(ticket.startedAt);
     }
-    // Once the dependency is paced or paused, every 429 measures it; before, only enough of
-    // them. A 429 that is one message's own (a path limited for it alone) leaves the limit
-    // as it is: halving it for each would hold every other message at 1 call for minutes.
-    if (outcome.kind === 'rate-limited' && (this.evidence.record(now, outcome.firstRateLimit ?? true) || this.pushingBack)) {
-      this.limit?.onOverload(ticket.startedAt);
-      this.onRateLimited(ticket.startedAt, outcome.retryAfterMs, now);
-    }
+    if (outcome.kind === 'rate-limited') this.rateLimited(ticket, outcome, now);
     this.pump();
+  }
+
+  /**
+   * A 429 acts on the dependency (its limit, pace and pause) only as a message's first:
+   * one rejected again on its retry is that message's own limit (a path limited for it
+   * alone), and each of its retries re-measuring the pace from the few calls let through
+   * since would spiral every other message down to one call every few seconds. Before the
+   * dependency pushes back, it takes enough first 429s (`RateLimitEvidence`); once it does,
+   * each one measures it.
+   */
+  private rateLimited(ticket: DependencyTicket, outcome: Extract<CallOutcome, { kind: 'rate-limited' }>, now: number): void {
+    const first = outcome.firstRateLimit ?? true;
+    if (!(this.evidence.record(now, first) || this.pushingBack) || !first) return;
+    this.limit?.onOverload(ticket.startedAt);
+    this.onRateLimited(ticket.startedAt, outcome.retryAfterMs, now);
   }
 
   /**

@@ -25,6 +25,19 @@ describe('RateLimitEvidence', () => {
     expect(evidence.record(START + 6000, true)).toBe(false);
     expect(evidence.record(START + 6500, true)).toBe(true);
   });
+
+  it('is not convinced while the rejected are under a quarter of the calls: a few messages limited on their own paths', () => {
+    const evidence = new RateLimitEvidence(3);
+    for (let i = 0; i < 20; i++) evidence.succeeded(START + i);
+    // 5 first 429s beside 20 successes: a fifth of the calls.
+    for (let i = 0; i < 5; i++) expect(evidence.record(START + 100 + i, true)).toBe(false);
+    // Two more make 7 of 27, over a quarter: the dependency limits everyone.
+    expect(evidence.record(START + 200, true)).toBe(false);
+    expect(evidence.record(START + 201, true)).toBe(true);
+    // Five seconds on, the old successes no longer dilute: three fresh first 429s convince.
+    for (let i = 0; i < 2; i++) evidence.record(START + 6000 + i, true);
+    expect(evidence.record(START + 6002, true)).toBe(true);
+  });
 });
 
 describe('a dependency and one message’s 429', () => {

@@ -13,7 +13,7 @@
  *
  * @packageDocumentation
  */
-export { DEAD_LETTER_ATTRIBUTE, DEAD_LETTER_REASONS, parseDeadLetterRecord, REDRIVE_BACKSTOP, type DeadLetterRecord } from '@requeue/retry/engine';
+export { DEAD_LETTER_ATTRIBUTE, DEAD_LETTER_REASONS, NO_ROOM_FOR_REASON, parseDeadLetterRecord, REDRIVE_BACKSTOP, type DeadLetterRecord } from '@requeue/retry/engine';
 export { discardDeadLetters } from './discard.js';
 export { DeadLetterOperationError } from './errors.js';
 export { redriveDeadLetters } from './redrive.js';
@@ -24,5 +24,5 @@ export { errorFingerprint } from './fingerprint.js';
 export { deadLetterGroupId, groupDeadLetters, triageDeadLetters, type DeadLetterGroup, type TriageResult } from './triage.js';
 export { replayDeadLetters, type ReplayOptions, type ReplayResult } from './replay.js';
 export type { SendBackOptions } from './send-back.js';
-export { deadLetterSummary, releaseDeadLetters, scanDlq, type DeadLetterQueue, type DlqEntry, type DlqFilter } from './scan.js';
+export { deadLetterSummary, toEntry as readDeadLetter, releaseDeadLetters, scanDlq, type DeadLetterQueue, type DlqEntry, type DlqFilter } from './scan.js';
 export { queueDepth, type QueueDepth } from '../queue-depth.js';

@@ -2,7 +2,8 @@ import { queueDepth } from '../queue-depth.js';
 import { unwrapSnsEnvelope } from '../sns-envelope.js';
 import { causeId, deadLetterCause, type DeadLetterCause } from './cause.js';
 import { ChangeMessageVisibilityBatchCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
-import { parseDeadLetterRecord, REDRIVE_BACKSTOP, type DeadLetterRecord } from '@requeue/retry/engine';
+import { NO_ROOM_FOR_REASON, parseDeadLetterRecord, REDRIVE_BACKSTOP, type DeadLetterRecord } from '@requeue/retry/engine';
+import { MAX_MESSAGE_ATTRIBUTES, MAX_MESSAGE_BYTES, messageBytes, RESERVED_BYTES, type MessageAttributes } from '../message-attributes.js';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 
 /** A dead-letter queue and the client to reach it. */
@@ -19,7 +20,7 @@ export interface DlqEntry {
   message: Message;
   /** The worker's `x-dead-letter`, when the message has a valid one. */
   record: DeadLetterRecord | undefined;
-  /** `x-dead-letter.reason`, or `redrive-backstop` for a message SQS moved itself. */
+  /** `x-dead-letter.reason`; `no-room` for one the worker sent without it (no room: its reason is in the worker's log); else `redrive-backstop`, moved by SQS itself. */
   reason: string;
   /** The last failure's error type, or `UNKNOWN`. */
   errorType: string;
@@ -63,12 +64,21 @@ export function toEntry(message: Message): DlqEntry {
   return {
     message,
     record,
-    reason: record?.reason ?? REDRIVE_BACKSTOP,
+    reason: record?.reason ?? (hadNoRoom(message) ? NO_ROOM_FOR_REASON : REDRIVE_BACKSTOP),
     errorType: record?.errorType ?? 'UNKNOWN',
     attempts: record?.attempts ?? Number(message.Attributes?.ApproximateReceiveCount ?? 0),
     firstReceivedAt: record?.firstReceivedAt ?? (Number.isFinite(sent) ? sent : undefined),
     deadLetteredAt: record?.deadLetteredAt ?? (Number.isFinite(sent) ? sent : undefined),
   };
+}
+
+/**
+ * A dead letter without `x-dead-letter` that could not have carried it: 10 attributes, or
+ * within the room requeue keeps under SQS's size limit. The worker sent it as it was.
+ */
+function hadNoRoom(message: Message): boolean {
+  const attributes = (message.MessageAttributes ?? {}) as MessageAttributes;
+  return Object.keys(attributes).length >= MAX_MESSAGE_ATTRIBUTES || messageBytes(message.Body ?? '', attributes) > MAX_MESSAGE_BYTES - RESERVED_BYTES;
 }
 
 /** The SNS MessageId in a body that is an SNS envelope (dead letters keep the body byte for byte), else null. */

@@ -15,7 +15,7 @@ export interface DeliveryFacts<V extends Verdict = Verdict> {
   message: DecodedMessage;
   verdict: V;
   policy: EnginePolicy;
-  queue: Pick<QueueFacts, 'fifo' | 'maxReceiveCount' | 'retryInPlaceSeconds' | 'deferInPlaceSeconds' | 'maximumMessageSize'>;
+  queue: Pick<QueueFacts, 'fifo' | 'maxReceiveCount' | 'retryInPlaceSeconds' | 'maximumMessageSize'>;
   signer: RetryStateSigner;
   now: number;
   random: Random;
@@ -87,29 +87,27 @@ function deferred(facts: DeliveryFacts, decision: HopDecision | DeadLetterDecisi
 
 /**
  * How a message that ran, or was stopped at its gate, waits. A wait spent in place holds
- * the message in the worker, the heartbeat keeping it invisible: no SQS call, and no
- * receive that would raise its count toward the queue's `maxReceiveCount`.
+ * the message (and its slot) in the worker, the heartbeat keeping it invisible: no SQS
+ * call, and no receive that would raise its count toward the queue's `maxReceiveCount`.
  * - FIFO: any wait within `retryInPlaceSeconds`, the group held behind it (handing the
  *   group back would raise every held message's receive count).
- * - Any queue: a deferral within `deferInPlaceSeconds` (a pause, a `Retry-After`).
- * - A message with no room for `x-retry`: a wait within `retryInPlaceSeconds`; past it,
- *   the visibility transport, and at the receive limit a deferral still waits in place
- *   (a receive more would hand it to SQS's redrive without a reason).
+ * - Standard: a copy, whose receive count starts again. A message with no room for
+ *   `x-retry` waits in place within `retryInPlaceSeconds`; past it, by visibility, and at
+ *   the receive limit a deferral still waits in place (a receive more would hand it to
+ *   SQS's redrive without a reason).
  */
 function waitOutcome(facts: DeliveryFacts, wait: Wait): Outcome | InPlaceOutcome {
   const { message, queue, now } = facts;
   const seconds = secondsUntilDue(message, wait.decision, now);
   const inPlace = (): InPlaceOutcome => ({ kind: 'in-place', wait, seconds, ifStopped: hideOutcome(facts, wait) });
   // A bound of 0 turns waiting in place off (the Lambda adapter: a wait would be billed time).
-  const within = (bound: number) => bound > 0 && seconds <= bound;
-  const shortDeferral = wait.kind === 'deferred' && within(queue.deferInPlaceSeconds);
-  if (queue.fifo) return within(queue.retryInPlaceSeconds) || shortDeferral ? inPlace() : hideOutcome(facts, wait);
-  if (shortDeferral) return inPlace();
+  const within = queue.retryInPlaceSeconds > 0 && seconds <= queue.retryInPlaceSeconds;
+  if (queue.fifo) return within ? inPlace() : hideOutcome(facts, wait);
   const copy = copyOutcome(facts, wait);
   if (copy) return copy;
   const atReceiveLimit = queue.maxReceiveCount !== undefined && message.receiveCount >= queue.maxReceiveCount;
   const keptFromRedrive = wait.kind === 'deferred' && atReceiveLimit && queue.retryInPlaceSeconds > 0;
-  return within(queue.retryInPlaceSeconds) || keptFromRedrive ? inPlace() : hideOutcome(facts, wait);
+  return within || keptFromRedrive ? inPlace() : hideOutcome(facts, wait);
 }
 
 /** A wait before the message ran (its `notBefore`): a copy where it has room, else the visibility transport. */
