@@ -27,9 +27,12 @@ let counter = 0;
  * which listens on every interface: only those suites need state to survive a restart.
  */
 export async function startEmulator(options: { port?: number; dataDir?: string } = {}) {
-  const server: { port: number; stop(): Promise<void> } = options.dataDir
-    ? await startFauxqs({ port: options.port ?? 0, logger: false, dataDir: options.dataDir })
-    : await startLoopbackEmulator(options.port ?? 0);
+  const other = otherImplementation();
+  const server: { port: number; stop(): Promise<void> } = other
+    ? other
+    : options.dataDir
+      ? await startFauxqs({ port: options.port ?? 0, logger: false, dataDir: options.dataDir })
+      : await startLoopbackEmulator(options.port ?? 0);
   const endpoint = `http://127.0.0.1:${server.port}`;
   const sqs = new SQSClient({ endpoint, region: TEST_REGION, credentials });
   const sns = new SNSClient({ endpoint, region: TEST_REGION, credentials });
@@ -53,6 +56,19 @@ export async function startEmulator(options: { port?: number; dataDir?: string }
       await server.stop();
     },
   };
+}
+
+/**
+ * `REQUEUE_TEST_SQS_ENDPOINT=http://127.0.0.1:<port>` runs the suites against another SQS
+ * and SNS implementation already listening there (moto, LocalStack) instead of fauxqs:
+ * loopback only, so no suite ever reaches AWS.
+ */
+function otherImplementation(): { port: number; stop(): Promise<void> } | undefined {
+  const given = process.env.REQUEUE_TEST_SQS_ENDPOINT;
+  if (!given) return undefined;
+  const url = new URL(given);
+  if (url.hostname !== '127.0.0.1' || !url.port) throw new Error(`REQUEUE_TEST_SQS_ENDPOINT must be http://127.0.0.1:<port>, got ${given}`);
+  return { port: Number(url.port), stop: async () => undefined };
 }
 
 interface StackQueueOptions {

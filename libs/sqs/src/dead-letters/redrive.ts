@@ -20,9 +20,7 @@ export async function redriveDeadLetters(target: DeadLetterQueue & { endpoint?: 
     );
     return task.TaskHandle ?? '';
   } catch (cause) {
-    const name = (cause as { name?: string }).name ?? '';
-    const unsupported = /UnknownOperation|InvalidAction|NotImplemented|UnsupportedOperation|not (supported|implemented)/i.test(`${name} ${(cause as Error).message}`);
-    if (unsupported) {
+    if (unsupportedAnswer(cause)) {
       throw new DeadLetterOperationError(
         `this endpoint (${target.endpoint ?? 'AWS'}) does not support StartMessageMoveTask (whole-queue redrive): drop --move-task for requeue's own redrive (\`requeue dlq redrive --all\`: message by message, a canary first, filters), or use \`requeue dlq replay\``,
         { cause },
@@ -30,4 +28,14 @@ export async function redriveDeadLetters(target: DeadLetterQueue & { endpoint?: 
     }
     throw cause;
   }
+}
+
+/**
+ * How an endpoint without the operation answers: an SQS error naming it unknown, or
+ * (some emulators) a page that is not SQS's JSON at all, or a 404 or 501.
+ */
+function unsupportedAnswer(cause: unknown): boolean {
+  const { name = '', message = '' } = cause as { name?: string; message?: string };
+  const status = (cause as { $response?: { statusCode?: number }; $metadata?: { httpStatusCode?: number } }).$response?.statusCode ?? (cause as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  return /UnknownOperation|InvalidAction|NotImplemented|UnsupportedOperation|not (supported|implemented)/i.test(`${name} ${message}`) || name === 'SyntaxError' || status === 404 || status === 501;
 }
