@@ -229,7 +229,7 @@ export class SqsFake {
   private attributes() {
     const { visibilityTimeoutSeconds = 30, maxReceiveCount } = this.options;
     const redrive = maxReceiveCount === undefined ? {} : { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: 'arn:aws:sqs:us-east-1:000000000000:dlq', maxReceiveCount }) };
-    return { Attributes: { VisibilityTimeout: String(visibilityTimeoutSeconds), ...redrive } };
+    return { Attributes: { VisibilityTimeout: String(visibilityTimeoutSeconds), MaximumMessageSize: String(this.options.maximumMessageSize ?? SQS_LIMITS.messageBytes), ...redrive } };
   }
 
   private waitForWork(maxMs: number): Promise<void> {
