@@ -63,3 +63,43 @@ describe('MessageSlots: how many messages may settle at once', () => {
     expect(settleUntilFull(10)).toBe(30);
   });
 });
+
+describe('MessageSlots: a message waiting in the worker', () => {
+  it('parks its running slot for the next message, takes one again ahead of those not yet started, and holds its place meanwhile', async () => {
+    const slots = new MessageSlots(1, 2, () => 0);
+    const started: string[] = [];
+    const slotOf = new Map<string, MessageSlot>();
+    const receive = (id: string) => {
+      slots.held.reserve(1);
+      slots.admit((slot) => {
+        started.push(id);
+        slotOf.set(id, slot);
+      }, async () => undefined);
+    };
+    receive('waiting');
+    receive('next');
+    receive('later');
+    expect(started).toEqual(['waiting']);
+    expect(slotOf.get('waiting')!.park()).toBe(true);
+    expect(started).toEqual(['waiting', 'next']);
+    // Its held slot stays taken: the poller may not receive past what the worker keeps in memory.
+    expect(slots.inFlight).toBe(3);
+    const resumed = slotOf.get('waiting')!.unpark();
+    slotOf.get('next')!.handOff();
+    await resumed;
+    // The running slot 'next' left went to the parked message, not to 'later'.
+    expect(started).toEqual(['waiting', 'next']);
+    expect(slots.running.inUse).toBe(1);
+    slotOf.get('waiting')!.handOff();
+    expect(started).toEqual(['waiting', 'next', 'later']);
+  });
+
+  it('keeps its running slot when it may not park: not running, or every settling place taken', () => {
+    const slots = new MessageSlots(1, 0, () => 0);
+    let slot: MessageSlot | undefined;
+    slots.held.reserve(1);
+    slots.admit((given) => (slot = given), async () => undefined);
+    slot!.handOff();
+    expect(slot!.park()).toBe(false);
+  });
+});

@@ -42,6 +42,8 @@ export class MessageSlots {
   private readonly lookahead: ReceiveLookahead;
   /** Set while the first handler of a busy period waits for `activity.busy()`. */
   private gate: Promise<void> | undefined;
+  /** Parked messages whose wait is over, waiting for a running slot: served before new ones. */
+  private readonly resuming: Array<() => void> = [];
 
   constructor(
     private readonly maxInFlight: number,
@@ -151,6 +153,7 @@ export class MessageSlots {
         return;
       }
     }
+    while (this.resuming.length > 0 && this.running.reserve(1) === 1) this.resuming.shift()!();
     let started = 0;
     // While several tenants are active, a capped tenant leaves its slots free for the others' next messages.
     const keepCap = this.recentTenants?.several ?? false;
@@ -193,14 +196,15 @@ export class MessageSlots {
   }
 
   private slot(tenant: string): MessageSlot {
-    let state: 'running' | 'settling' | 'done' = 'running';
+    let state: 'running' | 'parked' | 'settling' | 'done' = 'running';
     this.waiting.started(tenant);
-    const leaveRunning = () => {
+    // A parked message keeps its held slot, and the worker stays busy (task protection) while it waits.
+    const leaveRunning = (parking = false) => {
       this.waiting.finished(tenant);
       this.running.release(1);
-      this.held.release(1);
+      if (!parking) this.held.release(1);
       this.startWaiting();
-      if (this.running.inUse === 0) this.activity?.idle();
+      if (!parking && this.running.inUse === 0) this.activity?.idle();
     };
     return {
       handOff: () => {
@@ -209,19 +213,44 @@ export class MessageSlots {
           leaveRunning();
         }
       },
+      // Parked, it counts among the settling (shutdown waits for it) and keeps its held slot.
+      park: () => {
+        if (state !== 'running' || this.settling.reserve(1) !== 1) return false;
+        state = 'parked';
+        leaveRunning(true);
+        return true;
+      },
+      unpark: async () => {
+        if (state !== 'parked') return;
+        await new Promise<void>((resolve) => {
+          this.resuming.push(resolve);
+          this.startWaiting();
+        });
+        this.settling.release(1);
+        this.waiting.started(tenant);
+        state = 'running';
+      },
       done: () => {
         if (state === 'done') return;
         this.received--;
         if (state === 'running') leaveRunning();
         else this.settling.release(1);
+        if (state === 'parked') this.held.release(1);
         state = 'done';
       },
     };
   }
 }
 
-/** One message's slot: `handOff` once its handler is done, `done` once it is settled. */
+/**
+ * One message's slot: `handOff` once its handler is done, `done` once it is settled. A
+ * message waiting in the worker between two runs `park`s its running slot for the others
+ * (false when it may not: it keeps it) and `unpark`s before it runs again, ahead of the
+ * messages not yet started.
+ */
 export interface MessageSlot {
   handOff(): void;
+  park(): boolean;
+  unpark(): Promise<void>;
   done(): void;
 }

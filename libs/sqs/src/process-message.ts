@@ -19,8 +19,12 @@ import type { QueueFacts } from './queue-facts.js';
 import type { Claim, IdempotencyGuard } from './idempotency/guard.js';
 import type { DeliveryFacts as TraceFacts, MessageTracer } from './tracing/message-tracer.js';
 import type { UnusedReceives } from './unused-receives.js';
+import type { MessageSlot } from './message-slots.js';
 
 const RECEIVED = { kind: 'received' } as const;
+
+/** What a message waiting in place does with its running slot (`MessageSlot`). */
+export type SlotParking = Pick<MessageSlot, 'park' | 'unpark'>;
 
 export interface ProcessContext {
   options: ResolvedWorkerOptions;
@@ -50,7 +54,8 @@ export interface ProcessContext {
 export class MessageProcessor {
   constructor(private readonly context: ProcessContext) {}
 
-  async process(raw: Message, receivedAt: number, handOffSlot: () => void): Promise<Settled> {
+  /** `parking`: the message's slot, which a wait in the worker on a standard queue leaves for the others while it lasts. */
+  async process(raw: Message, receivedAt: number, handOffSlot: () => void, parking?: SlotParking): Promise<Settled> {
     const { options, executor, unusedReceives, tracer } = this.context;
     const decoded = decodeMessage(raw, receivedAt, { unusedReceives: unusedReceives.of(raw.MessageId ?? ''), parseOverride: options.retryPolicy.parseOverride, traced: tracer !== undefined, signer: options.retryStateSigner });
     const message = decoded.message;
@@ -62,7 +67,7 @@ export class MessageProcessor {
       }
       const start = decideDelivery(this.decisionFacts(message, RECEIVED, receivedAt));
       if (start.kind !== 'run') return await executor.execute(message, start, handOffSlot);
-      return await this.settle(message, await this.runToVerdict(message), handOffSlot);
+      return await this.settle(message, await this.runToVerdict(message), handOffSlot, parking);
     } catch (unexpected) {
       // Nothing a message does may end the worker. The message is left as it is and
       // reappears after its visibility timeout.
@@ -74,14 +79,20 @@ export class MessageProcessor {
     }
   }
 
-  /** Decides and acts; a FIFO head whose wait is short runs again here, its group held, until it settles. */
-  private async settle(message: DecodedMessage, verdict: FinalVerdict, handOffSlot: () => void): Promise<Settled> {
+  /**
+   * Decides and acts; a message whose wait is spent in place runs again here until it
+   * settles. A FIFO head keeps its running slot (its group is held behind it anyway); on a
+   * standard queue the slot is parked for the others while the message waits.
+   */
+  private async settle(message: DecodedMessage, verdict: FinalVerdict, handOffSlot: () => void, parking?: SlotParking): Promise<Settled> {
     let outcome = this.decideFinal(message, verdict);
     while (outcome.kind === 'in-place') {
+      const parked = !this.context.facts.fifo && parking !== undefined && parking.park();
       if (!(await this.waitInPlace(message, outcome))) {
         outcome = outcome.ifStopped;
         break;
       }
+      if (parked) await parking.unpark();
       outcome = this.decideFinal(message, await this.runToVerdict(message));
     }
     return this.context.executor.execute(message, outcome, handOffSlot);

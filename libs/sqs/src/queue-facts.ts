@@ -14,6 +14,12 @@ export interface QueueFacts {
    * a receive). 0 when off.
    */
   retryInPlaceSeconds: number;
+  /**
+   * The longest deferral (a paused dependency, a `Retry-After`) a message of a standard
+   * queue spends in the worker, its running slot parked for the others: no send, delete
+   * or receive. 0 when off.
+   */
+  deferInPlaceSeconds: number;
   /** The queue's `MaximumMessageSize`: a retry copy must fit within it. */
   maximumMessageSize: number;
   /** The DLQ's `MaximumMessageSize`: a dead letter must fit within it. */
@@ -22,6 +28,12 @@ export interface QueueFacts {
 
 /** The default bound on a wait in place: long enough for the first backoffs, short enough that a held slot is not missed. */
 const DEFAULT_IN_PLACE_SECONDS = 60;
+/**
+ * A deferral this short waits in the worker: a copy would cost a send, a delete and a
+ * receive to wait a few seconds. Longer, the message (it holds a place the poller could
+ * fill) goes back to SQS.
+ */
+const DEFER_IN_PLACE_SECONDS = 20;
 
 export interface GivenQueueFacts {
   visibilityTimeoutSeconds?: number;
@@ -34,8 +46,9 @@ export interface GivenQueueFacts {
  * message within one timeout, as soon as the hidden retry would have. The heartbeat keeps
  * it invisible meanwhile.
  */
-function inPlaceBounds(fifo: boolean, visibilityTimeoutSeconds: number, given: number | undefined): Pick<QueueFacts, 'retryInPlaceSeconds'> {
-  return { retryInPlaceSeconds: Math.min(fifo ? (given ?? DEFAULT_IN_PLACE_SECONDS) : DEFAULT_IN_PLACE_SECONDS, visibilityTimeoutSeconds) };
+function inPlaceBounds(fifo: boolean, visibilityTimeoutSeconds: number, given: number | undefined): Pick<QueueFacts, 'retryInPlaceSeconds' | 'deferInPlaceSeconds'> {
+  const retryInPlaceSeconds = Math.min(fifo ? (given ?? DEFAULT_IN_PLACE_SECONDS) : DEFAULT_IN_PLACE_SECONDS, visibilityTimeoutSeconds);
+  return { retryInPlaceSeconds, deferInPlaceSeconds: fifo ? 0 : Math.min(DEFER_IN_PLACE_SECONDS, visibilityTimeoutSeconds) };
 }
 
 /**

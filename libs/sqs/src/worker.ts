@@ -269,10 +269,10 @@ export class SqsWorker<Body = unknown> {
     // Tracked from now: a message may wait prefetched, behind its FIFO group or for its dependency.
     running.heartbeat.track(received.receiptHandle, received.messageId, receivedAt);
     const groupId = running.fifo ? message.Attributes?.MessageGroupId : undefined;
-    const run = (handOff: () => void) => running.processor.process(message, receivedAt, handOff);
     this.slots.admit(
       (slot) => {
-        const processing = groupId === undefined ? run(slot.handOff) : this.groups.run(groupId, () => run(slot.handOff), async () => void (await running.executor.execute(received, RELEASE)));
+        const run = () => running.processor.process(message, receivedAt, slot.handOff, slot);
+        const processing = groupId === undefined ? run() : this.groups.run(groupId, run, async () => void (await running.executor.execute(received, RELEASE)));
         void processing.finally(slot.done);
       },
       async () => void (await running.executor.execute(received, RELEASE)),

@@ -28,7 +28,7 @@ function delivered({ state, receiveCount = 1, userAttributes = 0 }: Delivery = {
 
 /** A queue's facts: in-place waits off and SQS's largest size unless said. */
 function q(facts: Partial<DeliveryFacts['queue']> = {}): DeliveryFacts['queue'] {
-  return { fifo: false, maxReceiveCount: undefined, retryInPlaceSeconds: 0, maximumMessageSize: 1_048_576, ...facts };
+  return { fifo: false, maxReceiveCount: undefined, retryInPlaceSeconds: 0, deferInPlaceSeconds: 0, maximumMessageSize: 1_048_576, ...facts };
 }
 
 function decide(verdict: FinalVerdict, delivery: Delivery = {}, queue: DeliveryFacts['queue'] = q()) {
@@ -141,10 +141,11 @@ describe('decideDelivery: after the handler ran', () => {
     expect(copyFallback).toMatchObject({ kind: 'copy', ifSendFails: { kind: 'dead-letter', reason: 'max-attempts' } });
   });
 
-  it('on a standard queue, waits by copy, a deferral however short: a message held in its slot would keep the others from running', () => {
-    const queue = q({ retryInPlaceSeconds: 60 });
+  it('on a standard queue, spends a short deferral in the worker (no send, delete or receive), and copies a longer one and every retry', () => {
+    const queue = q({ retryInPlaceSeconds: 60, deferInPlaceSeconds: 20 });
     const paused = (ms: number): FinalVerdict => ({ kind: 'gate-closed', untilMs: NOW + ms, cause: 'rate-limited', dependency: 'api' });
-    expect(decide(paused(3_000), {}, queue)).toMatchObject({ kind: 'copy', wait: { kind: 'deferred', decision: { state: { attempt: 1 } } } });
+    expect(decide(paused(3_000), {}, queue)).toMatchObject({ kind: 'in-place', seconds: 3, wait: { kind: 'deferred', decision: { state: { attempt: 1 } } } });
+    expect(decide(paused(30_000), {}, queue)).toMatchObject({ kind: 'copy', wait: { kind: 'deferred' } });
     expect(decide({ kind: 'failed', failure: TIMEOUT }, {}, queue)).toMatchObject({ kind: 'copy', wait: { kind: 'retry' } });
   });
 

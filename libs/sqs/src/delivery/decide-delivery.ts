@@ -15,7 +15,7 @@ export interface DeliveryFacts<V extends Verdict = Verdict> {
   message: DecodedMessage;
   verdict: V;
   policy: EnginePolicy;
-  queue: Pick<QueueFacts, 'fifo' | 'maxReceiveCount' | 'retryInPlaceSeconds' | 'maximumMessageSize'>;
+  queue: Pick<QueueFacts, 'fifo' | 'maxReceiveCount' | 'retryInPlaceSeconds' | 'deferInPlaceSeconds' | 'maximumMessageSize'>;
   signer: RetryStateSigner;
   now: number;
   random: Random;
@@ -91,7 +91,8 @@ function deferred(facts: DeliveryFacts, decision: HopDecision | DeadLetterDecisi
  * call, and no receive that would raise its count toward the queue's `maxReceiveCount`.
  * - FIFO: any wait within `retryInPlaceSeconds`, the group held behind it (handing the
  *   group back would raise every held message's receive count).
- * - Standard: a copy, whose receive count starts again. A message with no room for
+ * - Standard: a deferral within `deferInPlaceSeconds`, the running slot parked for the
+ *   other messages meanwhile; else a copy, whose receive count starts again. A message with no room for
  *   `x-retry` waits in place within `retryInPlaceSeconds`; past it, by visibility, and at
  *   the receive limit a deferral still waits in place (a receive more would hand it to
  *   SQS's redrive without a reason).
@@ -103,6 +104,7 @@ function waitOutcome(facts: DeliveryFacts, wait: Wait): Outcome | InPlaceOutcome
   // A bound of 0 turns waiting in place off (the Lambda adapter: a wait would be billed time).
   const within = queue.retryInPlaceSeconds > 0 && seconds <= queue.retryInPlaceSeconds;
   if (queue.fifo) return within ? inPlace() : hideOutcome(facts, wait);
+  if (wait.kind === 'deferred' && queue.deferInPlaceSeconds > 0 && seconds <= queue.deferInPlaceSeconds) return inPlace();
   const copy = copyOutcome(facts, wait);
   if (copy) return copy;
   const atReceiveLimit = queue.maxReceiveCount !== undefined && message.receiveCount >= queue.maxReceiveCount;

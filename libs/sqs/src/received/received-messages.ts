@@ -78,7 +78,7 @@ export class ReceivedMessages {
     const queueName = resolved.queueUrl.split('/').pop() ?? resolved.queueUrl;
     const idempotency = resolved.idempotency ? await IdempotencyGuard.create(resolved.idempotency, queueName, resolved.handlerTimeoutMs, resolved.now) : undefined;
     // A retry waits in SQS, never in the process: a wait in place would be billed time.
-    return new ReceivedMessages(resolved, { ...facts, retryInPlaceSeconds: 0 }, idempotency);
+    return new ReceivedMessages(resolved, { ...facts, retryInPlaceSeconds: 0, deferInPlaceSeconds: 0 }, idempotency);
   }
 
   /** Gives the idempotency store the invocation's Lambda context, as Powertools expects of a function. */
