@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dependencyOf, errorFingerprint } from './fingerprint.js';
+import { dependencyOf, errorFingerprint, FINGERPRINT_READS } from './fingerprint.js';
 
 describe('errorFingerprint', () => {
   it('masks what varies per message, so one cause has one fingerprint', () => {
@@ -20,5 +21,24 @@ describe('dependencyOf', () => {
   it("names the first URL's host, or nothing", () => {
     expect(dependencyOf('GET https://api.example.com:8443/v1 then http://other.example: 502')).toBe('api.example.com:8443');
     expect(dependencyOf('handler timed out')).toBeUndefined();
+  });
+});
+
+describe('a hostile error text (anyone who can write to the DLQ writes it)', () => {
+  // The shapes that made the masking patterns scan ahead from every position: a.a.a.…, a@a.a.…, a-a:a/….
+  const hostile = fc.tuple(fc.constantFrom('a', '.', '@', '-', ':', '/', '+', '1', 'f'), fc.constantFrom('a.', 'a@', 'a-', 'x:', '1.', 'f0'), fc.integer({ min: 1, max: 512 * 1024 })).map(([lead, unit, repeats]) => lead + unit.repeat(repeats));
+
+  it('is read in time linear in its length, however long: at most its first 1,000 characters', () => {
+    fc.assert(
+      fc.property(hostile, (error) => {
+        const started = performance.now();
+        errorFingerprint(error);
+        dependencyOf(error);
+        // Before, 128 KB of `a.` took 25 s and 256 KB over four minutes; bounded, any length takes milliseconds.
+        expect(performance.now() - started).toBeLessThan(250);
+        expect(errorFingerprint(error)).toBe(errorFingerprint(error.slice(0, FINGERPRINT_READS)));
+      }),
+      { numRuns: 40 },
+    );
   });
 });

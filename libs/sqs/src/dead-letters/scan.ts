@@ -56,7 +56,7 @@ export function toEntry(message: Message): DlqEntry {
   const raw = message.MessageAttributes?.['x-dead-letter']?.StringValue;
   let record: DeadLetterRecord | undefined;
   try {
-    record = raw === undefined ? undefined : parseDeadLetterRecord(raw);
+    record = raw === undefined ? undefined : bounded(parseDeadLetterRecord(raw));
   } catch {
     record = undefined;
   }
@@ -70,6 +70,15 @@ export function toEntry(message: Message): DlqEntry {
     firstReceivedAt: record?.firstReceivedAt ?? (Number.isFinite(sent) ? sent : undefined),
     deadLetteredAt: record?.deadLetteredAt ?? (Number.isFinite(sent) ? sent : undefined),
   };
+}
+
+/** The longest error text and error type read from `x-dead-letter`: the worker writes at most 512; anyone else may write a megabyte. */
+const MAX_READ_FIELD = 2048;
+
+/** A record whose text fields are cut to `MAX_READ_FIELD`, saying so. */
+function bounded(record: DeadLetterRecord): DeadLetterRecord {
+  const cut = (text: string) => (text.length <= MAX_READ_FIELD ? text : `${text.slice(0, MAX_READ_FIELD)}… (cut: ${text.length} characters in x-dead-letter)`);
+  return { ...record, error: cut(record.error), errorType: cut(record.errorType) };
 }
 
 /**
