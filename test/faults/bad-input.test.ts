@@ -29,10 +29,13 @@ const deadLettered = (reason: string): ExpectedEnd => ({ kind: 'dead-lettered', 
 const validState = (attempt: number) => JSON.stringify({ v: 1, attempt, firstReceivedAt: Date.now() - 1000, originalMessageId: 'm-1' });
 const envelope = (fields: Record<string, unknown>) => JSON.stringify({ Type: 'Notification', MessageId: 'e-1', TopicArn: 'arn:aws:sns:us-east-1:000000000000:jobs', ...fields });
 
-/** A simulation body padded to exactly 1 MiB, the SQS maximum: a retry copy cannot also carry x-retry. */
+/** The stack's queue takes SQS's 1 MiB less the 8 KiB kept for a dead letter's reason. */
+const QUEUE_LIMIT = 1024 * 1024 - 8192;
+
+/** A simulation body padded to exactly the queue's limit: a retry copy cannot also carry x-retry. */
 function oneMiB(id: string): string {
   const base = body(id, { outcome: 'transient', failTimes: 1 }, { pad: '' });
-  return base.replace('"pad":""', `"pad":"${'x'.repeat(1024 * 1024 - base.length)}"`);
+  return base.replace('"pad":""', `"pad":"${'x'.repeat(QUEUE_LIMIT - base.length)}"`);
 }
 
 const CASES: Case[] = [
@@ -40,7 +43,7 @@ const CASES: Case[] = [
   { id: 'invalid-json', what: 'invalid JSON', message: { body: '{"id": "invalid-json", oops' }, end: deadLettered('non-retryable') },
   { id: 'wrong-shape', what: 'JSON of the wrong shape', message: { body: JSON.stringify({ id: 'wrong-shape', simulate: { outcome: 'explode' } }) }, end: deadLettered('non-retryable') },
   { id: 'array-body', what: 'a JSON array', message: { body: '["array-body"]' }, end: deadLettered('non-retryable') },
-  { id: 'one-mib', what: 'a 1 MiB body that must be retried', message: { body: oneMiB('one-mib') }, end: succeeded },
+  { id: 'one-mib', what: "a body at the queue's size limit that must be retried", message: { body: oneMiB('one-mib') }, end: succeeded },
   // Astral characters (emoji) are valid in SQS but refused by fauxqs, so they are left out.
   { id: 'controls', what: 'tabs, CR/LF, U+FFFD and private-use characters', message: { body: body('controls', { outcome: 'ok' }, { text: '\t\r\n\uFFFD\uE000\u00e9' }) }, end: succeeded },
   { id: 'escaped-nul', what: 'JSON-escaped NUL and control characters', message: { body: body('escaped-nul', { outcome: 'ok' }, { text: '\u0000\u0001\u001f' }) }, end: succeeded },

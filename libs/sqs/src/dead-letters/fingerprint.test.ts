@@ -26,7 +26,7 @@ describe('dependencyOf', () => {
 
 describe('a hostile error text (anyone who can write to the DLQ writes it)', () => {
   // The shapes that made the masking patterns scan ahead from every position: a.a.a.…, a@a.a.…, a-a:a/….
-  const hostile = fc.tuple(fc.constantFrom('a', '.', '@', '-', ':', '/', '+', '1', 'f'), fc.constantFrom('a.', 'a@', 'a-', 'x:', '1.', 'f0'), fc.integer({ min: 1, max: 512 * 1024 })).map(([lead, unit, repeats]) => lead + unit.repeat(repeats));
+  const hostile = fc.tuple(fc.constantFrom('a', '.', '@', '-', ':', '/', '+', '1', 'f'), fc.constantFrom('a.', 'a@', 'a-', 'x:', '1.', 'f0'), fc.integer({ min: 1, max: 128 * 1024 })).map(([lead, unit, repeats]) => lead + unit.repeat(repeats));
 
   it('is read in time linear in its length, however long: at most its first 1,000 characters', () => {
     fc.assert(
@@ -34,8 +34,9 @@ describe('a hostile error text (anyone who can write to the DLQ writes it)', () 
         const started = performance.now();
         errorFingerprint(error);
         dependencyOf(error);
-        // Before, 128 KB of `a.` took 25 s and 256 KB over four minutes; bounded, any length takes milliseconds.
-        expect(performance.now() - started).toBeLessThan(250);
+        // Before, 128 KB of `a.` took 25 s and 256 KB over four minutes; bounded, any length takes
+        // a few milliseconds (the bound is loose: it must hold on a loaded machine).
+        expect(performance.now() - started).toBeLessThan(1000);
         expect(errorFingerprint(error)).toBe(errorFingerprint(error.slice(0, FINGERPRINT_READS)));
       }),
       { numRuns: 40 },
