@@ -45,13 +45,18 @@ export function ecsAgent(agentUri: string, options: EcsAgentOptions = {}): Prote
   const { timeoutMs = 1000, retries = 2, fetch = globalThis.fetch } = options;
   const once = async (enabled: boolean, expiresInMinutes: number): Promise<void> => {
     let response: Response;
+    let answer: AgentAnswer;
     try {
       const body = enabled ? { ProtectionEnabled: true, ExpiresInMinutes: expiresInMinutes } : { ProtectionEnabled: false };
-      response = await fetch(url, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+      // The agent answers itself: a redirect would send the task's call elsewhere.
+      response = await fetch(url, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+      answer = await readAnswer(response);
     } catch (cause) {
       throw new TaskProtectionError(`the ECS agent at ${agentUri} did not answer: ${(cause as Error).message}`, true, { cause });
     }
-    const answer = (await response.json().catch(() => ({}))) as AgentAnswer;
+    if (response.status >= 300 && response.status < 400) {
+      throw new TaskProtectionError(`the ECS agent at ${agentUri} answered ${response.status}, a redirect, which is not followed: its own answer is the only one trusted`, false);
+    }
     if (response.ok && answer.protection) return;
     if (answer.failure) throw new TaskProtectionError(`ECS refused task protection: ${answer.failure.Reason ?? 'no reason'}${answer.failure.Detail ? ` (${answer.failure.Detail})` : ''}`, false);
     const code = answer.error?.Code;
@@ -70,4 +75,30 @@ export function ecsAgent(agentUri: string, options: EcsAgentOptions = {}): Prote
       }
     },
   };
+}
+
+/** The agent's answers are a few hundred bytes; a larger one is not read into memory. */
+export const MAX_AGENT_ANSWER_BYTES = 64 * 1024;
+
+/** The answer's JSON, read up to `MAX_AGENT_ANSWER_BYTES`; past that, or unreadable, an empty answer. */
+async function readAnswer(response: Response): Promise<AgentAnswer> {
+  const reader = response.body?.getReader();
+  if (!reader) return {};
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > MAX_AGENT_ANSWER_BYTES) {
+      await reader.cancel();
+      return {};
+    }
+    chunks.push(value);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as AgentAnswer;
+  } catch {
+    return {};
+  }
 }
