@@ -36,7 +36,11 @@ describe('the ECS agent client, faced with an answer that is not the agent’s',
       const chunk = Buffer.alloc(64 * 1024, 0x61);
       const more = () => {
         // 400 MiB, as a broken or hostile agent might send.
-        while (written < 400 * 1024 * 1024 && response.write(chunk)) written += chunk.byteLength;
+        let room = true;
+        while (room && written < 400 * 1024 * 1024) {
+          room = response.write(chunk);
+          written += chunk.byteLength;
+        }
         if (written >= 400 * 1024 * 1024) response.end();
       };
       response.on('drain', more);
