@@ -330,6 +330,29 @@ describe('outputs', () => {
     expect(Object.keys(template.findOutputs('*'))).toEqual(['TopicArn', 'QueueUrl', 'DLQUrl', 'DashboardUrl', 'AlarmTopicArn']);
     expect(JSON.stringify(template.findOutputs('DashboardUrl'))).toContain('#dashboards:name=');
   });
+
+  it.each([
+    ['aws', 'us-east-1', 'https://us-east-1.console.aws.amazon.com/cloudwatch/home?region=us-east-1#dashboards:name='],
+    ['aws-cn', 'cn-north-1', 'https://cn-north-1.console.amazonaws.cn/cloudwatch/home?region=cn-north-1#dashboards:name='],
+    ['aws-us-gov', 'us-gov-west-1', 'https://us-gov-west-1.console.amazonaws-us-gov.com/cloudwatch/home?region=us-gov-west-1#dashboards:name='],
+  ])('DashboardUrl opens the console of the %s partition', (partition, region, expected) => {
+    const json = template.toJSON() as { Mappings: Record<string, Record<string, Record<string, string>>>; Outputs: Record<string, { Value: unknown }> };
+    const resolve = (value: unknown): string => {
+      if (typeof value === 'string') return value;
+      const node = value as Record<string, unknown>;
+      if ('Fn::Join' in node) {
+        const [separator, parts] = node['Fn::Join'] as [string, unknown[]];
+        return parts.map(resolve).join(separator);
+      }
+      if ('Fn::FindInMap' in node) {
+        const [map, key, field] = (node['Fn::FindInMap'] as unknown[]).map(resolve);
+        return json.Mappings[map!]![key!]![field!]!;
+      }
+      const ref = node.Ref as string;
+      return ref === 'AWS::Partition' ? partition : ref === 'AWS::Region' ? region : `<${ref}>`;
+    };
+    expect(resolve(json.Outputs.DashboardUrl!.Value)).toMatch(new RegExp(`^${expected.replace(/[.?]/g, '\\$&')}<\\w+>$`));
+  });
 });
 
 describe('template snapshot', () => {

@@ -10,6 +10,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { allowAlarmsToPublish, createAlarmTopic } from './alarm-topic.js';
 import { resolveThresholds, type AlarmThresholdProps, type Thresholds } from './alarm-thresholds.js';
+import { consoleUrl } from './console-url.js';
 import { buildDashboard } from './queue-dashboard.js';
 import { workerMetrics, type WorkerMetrics } from './worker-metrics.js';
 import { DEFAULT_METRICS_NAMESPACE } from './worker-settings.js';
@@ -249,8 +250,8 @@ export class QueueMonitoring extends Construct {
     };
   }
 
-  /** The console address of the dashboard. */
+  /** The console address of the dashboard, in the stack's region and partition. */
   get dashboardUrl(): string {
-    return `https://${Aws.REGION}.console.${Aws.URL_SUFFIX}/cloudwatch/home?region=${Aws.REGION}#dashboards:name=${this.dashboard.dashboardName}`;
+    return consoleUrl(this, `/cloudwatch/home?region=${Aws.REGION}#dashboards:name=${this.dashboard.dashboardName}`);
   }
 }
