@@ -20,6 +20,6 @@ export { freePort } from './free-port.js';
 export { startLocalAws, startLocalRequeueStack, type LocalAws, type LocalAwsOptions, type LocalRequeueStack } from './local-aws.js';
 export { startLoopbackEmulator, type LoopbackEmulator } from './loopback-emulator.js';
 export { provisionFromTemplate, type ProvisionedQueue, type ProvisionedStack, type ProvisionOptions } from './provision.js';
-export { checkSqsRequest, SQS_LIMITS, sqsMessageBytes, type SqsLimitCheck, type SqsLimitFailure } from './sqs-limits.js';
+export { checkSqsRequest, SQS_LIMITS, type SqsLimitCheck, type SqsLimitFailure } from './sqs-limits.js';
 export { readStackTemplate } from './stack-template.js';
 export { asTemplate, LocalProvisioningError, type CloudFormationTemplate, type TemplateResource } from './template.js';

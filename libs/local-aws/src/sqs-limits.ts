@@ -11,13 +11,17 @@ export const SQS_LIMITS = {
 
 /** Why SQS refuses a request or one entry of a batch: its error code and its message. */
 export interface SqsLimitFailure {
+  /** SQS's error code, e.g. `InvalidParameterValue`, `TooManyEntriesInBatchRequest`. */
   code: string;
+  /** SQS's message for it. */
   message: string;
 }
 
 /** A request as checked: refused whole (`request`), or entry by entry (`entries`, by batch entry `Id`). */
 export interface SqsLimitCheck {
+  /** Why SQS refuses the whole request, if it does. */
   request: SqsLimitFailure | undefined;
+  /** Why SQS fails each refused entry of a batch, by the entry's `Id`. */
   entries: ReadonlyMap<string, SqsLimitFailure>;
 }
 
