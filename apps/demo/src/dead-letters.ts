@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { ChangeMessageVisibilityBatchCommand, DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityBatchCommand,
+  DeleteMessageCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  type Message,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 
 /** Reads every dead letter at the end of a run and leaves each in the DLQ, so the dashboard and the DLQ CLI still see them. */
 export function readDeadLetters(sqs: SQSClient, dlqUrl: string): Promise<Message[]> {
@@ -7,9 +14,15 @@ export function readDeadLetters(sqs: SQSClient, dlqUrl: string): Promise<Message
 }
 
 function receive(sqs: SQSClient, queueUrl: string): Promise<Message[]> {
-  return sqs
-    .send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 30, MessageAttributeNames: ['All'], MessageSystemAttributeNames: ['All'] }))
-    .then((out) => out.Messages ?? []);
+  const command = new ReceiveMessageCommand({
+    QueueUrl: queueUrl,
+    MaxNumberOfMessages: 10,
+    WaitTimeSeconds: 0,
+    VisibilityTimeout: 30,
+    MessageAttributeNames: ['All'],
+    MessageSystemAttributeNames: ['All'],
+  });
+  return sqs.send(command).then((out) => out.Messages ?? []);
 }
 
 /** Every message, each hidden while the read goes on, then made visible again. */

@@ -1,4 +1,4 @@
-import type { BreakerTicket } from './circuit-breaker.js';
+import type { BreakerTicket, CallResult } from './circuit-breaker.js';
 
 /** What a finished call tells the dependency's gate. */
 export type CallOutcome =
@@ -46,4 +46,10 @@ export interface DependencySnapshot {
   waiting: number;
   /** Epoch ms until which dispatch is paused (rate limit or open breaker), if it is. */
   blockedUntil: number | undefined;
+}
+
+/** What a call's outcome tells the breaker. A 429 proves the dependency is up: pace it, but do not cut it off. */
+export function breakerResult(outcome: CallOutcome): CallResult {
+  if (outcome.kind === 'unavailable') return 'failure';
+  return outcome.kind === 'neutral' ? 'neutral' : 'success';
 }

@@ -1,7 +1,7 @@
 import { cappedExponentialMs, type Random } from '@requeue/retry/engine';
 import { AimdLimit } from './aimd-limit.js';
-import type { Admission, CallOutcome, DependencySnapshot, DependencyTicket } from './admission.js';
-import { CircuitBreaker, type BreakerState, type CallResult } from './circuit-breaker.js';
+import { breakerResult, type Admission, type CallOutcome, type DependencySnapshot, type DependencyTicket } from './admission.js';
+import { CircuitBreaker, type BreakerState } from './circuit-breaker.js';
 import { DispatchPace } from './dispatch-pace.js';
 import { FleetMembership } from './fleet-membership.js';
 import type { FleetMemberState, FleetView } from './fleet-state.js';
@@ -100,28 +100,19 @@ export class Dependency {
   }
 
   /**
-   * A 429 acts on the dependency (its limit, pace and pause) only as a message's first:
-   * one rejected again on its retry is that message's own limit (a path limited for it
-   * alone), and each of its retries re-measuring the pace from the few calls let through
-   * since would spiral every other message down to one call every few seconds. Before the
-   * dependency pushes back, it takes enough first 429s (`RateLimitEvidence`); once it does,
-   * each one measures it.
-   */
-  private rateLimited(ticket: DependencyTicket, outcome: Extract<CallOutcome, { kind: 'rate-limited' }>, now: number): void {
-    const first = outcome.firstRateLimit ?? true;
-    if (!(this.evidence.record(now, first) || this.pushingBack) || !first) return;
-    this.limit?.onOverload(ticket.startedAt);
-    this.onRateLimited(ticket.startedAt, outcome.retryAfterMs, now);
-  }
-
-  /**
+   * A message's first 429 acts on the dependency: one rejected again on its retry is that
+   * message's own limit, and its retries re-measuring the pace from the few calls let
+   * through since would spiral every other message down to one call every few seconds.
+   * It takes enough first 429s (`RateLimitEvidence`) until the dependency pushes back.
    * A 429 while the dependency still admits some calls re-measures the pace and pauses
    * nothing: a pause would leave its allowance unused for the whole Retry-After, and every
-   * worker of a fleet, rejected in the same burst, would resume together into a full
-   * bucket. A 429 when nothing got through since the last one (or before any pace is
-   * learnt) pauses every call. Calls that started by the last 429 belong to its burst.
+   * worker of a fleet would resume together into a full bucket. One when nothing got
+   * through since the last (or before any pace is learnt) pauses every call. Calls that
+   * started by the last 429 belong to its burst.
    */
-  private onRateLimited(startedAt: number, retryAfterMs: number | undefined, now: number): void {
+  private rateLimited({ startedAt }: DependencyTicket, { firstRateLimit = true, retryAfterMs }: Extract<CallOutcome, { kind: 'rate-limited' }>, now: number): void {
+    if (!(this.evidence.record(now, firstRateLimit) || this.pushingBack) || !firstRateLimit) return;
+    this.limit?.onOverload(startedAt);
     if (!this.startedThisCycle(startedAt)) return;
     const cycleStartedAt = this.lastRateLimitAt;
     this.lastRateLimitAt = now;
@@ -305,10 +296,4 @@ export class Dependency {
     }, Math.max(0, at - this.now()));
     this.timer.unref();
   }
-}
-
-function breakerResult(outcome: CallOutcome): CallResult {
-  if (outcome.kind === 'unavailable') return 'failure';
-  // A 429 proves the dependency is up: pace it, but do not cut it off.
-  return outcome.kind === 'neutral' ? 'neutral' : 'success';
 }
