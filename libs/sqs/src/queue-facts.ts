@@ -61,7 +61,8 @@ export async function readQueueFacts(sqs: SQSClient, queueUrl: string, given: Gi
   const fifo = queueUrl.endsWith('.fifo');
   if (given.visibilityTimeoutSeconds !== undefined && given.maxReceiveCount !== undefined) {
     const { visibilityTimeoutSeconds, maxReceiveCount } = given;
-    return { visibilityTimeoutSeconds, maxReceiveCount, fifo, ...inPlaceBounds(fifo, visibilityTimeoutSeconds, given.fifoRetryInPlaceSeconds), maximumMessageSize: MAX_MESSAGE_BYTES, deadLetterMaximumMessageSize: MAX_MESSAGE_BYTES };
+    const bounds = inPlaceBounds(fifo, visibilityTimeoutSeconds, given.fifoRetryInPlaceSeconds);
+    return { visibilityTimeoutSeconds, maxReceiveCount, fifo, ...bounds, maximumMessageSize: MAX_MESSAGE_BYTES, deadLetterMaximumMessageSize: MAX_MESSAGE_BYTES };
   }
   const [response, deadLetterSize] = await Promise.all([
     sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['VisibilityTimeout', 'RedrivePolicy', 'MaximumMessageSize'] })).catch((error: unknown) => {

@@ -121,7 +121,8 @@ export class SqsWorker<Body = unknown> {
       now: options.now,
     });
     this.protection = taskProtectionFor(options.taskProtection, { ...options, visibilityTimeoutSeconds: facts.visibilityTimeoutSeconds });
-    const executor = new OutcomeExecutor({ options, deadLetterMaximumMessageSize: facts.deadLetterMaximumMessageSize, batch: this.batch, heartbeat, unusedReceives: this.unusedReceives, events: this.events });
+    const { deadLetterMaximumMessageSize } = facts;
+    const executor = new OutcomeExecutor({ options, deadLetterMaximumMessageSize, batch: this.batch, heartbeat, unusedReceives: this.unusedReceives, events: this.events });
     const idempotency = options.idempotency ? await IdempotencyGuard.create(options.idempotency, this.queueName, options.handlerTimeoutMs, options.now) : undefined;
     this.idempotency = idempotency;
     const processor = new MessageProcessor({

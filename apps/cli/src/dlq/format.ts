@@ -76,11 +76,16 @@ export function triageTable(result: TriageResult): string {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
   const short =
-    result.behindInGroups > 0 ? behindNote(result.behindInGroups) : result.visibleBefore > result.total ? `\nSQS counted ${result.visibleBefore} visible before the read: run triage again to read the rest` : '';
+    result.behindInGroups > 0
+      ? behindNote(result.behindInGroups)
+      : result.visibleBefore > result.total
+        ? `\nSQS counted ${result.visibleBefore} visible before the read: run triage again to read the rest`
+        : '';
   const cost = `read with ${result.calls.receives} receives and ${result.calls.releases} release calls; every message is visible again`;
   const noRoom = result.groups.find((group) => group.reason === NO_ROOM_FOR_REASON);
   const noRoomNote = noRoom
-    ? `\n${NO_ROOM_FOR_REASON}: the worker sent these without x-dead-letter (10 attributes, or at the size limit); its log's dead-lettered line with deadLetterMessageId ${noRoom.example.messageId} has the reason`
+    ? `\n${NO_ROOM_FOR_REASON}: the worker sent these without x-dead-letter (10 attributes, or at the size limit); ` +
+      `its log's dead-lettered line with deadLetterMessageId ${noRoom.example.messageId} has the reason`
     : '';
   return [line(header), ...rows.map(line), `${result.total} dead letter(s) in ${result.groups.length} group(s); ${cost}${short}${noRoomNote}`].join('\n');
 }

@@ -35,7 +35,8 @@ export async function redriveDeadLetters(target: DeadLetterQueue & { endpoint?: 
  * (some emulators) a page that is not SQS's JSON at all, or a 404 or 501.
  */
 function unsupportedAnswer(cause: unknown): boolean {
-  const { name = '', message = '' } = cause as { name?: string; message?: string };
-  const status = (cause as { $response?: { statusCode?: number }; $metadata?: { httpStatusCode?: number } }).$response?.statusCode ?? (cause as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-  return /UnknownOperation|InvalidAction|NotImplemented|UnsupportedOperation|not (supported|implemented)/i.test(`${name} ${message}`) || name === 'SyntaxError' || status === 404 || status === 501;
+  const { name = '', message = '', $response, $metadata } = cause as { name?: string; message?: string; $response?: { statusCode?: number }; $metadata?: { httpStatusCode?: number } };
+  const status = $response?.statusCode ?? $metadata?.httpStatusCode;
+  if (name === 'SyntaxError' || status === 404 || status === 501) return true;
+  return /UnknownOperation|InvalidAction|NotImplemented|UnsupportedOperation|not (supported|implemented)/i.test(`${name} ${message}`);
 }

@@ -101,7 +101,8 @@ export class OutcomeExecutor {
       ...(fifoDlq ? { groupId: message.groupId ?? message.messageId, deduplicationId: message.messageId } : tenantOf(message)),
     });
     if (!sent.ok) return this.failed(message, 'send-dead-letter', batchFailure('SendMessageBatch', options.deadLetterQueueUrl, message, sent));
-    this.settled(message, { kind: 'dead-letter', reason, errorType, error, carriesRecord: noRoom === undefined, ...(noRoom ? { noRoom, deadLetterMessageId: sent.messageId } : {}) });
+    const withoutRecord = noRoom ? { noRoom, deadLetterMessageId: sent.messageId } : {};
+    this.settled(message, { kind: 'dead-letter', reason, errorType, error, carriesRecord: noRoom === undefined, ...withoutRecord });
     return (await this.deleteOriginal(message, true)) ? 'gone' : 'stays';
   }
 

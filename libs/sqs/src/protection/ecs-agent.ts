@@ -49,7 +49,8 @@ export function ecsAgent(agentUri: string, options: EcsAgentOptions = {}): Prote
     try {
       const body = enabled ? { ProtectionEnabled: true, ExpiresInMinutes: expiresInMinutes } : { ProtectionEnabled: false };
       // The agent answers itself: a redirect would send the task's call elsewhere.
-      response = await fetch(url, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+      const signal = AbortSignal.timeout(timeoutMs);
+      response = await fetch(url, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), redirect: 'manual', signal });
       answer = await readAnswer(response);
     } catch (cause) {
       throw new TaskProtectionError(`the ECS agent at ${agentUri} did not answer: ${(cause as Error).message}`, true, { cause });

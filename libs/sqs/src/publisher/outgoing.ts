@@ -95,7 +95,10 @@ export function encodeMessage(message: OutgoingMessage, index: number, to: Desti
     if (delayProblem) fail('delaySeconds', delayProblem);
   }
   const bytes = messageBytes(body, attributes);
-  if (bytes > to.messageMaxBytes) fail('body', `with its attributes is ${bytes} bytes, over the ${to.messageMaxBytes} a ${to.kind} message may have${to.kind === 'queue' ? ` (SQS's ${to.maxBytes}, less ${to.maxBytes - to.messageMaxBytes} kept for a retry's state and a dead letter's reason)` : ''}`);
+  if (bytes > to.messageMaxBytes) {
+    const room = to.kind === 'queue' ? ` (SQS's ${to.maxBytes}, less ${to.maxBytes - to.messageMaxBytes} kept for a retry's state and a dead letter's reason)` : '';
+    fail('body', `with its attributes is ${bytes} bytes, over the ${to.messageMaxBytes} a ${to.kind} message may have${room}`);
+  }
   return { body, attributes, bytes, groupId: tenant.groupId, deduplicationId: message.deduplicationId, delaySeconds: message.delaySeconds };
 }
 

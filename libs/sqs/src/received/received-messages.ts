@@ -74,7 +74,8 @@ export class ReceivedMessages {
   /** Validates the options (naming the one that is wrong) and reads the queue's redrive policy unless `maxReceiveCount` is given. */
   static async create<Body>(options: ReceivedOptions<Body>): Promise<ReceivedMessages> {
     const resolved = resolveWorkerOptions({ ...options, backpressure: false } as unknown as SqsWorkerOptions, { logger: silentLogger, metrics: noMetrics });
-    const facts = await readQueueFacts(resolved.sqs, resolved.queueUrl, { visibilityTimeoutSeconds: resolved.visibilityTimeoutSeconds ?? 30, maxReceiveCount: resolved.maxReceiveCount, fifoRetryInPlaceSeconds: 0 }, resolved.deadLetterQueueUrl);
+    const given = { visibilityTimeoutSeconds: resolved.visibilityTimeoutSeconds ?? 30, maxReceiveCount: resolved.maxReceiveCount, fifoRetryInPlaceSeconds: 0 };
+    const facts = await readQueueFacts(resolved.sqs, resolved.queueUrl, given, resolved.deadLetterQueueUrl);
     const queueName = resolved.queueUrl.split('/').pop() ?? resolved.queueUrl;
     const idempotency = resolved.idempotency ? await IdempotencyGuard.create(resolved.idempotency, queueName, resolved.handlerTimeoutMs, resolved.now) : undefined;
     // A retry waits in SQS, never in the process: a wait in place would be billed time.
@@ -98,7 +99,8 @@ export class ReceivedMessages {
     const timer = bounds.deadline === undefined ? undefined : setTimeout(() => stop.abort(), budgetMs);
     const options = { ...this.options, handlerTimeoutMs: Math.min(this.options.handlerTimeoutMs, budgetMs) };
     const heartbeat = new VisibilityHeartbeat({ batch: this.batch, queueUrl: options.queueUrl, visibilityTimeoutSeconds: this.facts.visibilityTimeoutSeconds, logger: options.logger, now: options.now });
-    const executor = new OutcomeExecutor({ options, deadLetterMaximumMessageSize: this.facts.deadLetterMaximumMessageSize, batch: this.batch, heartbeat, unusedReceives: this.unusedReceives, events: this.events });
+    const { deadLetterMaximumMessageSize } = this.facts;
+    const executor = new OutcomeExecutor({ options, deadLetterMaximumMessageSize, batch: this.batch, heartbeat, unusedReceives: this.unusedReceives, events: this.events });
     const processor = new MessageProcessor({
       options,
       dependencies: undefined,
