@@ -22,10 +22,14 @@ export function startApp(appDir, env, { node = process.execPath } = {}) {
       };
       await waitFor('/health/ready', ready, 30_000);
     },
-    /** SIGTERM, then the exit: 0, or the signal itself when the app leaves that to Node. */
+    /**
+     * SIGTERM, then the exit: 0, or the signal itself when the app leaves that to Node.
+     * The worker does not abort a receive under way (what it brings would be lost to the
+     * visibility timeout), so a stop waits out a long poll of up to 20 s, then the drain.
+     */
     async stop() {
       child.kill('SIGTERM');
-      const [code, signal] = await Promise.race([closed, timeout(20_000, 'the app to exit after SIGTERM')]);
+      const [code, signal] = await Promise.race([closed, timeout(35_000, 'the app to exit after SIGTERM')]);
       if (code !== 0 && signal !== 'SIGTERM') throw new CheckError(`the app exited with ${code ?? signal} after SIGTERM`);
     },
     kill() {
