@@ -44,7 +44,10 @@ export function entryTable(entries: readonly DlqEntry[]): string {
  */
 export function behindNote(behind: number): string {
   if (behind === 0) return '';
-  return `\n${behind} more dead letter(s) wait behind the first letters of their FIFO groups: SQS shows them once those are replayed or discarded (replay takes a group in its order)`;
+  return (
+    `\n${behind} more dead letter(s) wait behind the first letters of their FIFO groups: ` +
+    'SQS shows them once those are replayed or discarded (replay takes a group in its order)'
+  );
 }
 
 /** The JSON shape of `triage --json` (docs/contracts.md §5): the groups, largest first, times in ISO 8601. */
