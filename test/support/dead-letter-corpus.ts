@@ -1,5 +1,6 @@
 import { encodeDeadLetterRecord, RetryStateSigner, type DeadLetterReason } from '@requeue/retry/engine';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import { messageDigest } from '@requeue/sqs/dead-letters';
 import { sendAll, type Outgoing } from './publish.js';
 
 /** The workers' x-retry key in the dead-letter tests: the CLI is given it too. */
@@ -29,7 +30,7 @@ export function deadLetterCorpus(sourceQueue: string): Outgoing[] {
       if (!cause.reason) return { body };
       const originalMessageId = `m-${c}-${n}`;
       const record = { reason: cause.reason, errorType: cause.errorType!, error: cause.error!(n), attempts: 3, firstReceivedAt: now - 60_000, deadLetteredAt: now - n, sourceQueue, originalMessageId };
-      const state = signer.sign({ v: 1, attempt: 3, firstReceivedAt: now - 60_000, originalMessageId });
+      const state = signer.sign({ v: 1, attempt: 3, firstReceivedAt: now - 60_000, originalMessageId }, messageDigest(body, {}));
       return {
         body,
         attributes: {

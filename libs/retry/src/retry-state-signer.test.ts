@@ -4,34 +4,46 @@ import { parseRetryState } from './retry-state.js';
 import { RetryStateSigner } from './retry-state-signer.js';
 
 const NOW = Date.UTC(2026, 10, 26);
+/** Stands for `messageDigest` of the message the state travels with. */
+const MESSAGE = 'digest-of-the-message';
 const state = { v: 1 as const, attempt: 2, firstReceivedAt: NOW - 5000, originalMessageId: 'm-1', lastErrorType: 'TEMPORARY' };
 
 describe('RetryStateSigner', () => {
   it('signs x-retry so that the state parses back with a MAC that verifies', () => {
     const signer = new RetryStateSigner(['a'.repeat(40)]);
-    const parsed = parseRetryState(signer.sign(state), NOW);
+    const parsed = parseRetryState(signer.sign(state, MESSAGE), NOW);
     expect(parsed).toMatchObject(state);
     expect(parsed.mac).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(signer.verifies(parsed)).toBe(true);
+    expect(signer.verifies(parsed, MESSAGE)).toBe(true);
   });
 
   it('refuses any change to any field, a missing MAC and another key', () => {
     const signer = new RetryStateSigner(['a'.repeat(40)]);
-    const signed = parseRetryState(signer.sign(state), NOW);
+    const signed = parseRetryState(signer.sign(state, MESSAGE), NOW);
     for (const changed of [{ attempt: 1 }, { originalMessageId: 'm-2' }, { firstReceivedAt: NOW }, { lastErrorType: 'X' }, { notBefore: NOW }]) {
-      expect(signer.verifies({ ...signed, ...changed })).toBe(false);
+      expect(signer.verifies({ ...signed, ...changed }, MESSAGE)).toBe(false);
     }
-    expect(signer.verifies({ ...signed, mac: undefined })).toBe(false);
-    expect(new RetryStateSigner(['b'.repeat(40)]).verifies(signed)).toBe(false);
+    expect(signer.verifies({ ...signed, mac: undefined }, MESSAGE)).toBe(false);
+    expect(new RetryStateSigner(['b'.repeat(40)]).verifies(signed, MESSAGE)).toBe(false);
   });
 
-  it('signs with the first key and verifies with every one, for rotation', () => {
-    const before = new RetryStateSigner(['old'.repeat(11)]);
-    const during = new RetryStateSigner(['new'.repeat(11), 'old'.repeat(11)]);
-    const after = new RetryStateSigner(['new'.repeat(11)]);
-    expect(during.verifies(parseRetryState(before.sign(state), NOW))).toBe(true);
-    expect(after.verifies(parseRetryState(during.sign(state), NOW))).toBe(true);
-    expect(after.verifies(parseRetryState(before.sign(state), NOW))).toBe(false);
+  it('binds the state to its message: the same state on another message does not verify', () => {
+    const signer = new RetryStateSigner(['a'.repeat(40)]);
+    const signed = parseRetryState(signer.sign(state, MESSAGE), NOW);
+    expect(signer.verifies(signed, 'digest-of-another-message')).toBe(false);
+  });
+
+  it('keeps every identity through a rolling rotation: tasks of adjacent steps verify each other', () => {
+    const [oldKey, newKey] = ['old'.repeat(11), 'new'.repeat(11)];
+    // The steps docs/security.md gives: verify the new key everywhere, then sign with it, then drop the old.
+    const steps = [[oldKey], [oldKey, newKey], [newKey, oldKey], [newKey]].map((keys) => new RetryStateSigner(keys));
+    for (let i = 0; i + 1 < steps.length; i++) {
+      const [older, newer] = [steps[i]!, steps[i + 1]!];
+      expect(newer.verifies(parseRetryState(older.sign(state, MESSAGE), NOW), MESSAGE)).toBe(true);
+      expect(older.verifies(parseRetryState(newer.sign(state, MESSAGE), NOW), MESSAGE)).toBe(true);
+    }
+    // The one-step rotation (`new,old` while tasks still run `old`) is what loses identity.
+    expect(steps[0]!.verifies(parseRetryState(steps[2]!.sign(state, MESSAGE), NOW), MESSAGE)).toBe(false);
   });
 
   it('refuses no key and short keys, saying how to make one', () => {
@@ -41,8 +53,8 @@ describe('RetryStateSigner', () => {
 
   it('an ephemeral signer trusts only itself', () => {
     const one = RetryStateSigner.ephemeral();
-    const signed = parseRetryState(one.sign(state), NOW);
-    expect(one.verifies(signed)).toBe(true);
-    expect(RetryStateSigner.ephemeral().verifies(signed)).toBe(false);
+    const signed = parseRetryState(one.sign(state, MESSAGE), NOW);
+    expect(one.verifies(signed, MESSAGE)).toBe(true);
+    expect(RetryStateSigner.ephemeral().verifies(signed, MESSAGE)).toBe(false);
   });
 });

@@ -7,13 +7,17 @@ export const MIN_RETRY_STATE_KEY_LENGTH = 32;
 
 /**
  * Authenticates `x-retry`: the worker writes it with an HMAC-SHA256 (`mac`) over its other
- * fields, and trusts what a message claims about its identity (`originalMessageId`, the
- * idempotency key) only when the MAC checks out. A publisher can write `x-retry` too, but
- * cannot compute the MAC without the key, so it cannot borrow another message's identity.
+ * fields and the digest of the message it travels with (`messageDigest` in `@requeue/sqs`:
+ * the body and the publisher's attributes), and trusts what a message claims about its
+ * identity (`originalMessageId`, the idempotency key) only when the MAC checks out. A
+ * publisher can write `x-retry` too, but cannot compute the MAC without the key, and a
+ * genuine state moved onto another body does not verify: no message can borrow another's
+ * identity.
  *
- * Keys: the first signs, every one verifies, so a key is rotated by putting the new one
- * first and keeping the old one until the retries it signed are gone (the longest
- * deadline, 24 h by default). Every worker of a queue needs the same keys.
+ * Keys: the first signs, every one verifies. A rolling rotation takes three deployments:
+ * `old,new` (every task verifies the new key before any signs with it), then `new,old`,
+ * then `new` once the retries the old key signed are gone (the longest deadline, 24 h by
+ * default). Every worker of a queue needs the same keys.
  */
 export class RetryStateSigner {
   private readonly keys: Buffer[];
@@ -33,25 +37,26 @@ export class RetryStateSigner {
     return new RetryStateSigner([randomBytes(32).toString('base64url')]);
   }
 
-  /** `x-retry` as the worker writes it: the state with its MAC. */
-  sign(state: RetryState): string {
+  /** `x-retry` as the worker writes it on the message whose digest is `messageDigest`: the state with its MAC. */
+  sign(state: RetryState, messageDigest: string): string {
     const unsigned = withoutMac(state);
-    return encodeRetryState({ ...unsigned, mac: this.mac(this.keys[0]!, unsigned) });
+    return encodeRetryState({ ...unsigned, mac: this.mac(this.keys[0]!, unsigned, messageDigest) });
   }
 
-  /** Whether the state's MAC was made with one of the keys over exactly these fields. */
-  verifies(state: RetryState): boolean {
+  /** Whether the state's MAC was made with one of the keys over exactly these fields and this message. */
+  verifies(state: RetryState, messageDigest: string): boolean {
     if (state.mac === undefined) return false;
     const claimed = Buffer.from(state.mac, 'base64url');
     const unsigned = withoutMac(state);
     return this.keys.some((key) => {
-      const expected = Buffer.from(this.mac(key, unsigned), 'base64url');
+      const expected = Buffer.from(this.mac(key, unsigned, messageDigest), 'base64url');
       return claimed.length === expected.length && timingSafeEqual(claimed, expected);
     });
   }
 
-  private mac(key: Buffer, unsigned: RetryState): string {
-    return createHmac('sha256', key).update(encodeRetryState(unsigned)).digest('base64url');
+  private mac(key: Buffer, unsigned: RetryState, messageDigest: string): string {
+    // The newline cannot occur in the encoded state (JSON escapes it), so the two parts cannot shift into each other.
+    return createHmac('sha256', key).update(encodeRetryState(unsigned)).update('\n').update(messageDigest).digest('base64url');
   }
 }
 

@@ -1,9 +1,13 @@
-import { RetryStateSigner } from '@requeue/retry/engine';
+import { createHmac } from 'node:crypto';
+import { encodeRetryState, RetryStateSigner } from '@requeue/retry/engine';
 import { describe, expect, it } from 'vitest';
 import { decodeMessage } from './decode.js';
+import { messageDigest } from './message-digest.js';
 import { parseBody } from './parsed-bodies.js';
 
 const signer = new RetryStateSigner(['k'.repeat(32)]);
+/** What `withRetry`'s messages are: body `x`, no attribute of the publisher's. */
+const BOUND = messageDigest('x', {});
 const withRetry = (MessageId: string, xRetry: string, receiveCount = '2') => ({
   MessageId,
   Body: 'x',
@@ -23,7 +27,7 @@ describe('decodeMessage', () => {
   });
 
   it('counts every receive of the same message as an attempt on top of x-retry, and keeps a signed identity', () => {
-    const xRetry = signer.sign({ v: 1, attempt: 3, firstReceivedAt: NOW - 1000, originalMessageId: 'orig' });
+    const xRetry = signer.sign({ v: 1, attempt: 3, firstReceivedAt: NOW - 1000, originalMessageId: 'orig' }, BOUND);
     const result = decodeMessage(withRetry('m2', xRetry), NOW, { signer });
     expect(result.message.state).toEqual({ v: 1, attempt: 4, firstReceivedAt: NOW - 1000, originalMessageId: 'orig' });
     expect(result.message.handlerMessage.idempotencyKey).toBe('orig');
@@ -31,9 +35,11 @@ describe('decodeMessage', () => {
 
   it('never takes its identity from an x-retry a publisher wrote, unsigned or with a MAC of another key', () => {
     const state = { v: 1 as const, attempt: 3, firstReceivedAt: NOW - 1000, originalMessageId: 'victim' };
-    const otherKey = new RetryStateSigner(['o'.repeat(32)]).sign(state);
-    const altered = JSON.stringify({ ...JSON.parse(signer.sign(state)), originalMessageId: 'victim-2' });
-    for (const forged of [JSON.stringify(state), otherKey, altered]) {
+    const otherKey = new RetryStateSigner(['o'.repeat(32)]).sign(state, BOUND);
+    const altered = JSON.stringify({ ...JSON.parse(signer.sign(state, BOUND)), originalMessageId: 'victim-2' });
+    // A genuine state, signed for another body: copied onto this one, it does not verify.
+    const moved = signer.sign(state, messageDigest('the victim body', {}));
+    for (const forged of [JSON.stringify(state), otherKey, altered, moved]) {
       const result = decodeMessage(withRetry('attacker', forged), NOW, { signer });
       expect(result.ok).toBe(true);
       // Its own budget counts (it can only shorten its own life); its identity is its own.
@@ -42,10 +48,19 @@ describe('decodeMessage', () => {
     }
   });
 
+  it('gives a state signed before MACs were bound to the message its own identity, and keeps its attempts', () => {
+    // The earlier MAC covered the state alone: HMAC-SHA256 over its encoding.
+    const state = { v: 1 as const, attempt: 2, firstReceivedAt: NOW - 1000, originalMessageId: 'orig' };
+    const legacyMac = createHmac('sha256', 'k'.repeat(32)).update(encodeRetryState(state)).digest('base64url');
+    const result = decodeMessage(withRetry('m4', encodeRetryState({ ...state, mac: legacyMac })), NOW, { signer });
+    expect(result.ok).toBe(true);
+    expect(result.message.state).toMatchObject({ attempt: 3, originalMessageId: 'm4' });
+  });
+
   it('trusts a key being rotated out: the previous key still verifies', () => {
     const old = new RetryStateSigner(['o'.repeat(32)]);
     const rotated = new RetryStateSigner(['n'.repeat(32), 'o'.repeat(32)]);
-    const xRetry = old.sign({ v: 1, attempt: 2, firstReceivedAt: NOW - 1000, originalMessageId: 'orig' });
+    const xRetry = old.sign({ v: 1, attempt: 2, firstReceivedAt: NOW - 1000, originalMessageId: 'orig' }, BOUND);
     expect(decodeMessage(withRetry('m3', xRetry), NOW, { signer: rotated }).message.state.originalMessageId).toBe('orig');
   });
 

@@ -3,6 +3,7 @@ import { takeParsedBody } from './parsed-bodies.js';
 import { freshRetryState, parsePolicyOverride, parseRetryState, RETRY_POLICY_ATTRIBUTE, RETRY_STATE_ATTRIBUTE, type PolicyOverride, type RetryState, type RetryStateSigner } from '@requeue/retry/engine';
 import type { SpanContext } from '@opentelemetry/api';
 import { attributeStrings, unreadableAttribute, userAttributes, type MessageAttributes } from './message-attributes.js';
+import { messageDigest } from './message-digest.js';
 import { unwrapSnsEnvelope } from './sns-envelope.js';
 import { incomingTraceContext } from './tracing/carry.js';
 import type { ProcessTrace } from './tracing/process-trace.js';
@@ -16,6 +17,8 @@ export interface DecodedMessage {
   sqsBody: string;
   /** The publisher's SQS attributes, preserved on every copy. */
   sqsUserAttributes: MessageAttributes;
+  /** What this message's `x-retry` MAC is bound to (`messageDigest`): the same on every copy of it. */
+  digest: string;
   receiveCount: number;
   groupId: string | undefined;
   /** Retry state with `attempt` counting this delivery. */
@@ -68,8 +71,10 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
   const firstReceivedAt = positiveInt(message.Attributes?.ApproximateFirstReceiveTimestamp) ?? now;
   const sqsBody = message.Body ?? '';
 
+  const sqsUserAttributes = userAttributes(attributes);
+  const digest = messageDigest(sqsBody, sqsUserAttributes);
   const retry = readAttribute(attributes[RETRY_STATE_ATTRIBUTE]?.StringValue, (raw) => parseRetryState(raw, now));
-  const recorded = retry.value ? withTrustedIdentity(retry.value, messageId, signer) : freshRetryState(messageId, Math.min(firstReceivedAt, now));
+  const recorded = retry.value ? withTrustedIdentity(retry.value, messageId, signer?.verifies(retry.value, digest) === true) : freshRetryState(messageId, Math.min(firstReceivedAt, now));
   const { value: override, problem: overrideProblem } = readAttribute(attributes[RETRY_POLICY_ATTRIBUTE]?.StringValue, parseOverride);
 
   const unwrapped = unwrapSnsEnvelope(sqsBody, attributes);
@@ -78,12 +83,12 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
   // Every receive of this SQS message is one attempt, on top of what earlier copies
   // recorded: a visibility-transport retry and a crash redelivery both count.
   const state: RetryState = { ...recorded, attempt: recorded.attempt + Math.max(0, receiveCount - 1 - unusedReceives) };
-  const sqsUserAttributes = userAttributes(attributes);
   const decoded: DecodedMessage = {
     messageId,
     receiptHandle: message.ReceiptHandle ?? '',
     sqsBody,
     sqsUserAttributes,
+    digest,
     receiveCount,
     groupId: message.Attributes?.MessageGroupId,
     state,
@@ -122,12 +127,12 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
  * `x-retry` as far as it can be trusted. Its budget (attempt, first receive, wait) only
  * ever shortens or delays this message, so it counts whoever wrote it. Its identity
  * (`originalMessageId`, the idempotency key) would let a publisher claim another
- * message's, so it counts only under a valid MAC; otherwise the message is itself. The
- * MAC is dropped either way: a copy is signed anew.
+ * message's, so it counts only under a MAC that verifies for this very message; otherwise
+ * the message is itself. The MAC is dropped either way: a copy is signed anew.
  */
-function withTrustedIdentity(claimed: RetryState, messageId: string, signer: RetryStateSigner | undefined): RetryState {
+function withTrustedIdentity(claimed: RetryState, messageId: string, verified: boolean): RetryState {
   const { mac: _mac, ...state } = claimed;
-  return signer?.verifies(claimed) ? state : { ...state, originalMessageId: messageId };
+  return verified ? state : { ...state, originalMessageId: messageId };
 }
 
 /** An optional attribute, parsed: its value, or why it could not be read; neither when it is absent. */

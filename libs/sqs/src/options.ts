@@ -136,10 +136,10 @@ export interface SqsWorkerOptions<Body = unknown> {
   idempotency?: IdempotencyOptions<Body>;
   /**
    * Keys for the HMAC on `x-retry` (at least 32 characters each): the first signs, all
-   * verify, so a key rotates by going first while the old one stays until its retries
-   * are gone. A message's identity (its `idempotencyKey`) is taken from `x-retry` only
-   * when the MAC checks out, so a publisher cannot borrow another message's. Give every
-   * worker of the queue the same keys.
+   * verify (a rolling rotation: `[old, new]`, then `[new, old]`, then `[new]`). A
+   * message's identity (its `idempotencyKey`) is taken from `x-retry` only when the MAC
+   * checks out for that very message, so a publisher cannot borrow another message's.
+   * Give every worker of the queue the same keys.
    * @default a random key of this process: retries another process handles keep their
    * attempt count but not their idempotency key
    */

@@ -37,6 +37,7 @@ export function redriveReport(result: CanaryRedriveResult): string {
     lines.push(`completed: ${result.sent} sent${rate}; ${share}; canary ${result.canary}`);
   }
   if (result.skipped.length > 0) lines.push(`${result.skipped.length} skipped (left in the DLQ): ${result.skipped[0]!.why}`);
+  for (const { messageId, why } of result.ownIdentity) lines.push(`new identity ${messageId}: ${why}`);
   return lines.join('\n');
 }
 

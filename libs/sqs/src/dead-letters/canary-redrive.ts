@@ -61,6 +61,8 @@ export interface CanaryRedriveResult {
   failures: RedriveFailure[];
   /** Left in the DLQ, and why (no source queue, or one the DLQ's policy does not allow). */
   skipped: Array<{ messageId: string; why: string }>;
+  /** Sent back as their own messages (a new idempotency key), and why: their `x-retry` did not verify. */
+  ownIdentity: Array<{ messageId: string; why: string }>;
   /** The rate asked for, and the rate the sends kept (null under two sends). */
   rate: { set: number; achieved: number | null };
   /** From the start of the read to the end of the watch. */
@@ -110,6 +112,7 @@ class RedriveRun {
   private readonly watch: ReturnWatch;
   private readonly queue: Planned[] = [];
   private readonly skipped: CanaryRedriveResult['skipped'] = [];
+  private readonly ownIdentity: CanaryRedriveResult['ownIdentity'] = [];
   private readonly destinations = new Set<string>();
   private readonly sendTimes: number[] = [];
   private readonly planned = new Set<string>();
@@ -222,8 +225,9 @@ class RedriveRun {
     if (due > Date.now()) await sleep(due - Date.now());
     const { sent, problems } = await sendBackBatch(this.target, to, batch, this.settings);
     const at = Date.now();
-    for (const { entry, redrivenAs, deleted } of sent) {
+    for (const { entry, redrivenAs, deleted, ownIdentity } of sent) {
       if (deleted) this.held.forget(entry.message);
+      if (ownIdentity) this.ownIdentity.push({ messageId: entry.message.MessageId ?? '?', why: ownIdentity });
       this.sendTimes.push(at);
       this.watch.watch(entry, redrivenAs);
     }
@@ -277,6 +281,7 @@ class RedriveRun {
       untouched: this.matched - this.sent,
       failures: this.watch.failures,
       skipped: this.skipped,
+      ownIdentity: this.ownIdentity,
       rate: { set: this.settings.ratePerSecond, achieved: span > 0 ? this.sent / span : null },
       elapsedMs: Date.now() - this.started,
     };

@@ -21,8 +21,11 @@ export interface ReplayOptions extends SendBackOptions {
 
 /** What a replay did, message by message. */
 export interface ReplayResult {
-  /** Sent back, and deleted from the DLQ. */
-  replayed: Array<{ messageId: string; to: string }>;
+  /**
+   * Sent back, and deleted from the DLQ. `ownIdentity` says why one goes back as its own
+   * message (a new idempotency key): its `x-retry` did not verify for it.
+   */
+  replayed: Array<{ messageId: string; to: string; ownIdentity?: string }>;
   /** Left in the DLQ, and why. */
   skipped: Array<{ messageId: string; why: string }>;
   /** Whether this was a dry run. */
@@ -85,6 +88,7 @@ async function replayRound(target: DeadLetterQueue, matched: DlqEntry[], options
       throw stopped(error.message, false, error);
     });
     if (problems.length > 0) throw stopped(problems.join('; '), sent.length > 0);
-    result.replayed.push({ messageId, to });
+    const ownIdentity = sent[0]?.ownIdentity;
+    result.replayed.push({ messageId, to, ...(ownIdentity ? { ownIdentity } : {}) });
   }
 }

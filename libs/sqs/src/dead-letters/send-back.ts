@@ -1,5 +1,6 @@
 import { DeleteMessageBatchCommand, SendMessageBatchCommand, type MessageAttributeValue } from '@aws-sdk/client-sqs';
-import { encodeRetryState, parseRetryState, RETRY_POLICY_ATTRIBUTE, RETRY_STATE_ATTRIBUTE, type RetryStateSigner } from '@requeue/retry/engine';
+import { encodeRetryState, parseRetryState, RETRY_POLICY_ATTRIBUTE, RETRY_STATE_ATTRIBUTE, type RetryState, type RetryStateSigner } from '@requeue/retry/engine';
+import { messageDigest } from '../message-digest.js';
 import { userAttributes, type MessageAttributes } from '../message-attributes.js';
 import { DeadLetterOperationError } from './errors.js';
 import type { DeadLetterQueue, DlqEntry } from './scan.js';
@@ -16,26 +17,41 @@ export interface SendBackOptions {
   signer?: RetryStateSigner;
 }
 
+/** A dead letter's attributes for its way back, and whether it keeps its identity. */
+export interface SentBackAttributes {
+  attributes: MessageAttributes;
+  /** Set when its `x-retry` named an identity it cannot keep: why it goes back as its own message (a new idempotency key). */
+  ownIdentity?: string;
+}
+
 /**
  * The attributes a message sent back carries: the publisher's own, unchanged; its
  * `x-retry-policy`; and, unless the budget is reset, its `x-retry` moved on to the next
- * attempt, so the message keeps its history (and its deadline).
+ * attempt, so the message keeps its history (and its deadline). The state is signed again
+ * only when its MAC verifies for this very message: anyone who can write to the DLQ could
+ * otherwise choose the identity a body runs under. Otherwise it goes back unsigned, keeping
+ * its attempts, and the worker gives it its own identity.
  */
-export function replayAttributes(entry: DlqEntry, resetAttempts: boolean, now: number, signer?: RetryStateSigner): MessageAttributes {
+export function replayAttributes(entry: DlqEntry, resetAttempts: boolean, now: number, signer?: RetryStateSigner): SentBackAttributes {
   const all = (entry.message.MessageAttributes ?? {}) as Record<string, MessageAttributeValue>;
   const attributes: MessageAttributes = { ...userAttributes(all) };
   if (all[RETRY_POLICY_ATTRIBUTE]) attributes[RETRY_POLICY_ATTRIBUTE] = all[RETRY_POLICY_ATTRIBUTE];
   const rawState = all[RETRY_STATE_ATTRIBUTE]?.StringValue;
-  if (!resetAttempts && rawState !== undefined) {
-    try {
-      const { mac: _mac, ...state } = parseRetryState(rawState, now);
-      const next = { ...state, attempt: state.attempt + 1, notBefore: undefined };
-      attributes[RETRY_STATE_ATTRIBUTE] = { DataType: 'String', StringValue: signer ? signer.sign(next) : encodeRetryState(next) };
-    } catch {
-      // A state the worker would reject anyway: the message starts afresh rather than re-fail.
-    }
+  if (resetAttempts || rawState === undefined) return { attributes };
+  let state: RetryState;
+  try {
+    state = parseRetryState(rawState, now);
+  } catch {
+    // A state the worker would reject anyway: the message starts afresh rather than re-fail.
+    return { attributes };
   }
-  return attributes;
+  const digest = messageDigest(entry.message.Body ?? '', userAttributes(all));
+  const next: RetryState = { ...state, mac: undefined, attempt: state.attempt + 1, notBefore: undefined };
+  const verified = signer?.verifies(state, digest) === true;
+  attributes[RETRY_STATE_ATTRIBUTE] = { DataType: 'String', StringValue: verified ? signer!.sign(next, digest) : encodeRetryState(next) };
+  if (verified) return { attributes };
+  const why = signer ? 'its x-retry does not verify with WORKER_RETRY_STATE_KEYS' : 'WORKER_RETRY_STATE_KEYS is not set, so its x-retry cannot be verified';
+  return { attributes, ownIdentity: `${why}: it goes back as its own message (attempts kept, a new idempotency key)` };
 }
 
 /**
@@ -66,7 +82,7 @@ export function destinationOf(entry: DlqEntry, to: string | undefined, sources: 
 /** What `sendBackBatch` did with each dead letter. */
 export interface BatchSent {
   /** Sent back as `redrivenAs`; `deleted` from the DLQ unless a problem says otherwise. */
-  sent: Array<{ entry: DlqEntry; to: string; redrivenAs: string; deleted: boolean }>;
+  sent: Array<{ entry: DlqEntry; to: string; redrivenAs: string; deleted: boolean; ownIdentity?: string }>;
   /** What went wrong, worded for the operator: each dead letter not sent stays in the DLQ. */
   problems: string[];
 }
@@ -80,11 +96,12 @@ export interface BatchSent {
  */
 export async function sendBackBatch(target: DeadLetterQueue, to: string, entries: readonly DlqEntry[], options: SendBackOptions): Promise<BatchSent> {
   const now = Date.now();
+  const outgoing = entries.map((entry) => replayAttributes(entry, options.resetAttempts, now, options.signer));
   const out = await target.sqs
     .send(
       new SendMessageBatchCommand({
         QueueUrl: to,
-        Entries: entries.map((entry, i) => ({ Id: String(i), MessageBody: entry.message.Body!, MessageAttributes: replayAttributes(entry, options.resetAttempts, now, options.signer), ...groupFields(to, entry) })),
+        Entries: entries.map((entry, i) => ({ Id: String(i), MessageBody: entry.message.Body!, MessageAttributes: outgoing[i]!.attributes, ...groupFields(to, entry) })),
       }),
     )
     .catch((cause: Error) => {
@@ -92,7 +109,10 @@ export async function sendBackBatch(target: DeadLetterQueue, to: string, entries
     });
   const idOf = (i: string | undefined) => entries[Number(i)]!.message.MessageId ?? '?';
   const problems = (out.Failed ?? []).map((failure) => `could not send ${idOf(failure.Id)} to ${to} (${failure.Code}: ${failure.Message ?? ''}); it stays in the DLQ`);
-  const sent = (out.Successful ?? []).map((success) => ({ entry: entries[Number(success.Id)]!, to, redrivenAs: success.MessageId ?? '', deleted: true }));
+  const sent = (out.Successful ?? []).map((success) => {
+    const { ownIdentity } = outgoing[Number(success.Id)]!;
+    return { entry: entries[Number(success.Id)]!, to, redrivenAs: success.MessageId ?? '', deleted: true, ...(ownIdentity ? { ownIdentity } : {}) };
+  });
   if (sent.length === 0) return { sent, problems };
   const deleted = await target.sqs
     .send(new DeleteMessageBatchCommand({ QueueUrl: target.dlqUrl, Entries: sent.map(({ entry }, i) => ({ Id: String(i), ReceiptHandle: entry.message.ReceiptHandle! })) }))

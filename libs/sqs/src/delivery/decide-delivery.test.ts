@@ -1,6 +1,7 @@
 import { createRetryPolicy, type Classification } from '@requeue/retry';
 import { enginePolicy, RetryStateSigner, seededRandom, type RetryState } from '@requeue/retry/engine';
 import { describe, expect, it } from 'vitest';
+import { messageDigest } from '../message-digest.js';
 import { decodeMessage, type DecodedMessage } from '../decode.js';
 import { decideDelivery, STORE_DOWN_HOLD_SECONDS, type DeliveryFacts } from './decide-delivery.js';
 import type { FinalVerdict } from './verdict.js';
@@ -21,7 +22,8 @@ interface Delivery {
 function delivered({ state, receiveCount = 1, userAttributes = 0 }: Delivery = {}): DecodedMessage {
   const attributes: Record<string, { DataType: string; StringValue: string }> = {};
   for (let i = 0; i < userAttributes; i++) attributes[`a${i}`] = { DataType: 'String', StringValue: 'v' };
-  if (state) attributes['x-retry'] = { DataType: 'String', StringValue: signer.sign({ v: 1, attempt: 1, firstReceivedAt: NOW - 1000, originalMessageId: 'orig', ...state }) };
+  const digest = messageDigest('{"id":1}', attributes);
+  if (state) attributes['x-retry'] = { DataType: 'String', StringValue: signer.sign({ v: 1, attempt: 1, firstReceivedAt: NOW - 1000, originalMessageId: 'orig', ...state }, digest) };
   const raw = { MessageId: 'm1', ReceiptHandle: 'r1', Body: '{"id":1}', Attributes: { ApproximateReceiveCount: String(receiveCount) }, MessageAttributes: attributes };
   return decodeMessage(raw, NOW, { signer }).message;
 }

@@ -3,7 +3,7 @@ import { WorkerConfigError } from './config-error.js';
 
 /**
  * WORKER_RETRY_STATE_KEYS: the keys of the HMAC on `x-retry`, comma-separated, the first
- * signing and all verifying (rotation: `new,old`). The CDK stack sets it from a Secrets
+ * signing and all verifying (a rolling rotation: `old,new`, then `new,old`, then `new`; docs/security.md). The CDK stack sets it from a Secrets
  * Manager secret. Required in production, where a fleet must share it; elsewhere the
  * worker makes a key of its own process.
  */

@@ -1,0 +1,20 @@
+import { createHash } from 'node:crypto';
+import type { MessageAttributes } from './message-attributes.js';
+import { TRACEPARENT_ATTRIBUTE, TRACESTATE_ATTRIBUTE } from './tracing/trace-header.js';
+
+/** Rewritten on every copy with that attempt's trace context, so not part of what the message is. */
+const UNBOUND_ATTRIBUTES: ReadonlySet<string> = new Set([TRACEPARENT_ATTRIBUTE, TRACESTATE_ATTRIBUTE]);
+
+/**
+ * What a signed `x-retry` is bound to: a SHA-256 over the SQS body and the publisher's
+ * attributes (requeue's own and the trace context aside), which every copy, dead letter
+ * and replay carries unchanged. A state moved onto another body, or beside other
+ * attributes, no longer verifies.
+ */
+export function messageDigest(sqsBody: string, publisherAttributes: MessageAttributes): string {
+  const attributes = Object.entries(publisherAttributes)
+    .filter(([name]) => !UNBOUND_ATTRIBUTES.has(name))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, value]) => [name, value.DataType ?? '', value.StringValue ?? '', value.BinaryValue ? Buffer.from(value.BinaryValue).toString('base64') : '']);
+  return createHash('sha256').update(JSON.stringify([sqsBody, attributes])).digest('base64url');
+}
