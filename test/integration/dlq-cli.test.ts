@@ -164,10 +164,15 @@ describe('requeue dlq', () => {
 
   it('gives one clear line for a missing queue, a bad filter, an unsupported redrive, an unreachable endpoint and no credentials', async () => {
     const queues = await suite.emulator.createQueues();
-    const missing = await dlq({ ...queues, dlqUrl: `${queues.dlqUrl}-nope` }, 'list');
-    expect(missing.code).toBe(1);
-    expect(missing.stderr.trim().split('\n')).toHaveLength(1);
-    expect(missing.stderr).toMatch(/no queue .*-nope/);
+    // With credentials in the URL: the line names the queue without them, for list, triage and redrive alike.
+    const secretUrl = `${queues.dlqUrl.replace('://', '://ops:hunter2@')}-nope`;
+    for (const command of [['list'], ['triage'], ['redrive', '--all']]) {
+      const missing = await dlq({ ...queues, dlqUrl: secretUrl }, ...command);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+      expect(missing.stderr).toMatch(/no queue http:\/\/\[redacted\]@.*-nope/);
+      expect(missing.stdout + missing.stderr).not.toContain('hunter2');
+    }
 
     const badFilter = await dlq(queues, 'list', '--older-than', 'yesterday');
     expect(badFilter.code).toBe(2);

@@ -14,15 +14,17 @@ const lastLine = (output: string) => output.trim().split('\n').at(-1) ?? '';
 describe('a worker whose consumers cannot start', () => {
   it('exits 1 within its start timeout with one line naming the consumer and what to do: a queue that does not exist', async () => {
     const queues = await suite.emulator.createQueues();
-    const missing = { ...queues, queueUrl: queues.queueUrl.replace(/[^/]+$/, 'no-such-queue') };
+    // A URL with credentials in it: they appear in no line the worker writes.
+    const missing = { ...queues, queueUrl: queues.queueUrl.replace('://', '://ops:hunter2@').replace(/[^/]+$/, 'no-such-queue') };
     const startedAt = Date.now();
     const worker = await suite.workerProcess(missing, { WORKER_START_TIMEOUT_MS: '2000' });
     expect((await worker.exited).code).toBe(1);
     // Two seconds, plus the boot: bounded, however long the queue stays missing.
     expect(Date.now() - startedAt).toBeLessThan(25_000);
     expect(lastLine(worker.output())).toBe(
-      `requeue worker: no consumer could start in 2 s; simulation: queue ${missing.queueUrl} does not exist: check its URL, and for an emulator AWS_ENDPOINT_URL and the region. Set WORKER_START_TIMEOUT_MS=0 to keep trying`,
+      `requeue worker: no consumer could start in 2 s; simulation: queue ${missing.queueUrl.replace('ops:hunter2', '[redacted]')} does not exist: check its URL, and for an emulator AWS_ENDPOINT_URL and the region. Set WORKER_START_TIMEOUT_MS=0 to keep trying`,
     );
+    expect(worker.output()).not.toContain('hunter2');
     // The attempts before are one line each, without a stack trace.
     expect(worker.output()).not.toMatch(/^\s+at /m);
   }, 30_000);

@@ -1,3 +1,4 @@
+import { redactUrlCredentials } from '@requeue/retry/engine';
 import { runDlqCommand } from './dlq/command.js';
 import { terminalQuestion } from './io.js';
 import { CliError } from './errors.js';
@@ -10,7 +11,8 @@ const USAGE = `usage: requeue <command>
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
-  const io = { out: (text: string) => process.stdout.write(`${text}\n`), err: (text: string) => process.stderr.write(`${text}\n`), env: process.env, ask: terminalQuestion() };
+  // Queue URLs and endpoints may carry credentials: none reaches the terminal.
+  const io = { out: (text: string) => process.stdout.write(`${redactUrlCredentials(text)}\n`), err: (text: string) => process.stderr.write(`${redactUrlCredentials(text)}\n`), env: process.env, ask: terminalQuestion() };
   switch (command) {
     case 'dlq':
       return runDlqCommand(rest, io);
@@ -39,7 +41,8 @@ main(process.argv.slice(2)).then(
   () => exitAfterOutput(Number(process.exitCode ?? 0)),
   (error: unknown) => {
     const known = error instanceof CliError;
-    process.stderr.write(known ? `requeue: ${error.message}\n` : `requeue: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    const text = known ? error.message : `unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+    process.stderr.write(`requeue: ${redactUrlCredentials(text)}\n`);
     exitAfterOutput(known ? error.exitCode : 1);
   },
 );

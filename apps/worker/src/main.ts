@@ -4,6 +4,7 @@ import type { AddressInfo, Server } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { SqsWorkerService } from '@requeue/nest';
 import { withoutSdkCallLogging } from '@requeue/sqs';
+import { redactUrlCredentials } from '@requeue/retry/engine';
 import { EmfMetrics } from '@requeue/sqs/emf';
 import { Logger as NestPinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
@@ -17,7 +18,7 @@ import type { ConsumerConfig } from './consumers-config.js';
 import { startTelemetry, type Telemetry } from './telemetry.js';
 
 function fail(message: string): never {
-  process.stderr.write(`requeue worker: ${message}\n`);
+  process.stderr.write(`requeue worker: ${redactUrlCredentials(message)}\n`);
   process.exit(1);
 }
 
@@ -186,6 +187,6 @@ function stopOnSignals(logger: ReturnType<typeof createWorkerLogger>, waitTimeSe
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`requeue worker: failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(`requeue worker: failed to start: ${redactUrlCredentials(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`);
   process.exit(1);
 });

@@ -17,7 +17,7 @@ export { DEAD_LETTER_REASONS, NO_ROOM_FOR_REASON, REDRIVE_BACKSTOP } from './err
 export { resolveRetryPolicy, SHIPPED_PRESET, type ErrorTypePolicy, type ResolvedRetryPolicy } from './policy-config.js';
 export type { Backoff, CustomFunctionBackoff, Jitter, NamedCustomBackoff, ParsedBuiltInBackoff, PolicyOverride } from './policy-types.js';
 export { encodePolicyOverride, parsePolicyOverride, RETRY_POLICY_ATTRIBUTE } from './policy-override.js';
-export { REDACTED, redactSecrets } from './redact.js';
+export { REDACTED, redactSecrets, redactUrlCredentials } from './redact.js';
 export { seededRandom, type Random } from './random.js';
 export { encodeRetryState, freshRetryState, parseRetryState, RETRY_STATE_ATTRIBUTE, type RetryState } from './retry-state.js';
 export { MIN_RETRY_STATE_KEY_LENGTH, RetryStateSigner } from './retry-state-signer.js';

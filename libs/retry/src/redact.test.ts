@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classifyFailure } from './classify.js';
-import { redactSecrets } from './redact.js';
+import { redactSecrets, redactUrlCredentials } from './redact.js';
 
 describe('redactSecrets', () => {
   it.each([
@@ -28,5 +28,13 @@ describe('redactSecrets', () => {
   it('is applied to every classified failure, so x-retry and x-dead-letter never carry the secret', () => {
     const failure = classifyFailure(new Error('charge failed: {"password":"hunter2"} via https://u:p4ss@pay.example.com/?key=abc'), Date.now());
     expect(failure.message).not.toMatch(/hunter2|p4ss|key=abc/);
+  });
+});
+
+describe('redactUrlCredentials', () => {
+  it('hides the user and password of every URL in a line and leaves the rest of it as it was', () => {
+    const line = 'queue https://ops:hunter2@sqs.eu-west-1.amazonaws.com/1/jobs?x=1 and http://token@127.0.0.1:4566/000/dlq, not me@example.com';
+    expect(redactUrlCredentials(line)).toBe('queue https://[redacted]@sqs.eu-west-1.amazonaws.com/1/jobs?x=1 and http://[redacted]@127.0.0.1:4566/000/dlq, not me@example.com');
+    expect(redactUrlCredentials('https://sqs.us-east-1.amazonaws.com/1/q')).toBe('https://sqs.us-east-1.amazonaws.com/1/q');
   });
 });

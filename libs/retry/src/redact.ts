@@ -3,11 +3,15 @@ export const REDACTED = '[redacted]';
 
 // Order matters: a bearer token before the generic `authorization: value` rule, which
 // would otherwise take only the word "Bearer".
-const SECRET_PATTERNS: ReadonlyArray<[RegExp, string]> = [
+const URL_CREDENTIALS: ReadonlyArray<[RegExp, string]> = [
   // Credentials in a URL: scheme://user:password@host
   [/(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s:@"']+(?::[^/\s@"']*)?@/gi, `$1${REDACTED}@`],
   // The same in a mistyped URL (`redis//:password@host`): whatever stands between `//` and `@`.
   [/(\/\/)[^/\s@"']+@/g, `$1${REDACTED}@`],
+];
+
+const SECRET_PATTERNS: ReadonlyArray<[RegExp, string]> = [
+  ...URL_CREDENTIALS,
   // A URL's query string carries API keys and signatures as often as not.
   [/(\b[a-z][a-z0-9+.-]*:\/\/[^\s?#"'<>]*)\?[^\s#"'<>]*/gi, `$1?${REDACTED}`],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/-]+=*/g, `$1 ${REDACTED}`],
@@ -31,5 +35,17 @@ const MAX_SCANNED = 4096;
 export function redactSecrets(text: string): string {
   let redacted = text.length > MAX_SCANNED ? text.slice(0, MAX_SCANNED) : text;
   for (const [pattern, replacement] of SECRET_PATTERNS) redacted = redacted.replace(pattern, replacement);
+  return redacted;
+}
+
+/**
+ * Replaces the user and password of every URL in `text` (`https://user:pass@host` →
+ * `https://[redacted]@host`), and nothing else: for output that names queues and
+ * endpoints, which an operator may have configured with credentials in them.
+ */
+export function redactUrlCredentials(text: string): string {
+  if (!text.includes('@')) return text;
+  let redacted = text;
+  for (const [pattern, replacement] of URL_CREDENTIALS) redacted = redacted.replace(pattern, replacement);
   return redacted;
 }

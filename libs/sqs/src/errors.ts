@@ -1,4 +1,5 @@
 import { ConfigError } from '@requeue/retry';
+import { redactUrlCredentials } from '@requeue/retry/engine';
 import type { EntryOutcome } from './batcher.js';
 
 /** A worker option that is missing or out of range. `option` names it. */
@@ -19,11 +20,13 @@ export class SqsWorkerConfigError extends ConfigError {
  * affected so an operator can find them; `cause` is the SDK error or the batch entry.
  */
 export class SqsOperationError extends Error {
+  /** The queue it was made to, without any credentials its URL carried (errors are logged). */
+  readonly queueUrl: string;
+
   constructor(
     /** The SQS call that failed. */
     readonly operation: 'DeleteMessageBatch' | 'SendMessageBatch' | 'ChangeMessageVisibilityBatch',
-    /** The queue it was made to. */
-    readonly queueUrl: string,
+    queueUrl: string,
     /** The messages it was for. */
     readonly messageIds: readonly string[],
     message: string,
@@ -31,8 +34,9 @@ export class SqsOperationError extends Error {
     readonly code: string | undefined,
     options?: { cause?: unknown },
   ) {
-    super(`${operation} on ${queueUrl} failed for ${messageIds.length} message(s): ${message}`, options);
+    super(`${operation} on ${redactUrlCredentials(queueUrl)} failed for ${messageIds.length} message(s): ${message}`, options);
     this.name = 'SqsOperationError';
+    this.queueUrl = redactUrlCredentials(queueUrl);
   }
 }
 

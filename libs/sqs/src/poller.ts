@@ -1,5 +1,5 @@
 import { ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
-import { cappedExponentialMs, type Random } from '@requeue/retry/engine';
+import { cappedExponentialMs, redactUrlCredentials, type Random } from '@requeue/retry/engine';
 import type { InFlightLimit } from './in-flight-limit.js';
 import type { WorkerLogger } from './logger.js';
 import { ReceivePacer } from './receive-pacer.js';
@@ -183,7 +183,7 @@ export class Poller {
   private recordSuccess(): void {
     const now = this.options.now();
     if (this.consecutiveFailures > 0) {
-      this.options.logger.info({ queueUrl: this.options.queueUrl, failures: this.consecutiveFailures }, 'receiving again after poll failures');
+      this.options.logger.info({ queueUrl: redactUrlCredentials(this.options.queueUrl), failures: this.consecutiveFailures }, 'receiving again after poll failures');
     }
     this.consecutiveFailures = 0;
     this.lastActivityAt = now;

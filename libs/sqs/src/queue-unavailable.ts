@@ -1,3 +1,4 @@
+import { redactUrlCredentials } from '@requeue/retry/engine';
 /** Why the worker could not read its queue. */
 export type QueueUnavailableReason = 'no-credentials' | 'no-queue' | 'access-denied' | 'unreachable' | 'other';
 
@@ -8,7 +9,7 @@ export type QueueUnavailableReason = 'no-credentials' | 'no-queue' | 'access-den
  */
 export class QueueUnavailableError extends Error {
   constructor(
-    /** The queue the worker was given. */
+    /** The queue the worker was given, without any credentials its URL carried (errors are logged). */
     readonly queueUrl: string,
     /** What went wrong, in a word. */
     readonly reason: QueueUnavailableReason,
@@ -30,18 +31,20 @@ export function queueUnavailable(error: unknown, queueUrl: string): QueueUnavail
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: string } | null)?.code ?? (error as { cause?: { code?: string } } | null)?.cause?.code;
   const status = (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
-  const fail = (reason: QueueUnavailableReason, text: string) => new QueueUnavailableError(queueUrl, reason, text, { cause: error });
+  // The URL as an operator may have written it, credentials and all: never into a message.
+  const shown = redactUrlCredentials(queueUrl);
+  const fail = (reason: QueueUnavailableReason, text: string) => new QueueUnavailableError(shown, reason, text, { cause: error });
   if (CREDENTIAL_ERRORS.has(errorName) || /could not load credentials/i.test(message)) {
-    return fail('no-credentials', `no usable AWS credentials for ${queueUrl} (${errorName || message}): configure the standard chain (AWS_PROFILE, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a task role); an emulator takes any values`);
+    return fail('no-credentials', `no usable AWS credentials for ${shown} (${errorName || message}): configure the standard chain (AWS_PROFILE, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a task role); an emulator takes any values`);
   }
   if (errorName === 'QueueDoesNotExist' || errorName.includes('NonExistentQueue')) {
-    return fail('no-queue', `queue ${queueUrl} does not exist: check its URL, and for an emulator AWS_ENDPOINT_URL and the region`);
+    return fail('no-queue', `queue ${shown} does not exist: check its URL, and for an emulator AWS_ENDPOINT_URL and the region`);
   }
   if (errorName.includes('AccessDenied') || status === 403) {
-    return fail('access-denied', `access to ${queueUrl} denied (${errorName || status}): the role needs sqs:GetQueueAttributes, sqs:ReceiveMessage, sqs:DeleteMessage, sqs:ChangeMessageVisibility and sqs:SendMessage on it, and sqs:SendMessage on the DLQ`);
+    return fail('access-denied', `access to ${shown} denied (${errorName || status}): the role needs sqs:GetQueueAttributes, sqs:ReceiveMessage, sqs:DeleteMessage, sqs:ChangeMessageVisibility and sqs:SendMessage on it, and sqs:SendMessage on the DLQ`);
   }
   if ((code !== undefined && UNREACHABLE_CODES.has(code)) || /ECONNREFUSED|ENOTFOUND|getaddrinfo/.test(message)) {
-    return fail('unreachable', `nothing answers for ${queueUrl} (${code ?? message}): check AWS_ENDPOINT_URL (for an emulator, is it running?) and the network`);
+    return fail('unreachable', `nothing answers for ${shown} (${code ?? message}): check AWS_ENDPOINT_URL (for an emulator, is it running?) and the network`);
   }
-  return fail('other', `could not read ${queueUrl}: ${errorName ? `${errorName}: ` : ''}${message}`);
+  return fail('other', `could not read ${shown}: ${errorName ? `${errorName}: ` : ''}${message}`);
 }

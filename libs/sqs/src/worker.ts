@@ -1,4 +1,5 @@
 import type { Message } from '@aws-sdk/client-sqs';
+import { redactUrlCredentials } from '@requeue/retry/engine';
 import { Dependencies } from './backpressure/dependencies.js';
 import { SqsBatchClient } from './batch-client.js';
 import { SqsWorkerConfigError } from './errors.js';
@@ -112,7 +113,7 @@ export class SqsWorker<Body = unknown> {
     const { options } = this;
     const facts = await readQueueFacts(options.sqs, options.queueUrl, options, options.deadLetterQueueUrl);
     const noRoom = deadLetterRoomProblem(facts);
-    if (noRoom) options.logger.warn({ queueUrl: options.queueUrl, deadLetterQueueUrl: options.deadLetterQueueUrl }, noRoom);
+    if (noRoom) options.logger.warn({ queueUrl: redactUrlCredentials(options.queueUrl), deadLetterQueueUrl: redactUrlCredentials(options.deadLetterQueueUrl) }, noRoom);
     const heartbeat = new VisibilityHeartbeat({
       batch: this.batch,
       queueUrl: options.queueUrl,
@@ -162,7 +163,7 @@ export class SqsWorker<Body = unknown> {
     this.metricsTimer = setInterval(() => void this.flushMetrics(), options.metricsFlushIntervalMs);
     this.metricsTimer.unref();
     poller.start();
-    options.logger.info({ queueUrl: options.queueUrl, maxInFlight: options.maxInFlight, prefetch: options.prefetch, pollers: options.pollers, ...facts }, 'worker started');
+    options.logger.info({ queueUrl: redactUrlCredentials(options.queueUrl), maxInFlight: options.maxInFlight, prefetch: options.prefetch, pollers: options.pollers, ...facts }, 'worker started');
   }
 
   /**

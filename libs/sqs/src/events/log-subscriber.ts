@@ -1,3 +1,4 @@
+import { redactUrlCredentials } from '@requeue/retry/engine';
 import { causeId, deadLetterCause } from '../dead-letters/cause.js';
 import type { WorkerLogger } from '../logger.js';
 import type { EngineEvents } from './engine-events.js';
@@ -56,6 +57,6 @@ export function subscribeLogs(events: EventStream<EngineEvents>, logger: WorkerL
   events.on('pollError', ({ error, consecutiveFailures, retryInMs }) => {
     // The 1st, 2nd, 4th, 8th… failure: an outage is visible without a flood.
     if ((consecutiveFailures & (consecutiveFailures - 1)) !== 0) return;
-    logger.warn({ queueUrl, failures: consecutiveFailures, retryInMs: Math.round(retryInMs), err: error }, 'receive failed; backing off');
+    logger.warn({ queueUrl: redactUrlCredentials(queueUrl), failures: consecutiveFailures, retryInMs: Math.round(retryInMs), err: error }, 'receive failed; backing off');
   });
 }
