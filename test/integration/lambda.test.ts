@@ -15,6 +15,20 @@ const dynamo = dynamoDbForSuite();
 
 const withQueues = (queues: QueuePair) => ({ sqs: suite.emulator.sqs, queueUrl: queues.queueUrl, deadLetterQueueUrl: queues.dlqUrl });
 
+/** Runs with these variables set in the environment, as QueueWorkerFunction sets them, and puts it back after. */
+async function withEnv<T>(env: Record<string, string>, run: () => Promise<T>): Promise<T> {
+  const saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, env);
+  try {
+    return await run();
+  } finally {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+}
+
 async function drained(queues: QueuePair) {
   const depth = await suite.emulator.depth(queues.queueUrl);
   return depth.visible + depth.inFlight + depth.delayed === 0 ? true : undefined;
@@ -124,28 +138,53 @@ describe('the Lambda adapter against the SQS protocol (fauxqs)', () => {
   it('takes its queues and policy from the environment QueueWorkerFunction sets', async () => {
     const queues = await suite.emulator.createQueues();
     const env = { WORKER_QUEUE_URL: queues.queueUrl, WORKER_DLQ_URL: queues.dlqUrl, RETRY_POLICY: '{"maxAttempts":1}' };
-    const saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
-    Object.assign(process.env, env);
-    const handler = sqsHandler(
-      async () => {
-        throw new RetryableError('down', { errorType: 'TEMPORARY' });
-      },
-      { sqs: suite.emulator.sqs },
-    );
-    const mapping = await startEventSourceMapping(suite.emulator.sqs, queues.queueUrl, handler);
-    try {
-      await sendAll(suite.emulator.sqs, queues.queueUrl, [{ body: '{"id":"once"}' }]);
-      await eventually(async () => ((await suite.emulator.depth(queues.dlqUrl)).visible === 1 ? true : undefined), 10_000, 'the dead letter');
-    } finally {
-      await mapping.stop();
-      for (const [name, value] of Object.entries(saved)) {
-        if (value === undefined) delete process.env[name];
-        else process.env[name] = value;
+    await withEnv(env, async () => {
+      const handler = sqsHandler(
+        async () => {
+          throw new RetryableError('down', { errorType: 'TEMPORARY' });
+        },
+        { sqs: suite.emulator.sqs },
+      );
+      const mapping = await startEventSourceMapping(suite.emulator.sqs, queues.queueUrl, handler);
+      try {
+        await sendAll(suite.emulator.sqs, queues.queueUrl, [{ body: '{"id":"once"}' }]);
+        await eventually(async () => ((await suite.emulator.depth(queues.dlqUrl)).visible === 1 ? true : undefined), 10_000, 'the dead letter');
+      } finally {
+        await mapping.stop();
       }
-    }
+    });
     // One attempt, as RETRY_POLICY says: exhausted at once, not retried.
     const [deadLetter] = await suite.emulator.drain(queues.dlqUrl);
     expect(JSON.parse(deadLetter!.MessageAttributes!['x-dead-letter']!.StringValue!)).toMatchObject({ reason: 'max-attempts', attempts: 1, errorType: 'TEMPORARY' });
+  });
+
+  it('one function on two queues sends each record’s retry back to the queue it came from', async () => {
+    const [a, b] = [await suite.emulator.createQueues(), await suite.emulator.createQueues()];
+    // QueueWorkerFunction's environment names queue A; B's records must not follow it there.
+    const env = { WORKER_QUEUE_URL: a.queueUrl, WORKER_DLQ_URL: a.dlqUrl, RETRY_POLICY: '{"types":{"TEMPORARY":{"backoff":{"type":"fixed","delayMs":1000}}}}' };
+    const calls: Array<{ body: string; attempt: number; messageId: string }> = [];
+    await withEnv(env, async () => {
+      const handler = sqsHandler(
+        async (message) => {
+          calls.push({ body: message.rawBody, attempt: message.attempt, messageId: message.messageId });
+          if (message.attempt === 1) throw new RetryableError('down', { errorType: 'TEMPORARY' });
+        },
+        { sqs: suite.emulator.sqs },
+      );
+      const mappings = [await startEventSourceMapping(suite.emulator.sqs, a.queueUrl, handler), await startEventSourceMapping(suite.emulator.sqs, b.queueUrl, handler)];
+      try {
+        await sendAll(suite.emulator.sqs, a.queueUrl, [{ body: 'from-a' }]);
+        await sendAll(suite.emulator.sqs, b.queueUrl, [{ body: 'from-b' }]);
+        await eventually(() => (calls.filter((call) => call.attempt === 2).length === 2 ? true : undefined), 15_000, `both retries to run: ${JSON.stringify(calls)}`);
+        const retryOf = (body: string) => calls.find((call) => call.body === body && call.attempt === 2)!.messageId;
+        const deliveredBy = (index: number) => mappings[index]!.invocations.flatMap((invocation) => invocation.records);
+        expect(deliveredBy(0)).toContain(retryOf('from-a'));
+        expect(deliveredBy(1)).toContain(retryOf('from-b'));
+        expect(deliveredBy(0)).not.toContain(retryOf('from-b'));
+      } finally {
+        await Promise.all(mappings.map((mapping) => mapping.stop()));
+      }
+    });
   });
 
   it('runs a job delivered three times once, with Powertools idempotency on DynamoDB', async () => {

@@ -76,7 +76,8 @@ describe('signed x-retry against the writers of the DLQ, and through a key rotat
       await eventually(() => (bodies.every((body) => calls.some((call) => call.body === body && call.attempt === 4)) ? true : undefined), 30_000, `step ${step}: every retry to succeed`);
       await Promise.all([older.stop({ drainTimeoutMs: 0 }), newer.stop({ drainTimeoutMs: 0 })]);
     }
-    const byBody = Map.groupBy(calls, (call) => call.body);
+    const byBody = new Map<string, Call[]>();
+    for (const call of calls) byBody.set(call.body, [...(byBody.get(call.body) ?? []), call]);
     for (const [body, attempts] of byBody) {
       expect(attempts.map((call) => call.attempt), body).toEqual([1, 2, 3, 4]);
       expect(new Set(attempts.map((call) => call.key)).size, `${body}: ${JSON.stringify(attempts)}`).toBe(1);

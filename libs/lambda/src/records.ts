@@ -29,3 +29,14 @@ export function queueUrlOfArn(arn: string): string {
   const domain = partition === 'aws-cn' ? 'amazonaws.com.cn' : 'amazonaws.com';
   return `https://sqs.${region}.${domain}/${account}/${name}`;
 }
+
+/**
+ * The queue a record came from: `configured` (`WORKER_QUEUE_URL`) when it names the same
+ * queue, the account and name of the record's `eventSourceARN` (it may point at a VPC
+ * endpoint or an emulator), else that ARN's URL on AWS's endpoint.
+ */
+export function queueUrlOfRecord(eventSourceArn: string, configured: string | undefined): string {
+  const fromArn = queueUrlOfArn(eventSourceArn);
+  const tail = (url: string) => new URL(url).pathname.split('/').filter(Boolean).slice(-2).join('/');
+  return configured !== undefined && URL.canParse(configured) && tail(configured) === tail(fromArn) ? configured : fromArn;
+}

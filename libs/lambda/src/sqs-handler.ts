@@ -3,7 +3,7 @@ import { SqsWorkerConfigError, type MessageHandler } from '@requeue/sqs';
 import { ReceivedMessages, type ReceivedOptions } from '@requeue/sqs/received';
 import type { LambdaContext, SqsBatchResponse, SqsEvent } from './lambda-event.js';
 import { optionsFromEnv } from './env-options.js';
-import { messageOfRecord, queueUrlOfArn } from './records.js';
+import { messageOfRecord, queueUrlOfRecord } from './records.js';
 
 /**
  * How `sqsHandler` runs: the worker's options, less what Lambda's event source mapping does
@@ -15,7 +15,11 @@ import { messageOfRecord, queueUrlOfArn } from './records.js';
 export interface SqsHandlerOptions<Body = unknown> extends Omit<ReceivedOptions<Body>, 'handler' | 'sqs' | 'queueUrl' | 'deadLetterQueueUrl' | 'maxInFlight'> {
   /** @default a client from the environment (region, credentials, `AWS_ENDPOINT_URL`) */
   sqs?: SQSClient;
-  /** Where retry copies go. @default WORKER_QUEUE_URL, else the URL of the record's `eventSourceARN` */
+  /**
+   * Where retry copies go, for every record. @default each record's own queue: the URL of
+   * its `eventSourceARN` (`WORKER_QUEUE_URL` when that names the same queue), so one
+   * function on two queues sends each queue's retries back to it
+   */
   queueUrl?: string;
   /** Where dead letters go. @default WORKER_DLQ_URL */
   deadLetterQueueUrl?: string;
@@ -36,8 +40,8 @@ function settleReserve(remainingMs: number, given: number | undefined): number {
   return given ?? Math.min(5_000, Math.max(500, Math.round(remainingMs / 10)));
 }
 
-async function receivedMessages<Body>(handler: MessageHandler<Body>, options: SqsHandlerOptions<Body>, eventSourceArn: string): Promise<ReceivedMessages> {
-  const { sqs, queueUrl, deadLetterQueueUrl, concurrency, settleReserveMs: _reserve, ...rest } = options;
+async function receivedMessages<Body>(handler: MessageHandler<Body>, options: SqsHandlerOptions<Body>, queueUrl: string): Promise<ReceivedMessages> {
+  const { sqs, queueUrl: _queueUrl, deadLetterQueueUrl, concurrency, settleReserveMs: _reserve, ...rest } = options;
   const dlq = deadLetterQueueUrl ?? process.env.WORKER_DLQ_URL;
   if (!dlq) throw new SqsWorkerConfigError('deadLetterQueueUrl', 'is not set: pass it, or set WORKER_DLQ_URL (QueueWorkerFunction sets it)');
   return ReceivedMessages.create<Body>({
@@ -45,7 +49,7 @@ async function receivedMessages<Body>(handler: MessageHandler<Body>, options: Sq
     ...rest,
     handler,
     sqs: sqs ?? new SQSClient({}),
-    queueUrl: queueUrl ?? process.env.WORKER_QUEUE_URL ?? queueUrlOfArn(eventSourceArn),
+    queueUrl,
     deadLetterQueueUrl: dlq,
     maxInFlight: concurrency ?? 10,
   });
@@ -66,20 +70,40 @@ async function receivedMessages<Body>(handler: MessageHandler<Body>, options: Sq
  * messages stay. The event source mapping must have `ReportBatchItemFailures` on.
  */
 export function sqsHandler<Body = unknown>(handler: MessageHandler<Body>, options: SqsHandlerOptions<Body> = {}): SqsLambdaHandler {
-  let ready: Promise<ReceivedMessages> | undefined;
+  // One path per queue (its facts read once), built on its first record and kept for the
+  // container's life; a failed build is tried again.
+  const paths = new Map<string, Promise<ReceivedMessages>>();
+  const pathOf = (queueUrl: string) => {
+    let path = paths.get(queueUrl);
+    if (!path) {
+      path = receivedMessages(handler, options, queueUrl).catch((error: unknown) => {
+        paths.delete(queueUrl);
+        throw error;
+      });
+      paths.set(queueUrl, path);
+    }
+    return path;
+  };
   return async (event, context) => {
     if (event.Records.length === 0) return { batchItemFailures: [] };
-    // Built on the first event, kept for the container's life; a failed build is tried again.
-    ready ??= receivedMessages(handler, options, event.Records[0]!.eventSourceARN).catch((error: unknown) => {
-      ready = undefined;
-      throw error;
-    });
-    const received = await ready;
-    received.useLambdaContext(context);
     const remainingMs = context.getRemainingTimeInMillis();
     const deadline = Date.now() + remainingMs - settleReserve(remainingMs, options.settleReserveMs);
-    const stays = await received.process(event.Records.map(messageOfRecord), { deadline });
-    await received.flushMetrics();
+    const byQueue = new Map<string, SqsEvent['Records']>();
+    for (const record of event.Records) {
+      const queueUrl = options.queueUrl ?? queueUrlOfRecord(record.eventSourceARN, process.env.WORKER_QUEUE_URL);
+      const records = byQueue.get(queueUrl);
+      if (records) records.push(record);
+      else byQueue.set(queueUrl, [record]);
+    }
+    const stays = new Set<string>();
+    await Promise.all(
+      [...byQueue].map(async ([queueUrl, records]) => {
+        const received = await pathOf(queueUrl);
+        received.useLambdaContext(context);
+        for (const id of await received.process(records.map(messageOfRecord), { deadline })) stays.add(id);
+        await received.flushMetrics();
+      }),
+    );
     return { batchItemFailures: event.Records.filter((record) => stays.has(record.messageId)).map((record) => ({ itemIdentifier: record.messageId })) };
   };
 }
