@@ -35,7 +35,7 @@ describe('requeue dlq triage (on the emulator)', () => {
     console.info(table);
     const lines = table.trim().split('\n');
     expect(lines.slice(1, 6).map((line) => line.split(/\s+/)[0])).toEqual(triage.groups.map((g) => g.id));
-    expect(lines.at(-1)!).toMatch(/^10000 dead letter\(s\) in 5 group\(s\); read with \d+ receives and 1000 release calls; every message is visible again$/);
+    expect(lines.at(-1)!).toMatch(/^10000 dead letter\(s\) in 5 group\(s\); read with \d+ receives and 1000 release calls; every message it read is visible again$/);
 
     // A group id picks exactly that cause's dead letters for the other commands.
     const validation = triage.groups[3]!;

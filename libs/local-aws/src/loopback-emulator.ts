@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { buildApp } from 'fauxqs';
+import { emulatorStores } from './fauxqs-stores.js';
 import { enforceSqsLimits } from './sqs-limits-hook.js';
 import { LocalProvisioningError } from './template.js';
 
@@ -25,7 +26,12 @@ const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/i;
  * what SQS refuses (`checkSqsRequest`), so what works here works in AWS.
  */
 export async function startLoopbackEmulator(port: number): Promise<LoopbackEmulator> {
-  const app = buildApp({ logger: false });
+  const { stores, catchUp } = await emulatorStores();
+  const app = buildApp({ logger: false, ...(stores ? { stores } : {}) });
+  // Counts as SQS keeps them, by the clock: a hidden message shows again in GetQueueAttributes once its time is up.
+  app.addHook('preHandler', async (request) => {
+    if (request.headers['x-amz-target'] === 'AmazonSQS.GetQueueAttributes') catchUp();
+  });
   app.addHook('onRequest', async (request, reply) => {
     if (request.headers.origin !== undefined) {
       return reply.code(403).send({ error: 'requests from a browser page are refused: the local emulator serves SDKs and the CLI only' });

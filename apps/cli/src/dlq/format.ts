@@ -1,5 +1,5 @@
 import { NO_ROOM_FOR_REASON } from '@requeue/retry/engine';
-import { deadLetterSummary, type DlqEntry, type TriageResult } from '@requeue/sqs/dead-letters';
+import { deadLetterSummary, TOOL_HIDE_SECONDS, type DlqEntry, type TriageResult } from '@requeue/sqs/dead-letters';
 
 const iso = (ms: number | undefined) => (ms === undefined ? '-' : new Date(ms).toISOString().replace('.000Z', 'Z'));
 const clip = (text: string, width: number) => {
@@ -84,11 +84,20 @@ export function triageTable(result: TriageResult): string {
       : result.visibleBefore > result.total
         ? `\nSQS counted ${result.visibleBefore} visible before the read: run triage again to read the rest`
         : '';
-  const cost = `read with ${result.calls.receives} receives and ${result.calls.releases} release calls; every message is visible again`;
+  const cost = `read with ${result.calls.receives} receives and ${result.calls.releases} release calls; every message it read is visible again`;
+  const hidden = result.hiddenBefore > 0 ? `\n${hiddenNote(result.hiddenBefore)}` : '';
   const noRoom = result.groups.find((group) => group.reason === NO_ROOM_FOR_REASON);
   const noRoomNote = noRoom
     ? `\n${NO_ROOM_FOR_REASON}: the worker sent these without x-dead-letter (10 attributes, or at the size limit); ` +
       `its log's dead-lettered line with deadLetterMessageId ${noRoom.example.messageId} has the reason`
     : '';
-  return [line(header), ...rows.map(line), `${result.total} dead letter(s) in ${result.groups.length} group(s); ${cost}${short}${noRoomNote}`].join('\n');
+  return [line(header), ...rows.map(line), `${result.total} dead letter(s) in ${result.groups.length} group(s); ${cost}${short}${hidden}${noRoomNote}`].join('\n');
+}
+
+/** Letters hidden before a command read the DLQ: not read, and why they may be hidden. */
+export function hiddenNote(count: number): string {
+  return (
+    `${count} more dead letter(s) were hidden when the read began, so not read: an interrupted triage or redrive hides what it read ` +
+    `for up to ${TOOL_HIDE_SECONDS} s, another reader as long as it holds them. Run the command again once they show`
+  );
 }

@@ -25,6 +25,7 @@ describe('requeue dlq redrive arguments and report', () => {
       untouched: 2_375,
       failures: [{ messageId: 'd1', redrivenAs: 'r1', returnedAs: 'b1', reason: 'non-retryable', errorType: 'HTTP_4XX', error: '400' }],
       skipped: [],
+      hidden: { atStart: 0, stillHidden: 0 },
       ownIdentity: [{ messageId: 'd2', why: 'its x-retry does not verify' }],
       rate: { set: 50, achieved: 49.7 },
       elapsedMs: 8_500,

@@ -1,8 +1,9 @@
-import { canaryRedrive, redriveDeadLetters, type CanaryRedriveResult, type CanarySize, type DlqFilter, type RedriveProgress } from '@requeue/sqs/dead-letters';
+import { canaryRedrive, redriveDeadLetters, TOOL_HIDE_SECONDS, type CanaryRedriveResult, type CanarySize, type DlqFilter, type RedriveProgress } from '@requeue/sqs/dead-letters';
 import { parseDuration, parseRate } from '../args.js';
 import { CliError, CliUsageError } from '../errors.js';
 import type { RetryStateSigner } from '@requeue/retry/engine';
 import type { CliIo } from '../io.js';
+import { hiddenNote } from './format.js';
 import type { DlqTarget } from './target.js';
 
 /** `--canary`: `5%` of what matched, or `50` messages. */
@@ -37,6 +38,8 @@ export function redriveReport(result: CanaryRedriveResult): string {
     lines.push(`completed: ${result.sent} sent${rate}; ${share}; canary ${result.canary}`);
   }
   if (result.skipped.length > 0) lines.push(`${result.skipped.length} skipped (left in the DLQ): ${result.skipped[0]!.why}`);
+  if (result.hidden.stillHidden > 0) lines.push(hiddenNote(result.hidden.stillHidden));
+  else if (result.hidden.atStart > 0) lines.push(`${result.hidden.atStart} dead letter(s) hidden by an earlier run when it began showed again, and were read`);
   for (const { messageId, why } of result.ownIdentity) lines.push(`new identity ${messageId}: ${why}`);
   return lines.join('\n');
 }
@@ -91,7 +94,8 @@ export async function redriveCommand(values: RedriveFlags, filter: DlqFilter, io
     resetAttempts: values['reset-attempts'],
     dryRun: values['dry-run'],
     signer,
-    onProgress: ({ phase, sent, failed }: RedriveProgress) => io.err(`${phase}: ${sent} sent, ${failed} came back`),
+    onProgress: ({ phase, sent, failed, hidden }: RedriveProgress) =>
+      io.err(phase === 'waiting-for-hidden' ? `waiting up to ${TOOL_HIDE_SECONDS + 5} s for ${hidden} dead letter(s) hidden by an earlier run to show again` : `${phase}: ${sent} sent, ${failed} came back`),
   };
   const result = await withDlq((target) => canaryRedrive(target, filter, options));
   io.out(values.json ? JSON.stringify(result, null, 2) : redriveReport(result));

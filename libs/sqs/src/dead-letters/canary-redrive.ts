@@ -1,76 +1,16 @@
 import { queueDepth } from '../queue-depth.js';
-import { canaryCount, checkRedriveSettings, REDRIVE_DEFAULTS, shouldHalt, type CanarySize } from './canary-plan.js';
+import { canaryCount, checkRedriveSettings, REDRIVE_DEFAULTS, shouldHalt, type CanaryRedriveOptions, type CanaryRedriveResult, type CanarySize, type RedriveProgress } from './canary-plan.js';
+export type { CanaryRedriveOptions, CanaryRedriveResult, RedriveProgress } from './canary-plan.js';
 import { HeldLetters } from './held-letters.js';
+import { awaitHiddenLetters, TOOL_HIDE_SECONDS, type HiddenLetters } from './hidden-letters.js';
 import { ReturnWatch, type RedriveFailure } from './return-watch.js';
 import { matches, scanDlq, type DeadLetterQueue, type DlqEntry, type DlqFilter } from './scan.js';
 import { DeadLetterOperationError } from './errors.js';
 import { destinationOf, sendBackBatch, type SendBackOptions } from './send-back.js';
 import { sourceQueuePolicy, type SourceQueuePolicy } from './source-queues.js';
 
-/** How `canaryRedrive` sends a cause's dead letters back. */
-export interface CanaryRedriveOptions extends SendBackOptions {
-  /** Where to send; by default each message's source queue from `x-dead-letter`. */
-  to?: string;
-  /** What goes first, alone, to be watched. @default 5% of what matched (at least one message) */
-  canary?: CanarySize;
-  /** At most this many messages a second, the canary included. @default 50 */
-  ratePerSecond?: number;
-  /** Halt once this share (0 to 1) of what was sent has come back to the DLQ. @default 0.1 */
-  haltWhenFailing?: number;
-  /**
-   * How long after its send a message may still come back to count as failed. Watching ends
-   * sooner once every queue sent to has been empty for 3 s (nothing waiting, in flight or
-   * delayed). @default 60000
-   */
-  watchMs?: number;
-  /** Report what would be sent, and the canary's size; send and delete nothing. */
-  dryRun: boolean;
-  /** Called as the redrive moves on: after the canary, after its verdict, every 100 messages, and at the end. */
-  onProgress?: (progress: RedriveProgress) => void;
-}
-
-/** Where a redrive is. */
-export interface RedriveProgress {
-  /** Sending or watching the canary; sending the rest; watching the last messages sent. */
-  phase: 'canary' | 'continuing' | 'settling';
-  /** Sent back so far. */
-  sent: number;
-  /** Of those, come back to the DLQ so far. */
-  failed: number;
-}
-
-/** What a canary redrive did. */
-export interface CanaryRedriveResult {
-  /** `completed`: everything matched was sent; `halted`: the failure share reached the threshold, and the rest stayed in the DLQ. */
-  outcome: 'completed' | 'halted' | 'dry-run';
-  /** Dead letters that matched the filter and could be sent. */
-  matched: number;
-  /** The canary's size. */
-  canary: number;
-  /** Sent back, and deleted from the DLQ. */
-  sent: number;
-  /** Sent back, and came back to the DLQ within the watch. */
-  failed: number;
-  /** `failed / sent`. */
-  failureShare: number;
-  /** The share it halts at. */
-  haltWhenFailing: number;
-  /** Matched, never sent: still in the DLQ, as they were. */
-  untouched: number;
-  /** The redriven messages that came back, and why. */
-  failures: RedriveFailure[];
-  /** Left in the DLQ, and why (no source queue, or one the DLQ's policy does not allow). */
-  skipped: Array<{ messageId: string; why: string }>;
-  /** Sent back as their own messages (a new idempotency key), and why: their `x-retry` did not verify. */
-  ownIdentity: Array<{ messageId: string; why: string }>;
-  /** The rate asked for, and the rate the sends kept (null under two sends). */
-  rate: { set: number; achieved: number | null };
-  /** From the start of the read to the end of the watch. */
-  elapsedMs: number;
-}
-
 /** Hidden that long at a time while the redrive works; renewed every half of it. */
-const HIDE_SECONDS = 120;
+const HIDE_SECONDS = TOOL_HIDE_SECONDS;
 const POLL_EVERY_MS = 250;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -92,9 +32,11 @@ export async function canaryRedrive(target: DeadLetterQueue, filter: DlqFilter, 
   const settings: Settings = { ...REDRIVE_DEFAULTS, ...definedOnly(options), dryRun: options.dryRun, resetAttempts: options.resetAttempts };
   checkRedriveSettings(settings);
   const sources = settings.to === undefined ? await sourceQueuePolicy(target) : undefined;
+  const progress = (phase: RedriveProgress['phase']) => (count: number) => settings.onProgress?.({ phase, sent: 0, failed: 0, hidden: count });
+  const hidden = await awaitHiddenLetters(target, settings.dryRun ? 0 : settings.waitForHiddenMs, progress('waiting-for-hidden'));
   const held = new HeldLetters(target, HIDE_SECONDS);
   try {
-    const run = new RedriveRun(target, held, settings, filter, sources);
+    const run = new RedriveRun(target, held, settings, filter, sources, hidden);
     return await run.execute();
   } finally {
     await held.release();
@@ -105,7 +47,7 @@ function definedOnly<T extends object>(options: T): Partial<T> {
   return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
-type Settings = CanaryRedriveOptions & { canary: CanarySize; ratePerSecond: number; haltWhenFailing: number; watchMs: number; quietMs: number };
+type Settings = CanaryRedriveOptions & { canary: CanarySize; ratePerSecond: number; haltWhenFailing: number; watchMs: number; quietMs: number; waitForHiddenMs: number };
 
 class RedriveRun {
   private readonly started = Date.now();
@@ -125,6 +67,7 @@ class RedriveRun {
     private readonly settings: Settings,
     private readonly filter: DlqFilter,
     private readonly sources: SourceQueuePolicy | undefined,
+    private readonly hidden: HiddenLetters,
   ) {
     this.watch = new ReturnWatch(target, held, HIDE_SECONDS, (entry) => this.takeLate(entry));
   }
@@ -281,6 +224,7 @@ class RedriveRun {
       untouched: this.matched - this.sent,
       failures: this.watch.failures,
       skipped: this.skipped,
+      hidden: this.hidden,
       ownIdentity: this.ownIdentity,
       rate: { set: this.settings.ratePerSecond, achieved: span > 0 ? this.sent / span : null },
       elapsedMs: Date.now() - this.started,

@@ -19,6 +19,7 @@ export { DeadLetterOperationError } from './errors.js';
 export { redriveDeadLetters } from './redrive.js';
 export { canaryRedrive, type CanaryRedriveOptions, type CanaryRedriveResult, type RedriveProgress } from './canary-redrive.js';
 export type { CanarySize } from './canary-plan.js';
+export { TOOL_HIDE_SECONDS, type HiddenLetters } from './hidden-letters.js';
 export type { RedriveFailure } from './return-watch.js';
 export { errorFingerprint } from './fingerprint.js';
 export { deadLetterGroupId, groupDeadLetters, triageDeadLetters, type DeadLetterGroup, type TriageResult } from './triage.js';

@@ -37,6 +37,11 @@ export interface TriageResult {
    * polls can come back empty while messages remain) shows here.
    */
   visibleBefore: number;
+  /**
+   * Hidden when the read began, so not read nor counted: letters an interrupted run hid
+   * (they show again within 120 s) or another reader holds.
+   */
+  hiddenBefore: number;
   /** FIFO: letters behind the first letters of their groups, which SQS shows only once those are gone (0 on a standard DLQ). */
   behindInGroups: number;
   /** SQS calls made: receives to read (each hides what it returns), and batches to release it at once. */
@@ -74,11 +79,11 @@ export function groupDeadLetters(entries: readonly DlqEntry[]): DeadLetterGroup[
  * N/10 receives and N/10 release calls for N dead letters.
  */
 export async function triageDeadLetters(target: DeadLetterQueue, options: { hideSeconds?: number } = {}): Promise<TriageResult> {
-  const { visible } = await queueDepth(target.sqs, target.dlqUrl);
+  const { visible, inFlight } = await queueDepth(target.sqs, target.dlqUrl);
   const { matched, skipped, receives, behind } = await scanDlq(target, {}, { hideSeconds: options.hideSeconds ?? 120 });
   const read = [...matched.map((entry) => entry.message), ...skipped];
   await releaseDeadLetters(target, read);
   // A read longer than the hiding sees its first messages again: each counts once.
   const once = [...new Map(matched.map((entry) => [entry.message.MessageId, entry])).values()];
-  return { groups: groupDeadLetters(once), total: once.length, visibleBefore: visible, behindInGroups: behind, calls: { receives, releases: Math.ceil(read.length / 10) } };
+  return { groups: groupDeadLetters(once), total: once.length, visibleBefore: visible, hiddenBefore: inFlight, behindInGroups: behind, calls: { receives, releases: Math.ceil(read.length / 10) } };
 }
