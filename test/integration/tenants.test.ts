@@ -28,9 +28,9 @@ async function recordStarts(queues: QueuePair, options: Partial<SqsWorkerOptions
  * worker starts: 2 handlers, a prefetch of 20, so the worker holds every message at once.
  * Resolves with the order the handlers started them in.
  */
-async function startOrder(extra: Partial<SqsWorkerOptions>): Promise<string[]> {
+async function startOrder(extra: Partial<SqsWorkerOptions>, burstTenant: (i: number) => string = () => 'a'): Promise<string[]> {
   const queues = await suite.emulator.createQueues();
-  const burst = Array.from({ length: 20 }, (_, i) => ({ body: JSON.stringify({ tenant: 'a', id: `a${i}` }) }));
+  const burst = Array.from({ length: 20 }, (_, i) => ({ body: JSON.stringify({ tenant: burstTenant(i), id: `a${i}` }) }));
   await sendAll(suite.emulator.sqs, queues.queueUrl, [...burst, { body: '{"tenant":"b","id":"b0"}' }, { body: '{"tenant":"b","id":"b1"}' }]);
   const started = await recordStarts(queues, { prefetch: 20, ...extra });
   await eventually(() => (started.length === 22 ? true : undefined), 20_000, 'every job to start');
@@ -47,6 +47,17 @@ describe('tenants take turns for the handlers (body.tenant key, on the emulator)
     // Within a tenant, arrival order holds.
     const aOrder = fair.filter((id) => id.startsWith('a'));
     expect(aOrder.indexOf('a0')).toBe(0);
+  }, 60_000);
+
+  it('keeps the quiet tenant early against a burst that invents a tenant per message, once the real tenants are listed', async () => {
+    const perMessage = (i: number) => `burst-${i}`;
+    const listed = await startOrder({ tenants: { key: 'body.tenant', values: ['a', 'b'] } }, perMessage);
+    const unlisted = await startOrder({ tenants: { key: 'body.tenant' } }, perMessage);
+    console.info(`start positions of b's jobs against a tenant per burst message: listed ${['b0', 'b1'].map((id) => listed.indexOf(id))}, not ${['b0', 'b1'].map((id) => unlisted.indexOf(id))}`);
+    // The invented values share one turn: b takes every other start.
+    expect(Math.max(listed.indexOf('b0'), listed.indexOf('b1'))).toBeLessThan(8);
+    // Without the list every invented value is a tenant of its own, ahead of b: what docs/worker.md warns of.
+    expect(Math.max(unlisted.indexOf('b0'), unlisted.indexOf('b1'))).toBeGreaterThanOrEqual(10);
   }, 60_000);
 
   it("reads past one tenant's burst in the queue once a second tenant was seen, where the prefetch alone leaves the other behind it", async () => {
@@ -77,5 +88,7 @@ describe('tenants take turns for the handlers (body.tenant key, on the emulator)
     expect(await refusal({ key: 'group', maxInFlight: '150%' })).toMatchObject({ option: 'tenants.maxInFlight' });
     expect(await refusal({ key: 'group', maxInFlight: 0 })).toMatchObject({ option: 'tenants.maxInFlight' });
     expect(await refusal({ key: 'group', prefetch: -1 })).toMatchObject({ option: 'tenants.prefetch' });
+    expect(await refusal({ key: 'group', values: [] })).toMatchObject({ option: 'tenants.values', message: expect.stringMatching(/must list 1 to 10000 tenant values/) });
+    expect(await refusal({ key: 'group', values: ['a', ''] })).toMatchObject({ option: 'tenants.values' });
   });
 });

@@ -20,14 +20,15 @@ function environmentOf(stack: Stack): Record<string, unknown> {
 
 describe('tenants in the stack', () => {
   it("passes the worker's tenant settings as its environment, and none when tenants are off", () => {
-    const on = environmentOf(stackWithWorker({ tenants: { key: 'group', maxInFlight: '90%', prefetch: 200 } }).stack);
-    expect(on).toMatchObject({ WORKER_TENANT_KEY: 'group', WORKER_TENANT_MAX_IN_FLIGHT: '90%', WORKER_TENANT_PREFETCH: '200' });
+    const on = environmentOf(stackWithWorker({ tenants: { key: 'group', maxInFlight: '90%', prefetch: 200, values: ['acme', 'globex'] } }).stack);
+    expect(on).toMatchObject({ WORKER_TENANT_KEY: 'group', WORKER_TENANT_MAX_IN_FLIGHT: '90%', WORKER_TENANT_PREFETCH: '200', WORKER_TENANT_VALUES: 'acme,globex' });
     const off = environmentOf(stackWithWorker().stack);
     expect(Object.keys(off).filter((name) => name.startsWith('WORKER_TENANT'))).toEqual([]);
   });
 
   it('refuses at synth a key, cap or prefetch the worker would refuse at start, naming the prop', () => {
     expect(() => stackWithWorker({ tenants: { key: 'customer' as 'group' } })).toThrow(/^tenants\.key: must be group, attribute\.<name> or body\.<path>/);
+    expect(() => stackWithWorker({ tenants: { key: 'group', values: ['acme,globex'] } })).toThrow(/^tenants\.values: must list at least one tenant value, none empty, with no comma/);
     expect(() => stackWithWorker({ tenants: { key: 'body.a..b' as 'group' } })).toThrow(/^tenants\.key/);
     expect(() => stackWithWorker({ tenants: { key: 'group', maxInFlight: 11 } })).toThrow(/^tenants\.maxInFlight/);
     expect(() => stackWithWorker({ tenants: { key: 'group', maxInFlight: '150%' } })).toThrow(/^tenants\.maxInFlight/);

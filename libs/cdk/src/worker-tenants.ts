@@ -22,5 +22,14 @@ export function tenantEnvironment(tenants: TenantOptions | undefined, maxInFligh
     environment.WORKER_TENANT_MAX_IN_FLIGHT = cap;
   }
   if (tenants.prefetch !== undefined) environment.WORKER_TENANT_PREFETCH = String(wholeNumber('tenants.prefetch', tenants.prefetch, 0, 100_000));
+  if (tenants.values !== undefined) environment.WORKER_TENANT_VALUES = tenantValues(tenants.values);
   return environment;
+}
+
+/** The listed tenants as WORKER_TENANT_VALUES: comma-separated, so no value may hold a comma. */
+function tenantValues(values: readonly string[]): string {
+  if (values.length === 0 || values.some((value) => value.trim() === '' || value.includes(',') || value.trim() !== value)) {
+    throw new InfraConfigError('tenants.values', `must list at least one tenant value, none empty, with no comma or surrounding space, got ${JSON.stringify(values).slice(0, 200)}`);
+  }
+  return values.join(',');
 }

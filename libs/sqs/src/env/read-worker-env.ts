@@ -103,14 +103,16 @@ function fleetState(env: Env): StoreLocation | undefined {
 
 /**
  * WORKER_TENANT_KEY (`off`, `group`, `attribute.<name>`, `body.<path>`),
- * WORKER_TENANT_MAX_IN_FLIGHT (a number or a share such as `50%`) and WORKER_TENANT_PREFETCH.
+ * WORKER_TENANT_MAX_IN_FLIGHT (a number or a share such as `50%`), WORKER_TENANT_PREFETCH and
+ * WORKER_TENANT_VALUES (comma-separated: the tenants with turns of their own).
  */
 function tenants(env: Env, maxInFlight: number): TenantOptions | undefined {
   const key = env.WORKER_TENANT_KEY?.trim() || 'off';
   const cap = env.WORKER_TENANT_MAX_IN_FLIGHT?.trim() || undefined;
   const prefetch = optionalInteger(env, 'WORKER_TENANT_PREFETCH', 0, 100_000);
+  const values = env.WORKER_TENANT_VALUES?.trim() ? env.WORKER_TENANT_VALUES.split(',').map((value) => value.trim()) : undefined;
   if (key === 'off') {
-    const orphan = cap !== undefined ? 'WORKER_TENANT_MAX_IN_FLIGHT' : prefetch !== undefined ? 'WORKER_TENANT_PREFETCH' : undefined;
+    const orphan = cap !== undefined ? 'WORKER_TENANT_MAX_IN_FLIGHT' : prefetch !== undefined ? 'WORKER_TENANT_PREFETCH' : values !== undefined ? 'WORKER_TENANT_VALUES' : undefined;
     if (orphan) throw new WorkerConfigError(orphan, 'needs WORKER_TENANT_KEY, which names where the tenant is read');
     return undefined;
   }
@@ -118,12 +120,13 @@ function tenants(env: Env, maxInFlight: number): TenantOptions | undefined {
     key: key as TenantKey,
     ...(cap === undefined ? {} : { maxInFlight: /^\d+$/.test(cap) ? Number(cap) : (cap as `${number}%`) }),
     ...(prefetch === undefined ? {} : { prefetch }),
+    ...(values === undefined ? {} : { values }),
   };
   try {
     resolveTenants(options, maxInFlight);
   } catch (cause) {
     if (!(cause instanceof SqsWorkerConfigError)) throw cause;
-    const variable = { 'tenants.key': 'WORKER_TENANT_KEY', 'tenants.prefetch': 'WORKER_TENANT_PREFETCH' }[cause.option] ?? 'WORKER_TENANT_MAX_IN_FLIGHT';
+    const variable = { 'tenants.key': 'WORKER_TENANT_KEY', 'tenants.prefetch': 'WORKER_TENANT_PREFETCH', 'tenants.values': 'WORKER_TENANT_VALUES' }[cause.option] ?? 'WORKER_TENANT_MAX_IN_FLIGHT';
     throw new WorkerConfigError(variable, cause.problem, { cause });
   }
   return options;

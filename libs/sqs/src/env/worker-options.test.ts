@@ -89,5 +89,8 @@ describe('optional peers', () => {
     expect(workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'group', WORKER_TENANT_PREFETCH: '200' }).tenants).toEqual({ key: 'group', prefetch: 200 });
     expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'group', WORKER_TENANT_PREFETCH: 'lots' })).toThrow(/^WORKER_TENANT_PREFETCH/);
     expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_PREFETCH: '200' })).toThrow(/^WORKER_TENANT_PREFETCH: needs WORKER_TENANT_KEY/);
+    expect(workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'group', WORKER_TENANT_VALUES: 'acme, globex' }).tenants).toEqual({ key: 'group', values: ['acme', 'globex'] });
+    expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'group', WORKER_TENANT_VALUES: 'acme,,globex' })).toThrow(/^WORKER_TENANT_VALUES: must list/);
+    expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_VALUES: 'acme' })).toThrow(/^WORKER_TENANT_VALUES: needs WORKER_TENANT_KEY/);
   });
 });

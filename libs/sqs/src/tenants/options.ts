@@ -22,7 +22,20 @@ export interface TenantOptions {
    * each). With one tenant, `prefetch` applies. @default 30 × maxInFlight
    */
   prefetch?: number;
+  /**
+   * The tenant values that take turns of their own. Any other value shares one turn with
+   * every other unlisted value (`(other)` in metrics and logs). Turns are only as fair as
+   * tenant values are honest: a publisher who invents a value per message takes a turn per
+   * message, ahead of a real tenant that arrived after the burst. Where publishers choose
+   * the values, list the real tenants here. @default every value takes a turn of its own
+   */
+  values?: readonly string[];
 }
+
+/** The one turn every tenant value outside `TenantOptions.values` shares. */
+export const OTHER_TENANTS = '(other)';
+/** More than this is a mistake (a list of message ids?), and would be slow to match. */
+const MAX_TENANT_VALUES = 10_000;
 
 export interface ResolvedTenants {
   read: TenantReader;
@@ -39,7 +52,19 @@ export function resolveTenants(tenants: TenantOptions | undefined, maxInFlight: 
   if (keyProblem) throw new SqsWorkerConfigError('tenants.key', keyProblem);
   const prefetch = tenants.prefetch ?? DEFAULT_PREFETCH_PER_HANDLER * maxInFlight;
   if (!Number.isInteger(prefetch) || prefetch < 0) throw new SqsWorkerConfigError('tenants.prefetch', `must be a whole number of at least 0, got ${JSON.stringify(tenants.prefetch)}`);
-  return { read: tenantReader(tenants.key), cap: tenantCap(tenants.maxInFlight, maxInFlight), prefetch };
+  return { read: listedOnly(tenantReader(tenants.key), tenants.values), cap: tenantCap(tenants.maxInFlight, maxInFlight), prefetch };
+}
+
+/** The reader, with every value off the list read as `OTHER_TENANTS`. */
+function listedOnly(read: TenantReader, values: TenantOptions['values']): TenantReader {
+  if (values === undefined) return read;
+  const valid = Array.isArray(values) && values.length > 0 && values.length <= MAX_TENANT_VALUES && values.every((value) => typeof value === 'string' && value !== '');
+  if (!valid) throw new SqsWorkerConfigError('tenants.values', `must list 1 to ${MAX_TENANT_VALUES} tenant values, none empty, got ${JSON.stringify(values).slice(0, 200)}`);
+  const listed = new Set(values);
+  return (message) => {
+    const tenant = read(message);
+    return tenant === undefined || listed.has(tenant) ? tenant : OTHER_TENANTS;
+  };
 }
 
 function tenantCap(cap: TenantOptions['maxInFlight'], maxInFlight: number): number {
