@@ -42,10 +42,22 @@ function parseDemoArgs(argv: string[]) {
   }
 }
 
+/**
+ * Resolves on the first SIGINT or SIGTERM. One Ctrl-C arrives more than once (the terminal
+ * signals the foreground group, and `npm run` passes it on again): repeats within 500 ms
+ * are that press; a later one exits at once.
+ */
 function untilInterrupted(): Promise<void> {
   return new Promise((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
+    let firstAt: number | undefined;
+    const onSignal = () => {
+      if (firstAt === undefined) {
+        firstAt = Date.now();
+        resolve();
+      } else if (Date.now() - firstAt >= 500) process.exit(1);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
   });
 }
 

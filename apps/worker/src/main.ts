@@ -164,15 +164,25 @@ async function requireAConsumer(service: SqsWorkerService, timeoutMs: number, lo
   for (const { consumer, error } of failing) logger.error({ consumer }, `consumer ${consumer} has not started in ${timeoutMs / 1000} s (${error.message}); it keeps trying while ${started.join(', ')} run(s)`);
 }
 
+/**
+ * One Ctrl-C reaches the worker more than once: the terminal signals its whole foreground
+ * group, and `npm start` passes the signal on to its child again. Repeats this soon after
+ * the first are that one press; a person's second press comes later.
+ */
+const SAME_PRESS_MS = 500;
+
 /** SIGTERM or SIGINT: drain, close everything, exit 0; a second signal exits at once with 1. Returns whether a stop began. */
 function stopOnSignals(logger: ReturnType<typeof createWorkerLogger>, waitTimeSeconds: number, close: () => Promise<void>): () => boolean {
   let stopping = false;
+  let firstAt = 0;
   const shutDown = async (signal: NodeJS.Signals) => {
+    if (stopping && Date.now() - firstAt < SAME_PRESS_MS) return;
     if (stopping) {
       logger.warn({ signal }, 'second signal: exiting without draining');
       process.exit(1);
     }
     stopping = true;
+    firstAt = Date.now();
     logger.info({ signal }, 'shutting down');
     // An idle stop still waits for the long polls under way: say so, and how not to wait.
     process.stderr.write(`requeue worker: ${signal}: stopping; running handlers finish and open long polls return (up to ${waitTimeSeconds} s, WORKER_WAIT_TIME_SECONDS); ${signal === 'SIGINT' ? 'Ctrl-C' : 'a second signal'} again exits at once\n`);
