@@ -1,4 +1,4 @@
-import { ChangeMessageVisibilityCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { execFile, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -194,6 +194,22 @@ describe('requeue dlq', () => {
     expect((noCredentials as { stderr: string }).stderr).toMatch(/^requeue: no AWS credentials found: configure the standard chain/);
     expect((unreachable as { stderr: string }).stderr).toMatch(/nothing answers at http:\/\/127.0.0.1:9/);
   }, 60_000);
+
+  it('finds the local stack on the port npm start was given (WORKER_EMULATOR_PORT), and names it once when it is not there', async () => {
+    await suite.emulator.sqs.send(new CreateQueueCommand({ QueueName: 'Requeue-jobs-dlq' }));
+    const port = new URL(suite.emulator.endpoint).port;
+    const cli = (env: Record<string, string>) =>
+      run(process.execPath, [CLI, 'dlq', 'list'], { env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1', ...env } }).then(
+        ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      );
+    const found = await cli({ WORKER_EMULATOR_PORT: port });
+    expect(found.code, found.stderr).toBe(0);
+    const elsewhere = await cli({ WORKER_EMULATOR_PORT: '9' });
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr.match(/127\.0\.0\.1:9/g)).toHaveLength(1);
+    expect(elsewhere.stderr).toMatch(/nothing answers at http:\/\/127\.0\.0\.1:9: is `npm start`.*same WORKER_EMULATOR_PORT/);
+  }, 30_000);
 });
 
 describe('requeue dlq replay on FIFO queues', () => {

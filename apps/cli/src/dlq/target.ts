@@ -1,10 +1,15 @@
 import { GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { queueUnavailable } from '@requeue/sqs';
-import { CliError } from '../errors.js';
+import { CliError, CliUsageError } from '../errors.js';
 
 /** The DLQ of the stack `npm start` and the demo provision locally (infra's default queue name). */
 export const LOCAL_DLQ_NAME = 'Requeue-jobs-dlq';
-export const LOCAL_ENDPOINT = 'http://127.0.0.1:4566';
+/** Where `npm start` puts its emulator: WORKER_EMULATOR_PORT, as the worker reads it, 4566 by default. */
+export function localEndpoint(env: Env): string {
+  const port = env.WORKER_EMULATOR_PORT?.trim();
+  if (port && !/^\d{1,5}$/.test(port)) throw new CliUsageError(`WORKER_EMULATOR_PORT must be the port \`npm start\` runs its emulator on, such as 4567, got ${JSON.stringify(port)}`);
+  return `http://127.0.0.1:${port || 4566}`;
+}
 
 export interface DlqTarget {
   sqs: SQSClient;
@@ -25,7 +30,7 @@ const isLoopback = (endpoint: string) => /^https?:\/\/(127\.0\.0\.1|localhost|\[
 export async function resolveDlq(dlqFlag: string | undefined, env: Env): Promise<DlqTarget> {
   const configured = dlqFlag ?? env.WORKER_DLQ_URL;
   // The DLQ's URL is the operator's own input: a non-AWS one (an emulator) is its endpoint.
-  const endpoint = env.AWS_ENDPOINT_URL_SQS ?? env.AWS_ENDPOINT_URL ?? (configured ? emulatorOrigin(configured) : LOCAL_ENDPOINT);
+  const endpoint = env.AWS_ENDPOINT_URL_SQS ?? env.AWS_ENDPOINT_URL ?? (configured ? emulatorOrigin(configured) : localEndpoint(env));
   const local = endpoint !== undefined && isLoopback(endpoint) && !env.AWS_ACCESS_KEY_ID;
   const sqs = new SQSClient({
     // An AWS queue URL names its region; requests go to that region's endpoint.
@@ -42,7 +47,8 @@ export async function resolveDlq(dlqFlag: string | undefined, env: Env): Promise
     return { sqs, dlqUrl: found.QueueUrl!, endpoint };
   } catch (error) {
     sqs.destroy();
-    throw explainAwsError(error, { dlqUrl: `${LOCAL_DLQ_NAME} at ${endpoint}`, endpoint, hint: 'pass --dlq <url> or set WORKER_DLQ_URL, or start the local stack with `npm start`' });
+    const hint = 'pass --dlq <url> or set WORKER_DLQ_URL; for the local stack, start it with `npm start` and give this command the same WORKER_EMULATOR_PORT (or AWS_ENDPOINT_URL)';
+    throw explainAwsError(error, { dlqUrl: LOCAL_DLQ_NAME, endpoint, hint });
   }
 }
 
