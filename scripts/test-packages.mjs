@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { checkCdkApp } from './packages/cdk-check.mjs';
 import { checkCli } from './packages/cli-check.mjs';
 import { checkCommonJsApp } from './packages/cjs-check.mjs';
+import { checkInstallFromPack } from './packages/pack-install-check.mjs';
 import { checkLambdaApp } from './packages/lambda-check.mjs';
 import { startRequeueLocal } from './packages/local-check.mjs';
 import { installNode } from './packages/node-version.mjs';
@@ -62,6 +63,8 @@ async function main() {
         await stop();
       }
     }
+    const fromPack = await checkInstallFromPack(scratch);
+    step(`npm run pack, then its install line for @requeue/sqs in an empty app: ${fromPack}`);
     const listing = await checkCli(scratch, tarballs, nest.dlqUrl);
     step(`CLI: npx requeue dlq list\n${listing.split('\n').filter((line) => !line.startsWith('npm warn')).join('\n').replace(/^/gm, '        ')}`);
   } finally {
