@@ -3,10 +3,10 @@ import { canaryCount, checkRedriveSettings, REDRIVE_DEFAULTS, shouldHalt, type C
 export type { CanaryRedriveOptions, CanaryRedriveResult, RedriveProgress } from './canary-plan.js';
 import { HeldLetters } from './held-letters.js';
 import { awaitHiddenLetters, TOOL_HIDE_SECONDS, type HiddenLetters } from './hidden-letters.js';
-import { ReturnWatch, type RedriveFailure } from './return-watch.js';
+import { ReturnWatch } from './return-watch.js';
 import { matches, scanDlq, type DeadLetterQueue, type DlqEntry, type DlqFilter } from './scan.js';
 import { DeadLetterOperationError } from './errors.js';
-import { destinationOf, sendBackBatch, type SendBackOptions } from './send-back.js';
+import { destinationOf, sendBackBatch } from './send-back.js';
 import { sourceQueuePolicy, type SourceQueuePolicy } from './source-queues.js';
 
 /** Hidden that long at a time while the redrive works; renewed every half of it. */
