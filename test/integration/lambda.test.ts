@@ -3,7 +3,7 @@ import { sqsHandler } from '@requeue/lambda';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { createRetryPolicy, NonRetryableError, RetryableError } from '@requeue/retry';
 import type { WorkerMessage } from '@requeue/sqs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { dynamoDbForSuite } from '../support/dynamodb.js';
 import { eventually, type QueuePair } from '../support/emulator.js';
 import { startEventSourceMapping } from '../support/lambda-esm.js';
@@ -138,6 +138,11 @@ describe('the Lambda adapter against the SQS protocol (fauxqs)', () => {
   it('takes its queues and policy from the environment QueueWorkerFunction sets', async () => {
     const queues = await suite.emulator.createQueues();
     const env = { WORKER_QUEUE_URL: queues.queueUrl, WORKER_DLQ_URL: queues.dlqUrl, RETRY_POLICY: '{"maxAttempts":1}' };
+    const written: string[] = [];
+    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
     await withEnv(env, async () => {
       const handler = sqsHandler(
         async () => {
@@ -151,8 +156,12 @@ describe('the Lambda adapter against the SQS protocol (fauxqs)', () => {
         await eventually(async () => ((await suite.emulator.depth(queues.dlqUrl)).visible === 1 ? true : undefined), 10_000, 'the dead letter');
       } finally {
         await mapping.stop();
+        stdout.mockRestore();
       }
     });
+    // The default logger wrote the dead-lettered line the dashboard's by-cause table reads, as JSON on stdout.
+    const line = written.map((chunk) => chunk.trim()).find((chunk) => chunk.includes('"msg":"dead-lettered"'));
+    expect(JSON.parse(line!)).toMatchObject({ level: 50, msg: 'dead-lettered', reason: 'max-attempts', deadLetterGroup: expect.stringMatching(/^[0-9a-f]{8}$/) });
     // One attempt, as RETRY_POLICY says: exhausted at once, not retried.
     const [deadLetter] = await suite.emulator.drain(queues.dlqUrl);
     expect(JSON.parse(deadLetter!.MessageAttributes!['x-dead-letter']!.StringValue!)).toMatchObject({ reason: 'max-attempts', attempts: 1, errorType: 'TEMPORARY' });

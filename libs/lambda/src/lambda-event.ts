@@ -3,33 +3,37 @@ export interface SqsEventMessageAttribute {
   /** `String`, `Number` or `Binary`, with an optional `.suffix`. */
   dataType: string;
   /** For `String` and `Number`. */
-  stringValue?: string;
+  stringValue?: string | undefined;
   /** Base64. */
-  binaryValue?: string;
+  binaryValue?: string | undefined;
   /** Reserved by SQS; always empty. */
-  stringListValues?: string[];
+  stringListValues?: string[] | undefined;
   /** Reserved by SQS; always empty. */
-  binaryListValues?: string[];
+  binaryListValues?: string[] | undefined;
 }
 
-/** The system attributes Lambda delivers with each message, as strings. */
+/**
+ * The system attributes Lambda delivers with each message, as strings. Optional fields take
+ * an explicit `undefined`, as `@types/aws-lambda` declares them, so that a handler typed as
+ * its `SQSHandler` compiles under `exactOptionalPropertyTypes`.
+ */
 export interface SqsEventRecordAttributes {
   /** How many times it was received, this time included. */
   ApproximateReceiveCount: string;
   /** Epoch ms at which it was sent. */
   SentTimestamp: string;
   /** Epoch ms of its first receive. */
-  ApproximateFirstReceiveTimestamp?: string;
+  ApproximateFirstReceiveTimestamp?: string | undefined;
   /** Who sent it (an account or role id). */
-  SenderId?: string;
+  SenderId?: string | undefined;
   /** FIFO queues. */
-  MessageGroupId?: string;
+  MessageGroupId?: string | undefined;
   /** FIFO queues. */
-  MessageDeduplicationId?: string;
+  MessageDeduplicationId?: string | undefined;
   /** FIFO queues: the message's place in its group. */
-  SequenceNumber?: string;
+  SequenceNumber?: string | undefined;
   /** The X-Ray trace header, when the message carries one. */
-  AWSTraceHeader?: string;
+  AWSTraceHeader?: string | undefined;
 }
 
 /** One SQS message as Lambda's event source mapping delivers it (the same shape as `SQSRecord` in `@types/aws-lambda`). */
@@ -47,11 +51,11 @@ export interface SqsEventRecord {
   /** `arn:aws:sqs:<region>:<account>:<queue name>`. */
   eventSourceARN: string;
   /** `aws:sqs`. */
-  eventSource?: string;
+  eventSource?: string | undefined;
   /** The queue's region. */
-  awsRegion?: string;
+  awsRegion?: string | undefined;
   /** The MD5 of the body, as SQS computed it. */
-  md5OfBody?: string;
+  md5OfBody?: string | undefined;
 }
 
 /** What Lambda passes an SQS-triggered function. */
@@ -71,7 +75,7 @@ export interface LambdaContext {
   /** How long the invocation may still run. */
   getRemainingTimeInMillis(): number;
   /** This invocation's id. */
-  awsRequestId?: string;
+  awsRequestId?: string | undefined;
   /** The function's name. */
-  functionName?: string;
+  functionName?: string | undefined;
 }

@@ -3,6 +3,7 @@ import { SqsWorkerConfigError, type MessageHandler } from '@requeue/sqs';
 import { ReceivedMessages, type ReceivedOptions } from '@requeue/sqs/received';
 import type { LambdaContext, SqsBatchResponse, SqsEvent } from './lambda-event.js';
 import { optionsFromEnv } from './env-options.js';
+import { jsonLinesLogger } from './json-lines-logger.js';
 import { messageOfRecord, queueUrlOfRecord } from './records.js';
 
 /**
@@ -12,7 +13,13 @@ import { messageOfRecord, queueUrlOfRecord } from './records.js';
  * worker: `RETRY_POLICY`, `METRICS_NAMESPACE`, `WORKER_IDEMPOTENCY`, `WORKER_HANDLER_TIMEOUT_MS`,
  * `WORKER_RETRY_STATE_KEYS` (or `WORKER_RETRY_STATE_KEYS_SECRET`, a secret read at cold start).
  */
-export interface SqsHandlerOptions<Body = unknown> extends Omit<ReceivedOptions<Body>, 'handler' | 'sqs' | 'queueUrl' | 'deadLetterQueueUrl' | 'maxInFlight'> {
+export interface SqsHandlerOptions<Body = unknown> extends Omit<ReceivedOptions<Body>, 'handler' | 'sqs' | 'queueUrl' | 'deadLetterQueueUrl' | 'maxInFlight' | 'logger'> {
+  /**
+   * Where the engine logs. @default JSON lines on stdout at info and above, as pino writes
+   * them: the function's log group then has the `dead-lettered` lines `QueueMonitoring`'s
+   * "dead letters by cause" table reads
+   */
+  logger?: ReceivedOptions<Body>['logger'];
   /** @default a client from the environment (region, credentials, `AWS_ENDPOINT_URL`) */
   sqs?: SQSClient;
   /**
@@ -45,6 +52,7 @@ async function receivedMessages<Body>(handler: MessageHandler<Body>, options: Sq
   const dlq = deadLetterQueueUrl ?? process.env.WORKER_DLQ_URL;
   if (!dlq) throw new SqsWorkerConfigError('deadLetterQueueUrl', 'is not set: pass it, or set WORKER_DLQ_URL (QueueWorkerFunction sets it)');
   return ReceivedMessages.create<Body>({
+    logger: jsonLinesLogger(),
     ...((await optionsFromEnv(process.env)) as Partial<ReceivedOptions<Body>>),
     ...rest,
     handler,
