@@ -53,4 +53,29 @@ describe('an idempotency store that hangs (Redis stopped with SIGSTOP, fauxqs)',
       await client.close().catch(() => client.destroy());
     }
   }, 90_000);
+
+  it('makes an idle worker not ready within seconds of its store hanging, with no message to call it', async () => {
+    const queues = await suite.emulator.createQueues();
+    const redis = redisServer();
+    const client = createClient({ url: redis.url, disableOfflineQueue: true });
+    client.on('error', () => undefined);
+    await client.connect();
+    const idempotency = { store: new CachePersistenceLayer({ client }), storeTimeoutMs: 1000 };
+    const worker = await suite.engine(queues, async () => undefined, {}, { idempotency, waitTimeSeconds: 1 });
+    try {
+      await eventually(() => (worker.health().ready ? true : undefined), 10_000, 'ready with the store up');
+      process.kill(redis.process.pid!, 'SIGSTOP');
+      const stoppedAt = performance.now();
+      await eventually(() => (worker.health().ready ? undefined : true), 15_000, 'not ready with the store hung, while idle');
+      const notReadyAfterMs = performance.now() - stoppedAt;
+      process.stdout.write(`hung store, idle worker: not ready ${(notReadyAfterMs / 1000).toFixed(1)} s after SIGSTOP\n`);
+      // Checked once the store has been idle for 5 s, each check bounded by the store's 1 s deadline.
+      expect(notReadyAfterMs).toBeLessThan(8_000);
+      process.kill(redis.process.pid!, 'SIGCONT');
+      await eventually(() => (worker.health().ready ? true : undefined), 10_000, 'ready again once the store answers');
+    } finally {
+      process.kill(redis.process.pid!, 'SIGCONT');
+      await client.close().catch(() => client.destroy());
+    }
+  }, 60_000);
 });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { MessageAttributes } from './message-attributes.js';
+import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
 import { TRACEPARENT_ATTRIBUTE, TRACESTATE_ATTRIBUTE } from './tracing/trace-header.js';
 
 /** Rewritten on every copy with that attempt's trace context, so not part of what the message is. */
@@ -11,7 +11,7 @@ const UNBOUND_ATTRIBUTES: ReadonlySet<string> = new Set([TRACEPARENT_ATTRIBUTE, 
  * and replay carries unchanged. A state moved onto another body, or beside other
  * attributes, no longer verifies.
  */
-export function messageDigest(sqsBody: string, publisherAttributes: MessageAttributes): string {
+export function messageDigest(sqsBody: string, publisherAttributes: Readonly<Record<string, MessageAttributeValue>>): string {
   const attributes = Object.entries(publisherAttributes)
     .filter(([name]) => !UNBOUND_ATTRIBUTES.has(name))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))

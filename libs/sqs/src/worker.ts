@@ -160,6 +160,7 @@ export class SqsWorker<Body = unknown> {
     });
     this.running = { fifo: facts.fifo, heartbeat, executor, processor, poller };
     heartbeat.start();
+    idempotency?.watch();
     this.metricsTimer = setInterval(() => void this.flushMetrics(), options.metricsFlushIntervalMs);
     this.metricsTimer.unref();
     poller.start();

@@ -17,6 +17,12 @@ export type Claim =
 const STORE_RETRY_MS = 5000;
 /** While the store fails, how often a read of a key no message has asks whether it is back. */
 const STORE_PROBE_MS = 1000;
+/**
+ * While no message calls the store, it is asked this often whether it answers, so that
+ * readiness follows an outage of an idle worker within seconds rather than at the next
+ * message.
+ */
+const IDLE_CHECK_MS = 5000;
 /** Read by the probe: absent, so "not found" is the store answering. */
 const PROBE_KEY = 'requeue:store-probe';
 
@@ -41,6 +47,10 @@ export class IdempotencyGuard {
   private failedAt: number | undefined;
   /** While the store fails: the timer of the probe that notices it is back. */
   private probeTimer: NodeJS.Timeout | undefined;
+  /** When the store last answered a call. */
+  private answeredAt = Number.NEGATIVE_INFINITY;
+  /** The check of an idle store, while the worker runs. */
+  private idleTimer: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly store: IdempotencyStore,
@@ -154,15 +164,32 @@ export class IdempotencyGuard {
     }
   }
 
-  /** Stops the probe: the worker is stopping. */
+  /** Starts asking an idle store whether it answers (see `IDLE_CHECK_MS`): the worker has started. */
+  watch(): void {
+    let checking = false;
+    this.idleTimer ??= setInterval(() => {
+      if (checking || this.failedAt !== undefined || this.now() - this.answeredAt < IDLE_CHECK_MS) return;
+      checking = true;
+      void this.probe(true).finally(() => (checking = false));
+    }, STORE_PROBE_MS).unref();
+  }
+
+  /** Stops the probe and the idle check: the worker is stopping. */
   stop(): void {
+    this.stopProbe();
+    if (this.idleTimer) clearInterval(this.idleTimer);
+    this.idleTimer = undefined;
+  }
+
+  private stopProbe(): void {
     if (this.probeTimer) clearInterval(this.probeTimer);
     this.probeTimer = undefined;
   }
 
   private answered(): void {
     this.failedAt = undefined;
-    this.stop();
+    this.answeredAt = this.now();
+    this.stopProbe();
   }
 
   /**
@@ -174,12 +201,14 @@ export class IdempotencyGuard {
     this.probeTimer ??= setInterval(() => void this.probe(), STORE_PROBE_MS).unref();
   }
 
-  private async probe(): Promise<void> {
+  /** Reads a key nobody writes: "not found" is an answer. `idle`: a failure marks the store failing. */
+  private async probe(idle = false): Promise<void> {
     try {
       await this.withDeadline('getRecord', this.store.getRecord({ key: PROBE_KEY }));
       this.answered();
     } catch (error) {
       if ((error as Error).name === 'IdempotencyItemNotFoundError') this.answered();
+      else if (idle) this.failing();
     }
   }
 
