@@ -12,7 +12,12 @@ const USAGE = `usage: requeue <command>
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   // Queue URLs and endpoints may carry credentials: none reaches the terminal.
-  const io = { out: (text: string) => process.stdout.write(`${redactUrlCredentials(text)}\n`), err: (text: string) => process.stderr.write(`${redactUrlCredentials(text)}\n`), env: process.env, ask: terminalQuestion() };
+  const io = {
+    out: (text: string) => process.stdout.write(`${redactUrlCredentials(text)}\n`),
+    err: (text: string) => process.stderr.write(`${redactUrlCredentials(text)}\n`),
+    env: process.env,
+    ask: terminalQuestion(),
+  };
   switch (command) {
     case 'dlq':
       return runDlqCommand(rest, io);

@@ -197,6 +197,7 @@ function stopOnSignals(logger: ReturnType<typeof createWorkerLogger>, waitTimeSe
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`requeue worker: failed to start: ${redactUrlCredentials(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`);
+  const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`requeue worker: failed to start: ${redactUrlCredentials(text)}\n`);
   process.exit(1);
 });

@@ -22,7 +22,9 @@ export function retryStateKeys(scope: Construct, given: secretsmanager.ISecret |
   });
   Validations.of(secret).acknowledge({
     id: 'AwsSolutions-SMG4',
-    reason: 'Rotation is by hand: the worker verifies with every key in the comma-separated value, so a rolling rotation writes "old,new", then "new,old", then "new"; a rotation Lambda would only do the same on a schedule.',
+    reason:
+      'Rotation is by hand: the worker verifies with every key in the comma-separated value, so a rolling rotation writes "old,new", ' +
+      'then "new,old", then "new"; a rotation Lambda would only do the same on a schedule.',
   });
   return secret;
 }

@@ -29,7 +29,8 @@ export function tenantEnvironment(tenants: TenantOptions | undefined, maxInFligh
 /** The listed tenants as WORKER_TENANT_VALUES: comma-separated, so no value may hold a comma. */
 function tenantValues(values: readonly string[]): string {
   if (values.length === 0 || values.some((value) => value.trim() === '' || value.includes(',') || value.trim() !== value)) {
-    throw new InfraConfigError('tenants.values', `must list at least one tenant value, none empty, with no comma or surrounding space, got ${JSON.stringify(values).slice(0, 200)}`);
+    const got = JSON.stringify(values).slice(0, 200);
+    throw new InfraConfigError('tenants.values', `must list at least one tenant value, none empty, with no comma or surrounding space, got ${got}`);
   }
   return values.join(',');
 }

@@ -28,7 +28,10 @@ interface StoreClass {
 export async function emulatorStores(): Promise<EmulatorStores> {
   try {
     const entry = import.meta.resolve('fauxqs');
-    const load = async (path: string, name: string) => ((await import(new URL(path, entry).href)) as Record<string, StoreClass>)[name];
+    const load = async (path: string, name: string) => {
+      const module = (await import(new URL(path, entry).href)) as Record<string, StoreClass>;
+      return module[name];
+    };
     const [Sqs, Sns, S3] = await Promise.all([load('./sqs/sqsStore.js', 'SqsStore'), load('./sns/snsStore.js', 'SnsStore'), load('./s3/s3Store.js', 'S3Store')]);
     if (!Sqs || !Sns || !S3) return { stores: undefined, catchUp: () => undefined };
     const sqsStore = new Sqs() as Stores['sqsStore'] & { processAllTimers?: () => void };

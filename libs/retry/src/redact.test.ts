@@ -34,7 +34,8 @@ describe('redactSecrets', () => {
 describe('redactUrlCredentials', () => {
   it('hides the user and password of every URL in a line and leaves the rest of it as it was', () => {
     const line = 'queue https://ops:hunter2@sqs.eu-west-1.amazonaws.com/1/jobs?x=1 and http://token@127.0.0.1:4566/000/dlq, not me@example.com';
-    expect(redactUrlCredentials(line)).toBe('queue https://[redacted]@sqs.eu-west-1.amazonaws.com/1/jobs?x=1 and http://[redacted]@127.0.0.1:4566/000/dlq, not me@example.com');
+    const expected = 'queue https://[redacted]@sqs.eu-west-1.amazonaws.com/1/jobs?x=1 and http://[redacted]@127.0.0.1:4566/000/dlq, not me@example.com';
+    expect(redactUrlCredentials(line)).toBe(expected);
     expect(redactUrlCredentials('https://sqs.us-east-1.amazonaws.com/1/q')).toBe('https://sqs.us-east-1.amazonaws.com/1/q');
   });
 });

@@ -147,7 +147,9 @@ async function replayCommand(rest: string[], io: CliIo): Promise<void> {
   const result = await withDlq(values.dlq, io, (target) => replayDeadLetters(target, filter, options));
   if (values.json) io.out(JSON.stringify(result, null, 2));
   else {
-    for (const { messageId, to, ownIdentity } of result.replayed) io.out(`${result.dryRun ? 'would replay' : 'replayed'} ${messageId} -> ${to}${ownIdentity ? ` as a new identity: ${ownIdentity}` : ''}`);
+    for (const { messageId, to, ownIdentity } of result.replayed) {
+      io.out(`${result.dryRun ? 'would replay' : 'replayed'} ${messageId} -> ${to}${ownIdentity ? ` as a new identity: ${ownIdentity}` : ''}`);
+    }
     for (const { messageId, why } of result.skipped) io.err(`skipped ${messageId}: ${why}`);
     io.out(`${result.replayed.length} message(s) ${result.dryRun ? 'would be replayed (dry run: nothing changed)' : 'replayed'}${result.skipped.length ? `, ${result.skipped.length} skipped` : ''}`);
   }

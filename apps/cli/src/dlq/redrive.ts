@@ -39,7 +39,7 @@ export function redriveReport(result: CanaryRedriveResult): string {
   }
   if (result.skipped.length > 0) lines.push(`${result.skipped.length} skipped (left in the DLQ): ${result.skipped[0]!.why}`);
   if (result.hidden.stillHidden > 0) lines.push(hiddenNote(result.hidden.stillHidden));
-  else if (result.hidden.atStart > 0) lines.push(`${result.hidden.atStart} dead letter(s) hidden by an earlier run when it began showed again, and were read`);
+  else if (result.hidden.atStart > 0) lines.push(`${result.hidden.atStart} dead letter(s) hidden by an earlier run showed again, and were read`);
   for (const { messageId, why } of result.ownIdentity) lines.push(`new identity ${messageId}: ${why}`);
   return lines.join('\n');
 }
@@ -95,7 +95,11 @@ export async function redriveCommand(values: RedriveFlags, filter: DlqFilter, io
     dryRun: values['dry-run'],
     signer,
     onProgress: ({ phase, sent, failed, hidden }: RedriveProgress) =>
-      io.err(phase === 'waiting-for-hidden' ? `waiting up to ${TOOL_HIDE_SECONDS + 5} s for ${hidden} dead letter(s) hidden by an earlier run to show again` : `${phase}: ${sent} sent, ${failed} came back`),
+      io.err(
+        phase === 'waiting-for-hidden'
+          ? `waiting up to ${TOOL_HIDE_SECONDS + 5} s for ${hidden} dead letter(s) hidden by an earlier run to show again`
+          : `${phase}: ${sent} sent, ${failed} came back`,
+      ),
   };
   const result = await withDlq((target) => canaryRedrive(target, filter, options));
   io.out(values.json ? JSON.stringify(result, null, 2) : redriveReport(result));
