@@ -5,27 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { eventually } from '../support/emulator.js';
 import { emulatorSuite } from '../support/suite.js';
 import { simulation } from '../support/publish.js';
+import { startWorkerWithDashboard } from '../support/dashboard-worker.js';
 import { freePort, startWorkerProcess, waitUntilReady } from '../support/worker-process.js';
 
 const suite = emulatorSuite();
 
 async function workerWithDashboard(env: Record<string, string> = {}) {
   const queues = await suite.emulator.createQueues();
-  const worker = await startWorkerProcess({
-    WORKER_QUEUE_URL: queues.queueUrl,
-    WORKER_DLQ_URL: queues.dlqUrl,
-    AWS_ENDPOINT_URL: suite.emulator.endpoint,
-    WORKER_WAIT_TIME_SECONDS: '1',
-    WORKER_DASHBOARD: 'on',
-    // Any free port, read back from the dashboard line: a port probed free first can be taken by another test's process before the worker binds it.
-    WORKER_DASHBOARD_PORT: '0',
-    ...env,
-  });
-  suite.track(worker);
-  await waitUntilReady(worker);
-  const url = await eventually(() => /dashboard on (\S+)/.exec(worker.output())?.[1], 10_000, 'the dashboard line');
-  const { origin, hash } = new URL(url);
-  return { queues, worker, url, base: origin, token: hash.replace('#token=', '') };
+  return { queues, ...(await startWorkerWithDashboard(suite.emulator, queues, (worker) => suite.track(worker), env)) };
 }
 
 describe('the local dashboard API (worker app)', () => {

@@ -2,9 +2,9 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { encodeDeadLetterRecord } from '@requeue/retry/engine';
 import { triageDeadLetters } from '@requeue/sqs/dead-letters';
 import { describe, expect, it } from 'vitest';
-import { eventually, type QueuePair } from '../support/emulator.js';
+import type { QueuePair } from '../support/emulator.js';
 import { emulatorSuite } from '../support/suite.js';
-import { startWorkerProcess, waitUntilReady } from '../support/worker-process.js';
+import { startWorkerWithDashboard } from '../support/dashboard-worker.js';
 
 const suite = emulatorSuite();
 
@@ -37,18 +37,7 @@ describe('dead letters with huge crafted error texts (fauxqs)', () => {
   it("the local dashboard's scan of them leaves /health/live answering at once", async () => {
     const queues = await suite.emulator.createQueues();
     for (let i = 0; i < 5; i++) await forgeDeadLetter(queues, ONE_MIB_ERROR);
-    const worker = await startWorkerProcess({
-      WORKER_QUEUE_URL: queues.queueUrl,
-      WORKER_DLQ_URL: queues.dlqUrl,
-      AWS_ENDPOINT_URL: suite.emulator.endpoint,
-      WORKER_WAIT_TIME_SECONDS: '1',
-      WORKER_DASHBOARD: 'on',
-      WORKER_DASHBOARD_PORT: '0',
-    });
-    suite.track(worker);
-    await waitUntilReady(worker);
-    const url = new URL(await eventually(() => /dashboard on (\S+)/.exec(worker.output())?.[1], 10_000, 'the dashboard line'));
-    const token = url.hash.replace('#token=', '');
+    const { worker, base, token } = await startWorkerWithDashboard(suite.emulator, queues, (started) => suite.track(started));
     let scanning = true;
     const latencies: number[] = [];
     const probe = (async () => {
@@ -58,7 +47,7 @@ describe('dead letters with huge crafted error texts (fauxqs)', () => {
         latencies.push(performance.now() - started);
       }
     })();
-    const rows = (await (await fetch(`${url.origin}/api/dead-letters`, { headers: { 'x-requeue-token': token } })).json()) as unknown[];
+    const rows = (await (await fetch(`${base}/api/dead-letters`, { headers: { 'x-requeue-token': token } })).json()) as unknown[];
     scanning = false;
     await probe;
     const worst = Math.max(...latencies);
