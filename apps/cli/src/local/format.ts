@@ -38,7 +38,7 @@ export function localSummary(local: LocalAws, templatePath: string): string {
   lines.push('Point the AWS SDK and CLI at it (it checks no credentials; these are placeholders):');
   lines.push(`  export ${Object.entries(sdkEnvironment(local)).map(([name, value]) => `${name}=${value}`).join(' ')}`);
   for (const container of containers) {
-    lines.push(`Container ${container.container}, its environment here:`);
+    lines.push(`${container.kind === 'function' ? 'Function' : 'Container'} ${container.container}, its environment here:`);
     for (const [name, value] of Object.entries(container.environment)) lines.push(`  ${name}=${shellQuoted(value)}`);
     if (container.notLocal.length > 0) lines.push(`  (not local, set them yourself if your app needs them: ${container.notLocal.join(', ')})`);
   }
