@@ -10,13 +10,19 @@ import { emulatorSuite } from '../support/suite.js';
 const suite = emulatorSuite();
 const redisServer = redisForSuite();
 
+/** Fresh queues, and a client of the suite's Redis that fails at once rather than queue commands while Redis hangs. */
+async function queuesAndStore() {
+  const queues = await suite.emulator.createQueues();
+  const redis = redisServer();
+  const client = createClient({ url: redis.url, disableOfflineQueue: true });
+  client.on('error', () => undefined);
+  await client.connect();
+  return { queues, redis, client };
+}
+
 describe('an idempotency store that hangs (Redis stopped with SIGSTOP, fauxqs)', () => {
   it('makes the worker not ready within seconds, runs nothing and uses no attempt, stops within the drain, and is ready again as soon as the store answers', async () => {
-    const queues = await suite.emulator.createQueues();
-    const redis = redisServer();
-    const client = createClient({ url: redis.url, disableOfflineQueue: true });
-    client.on('error', () => undefined);
-    await client.connect();
+    const { queues, redis, client } = await queuesAndStore();
     const handled: Array<{ body: string; attempt: number }> = [];
     const handler = async (message: WorkerMessage) => void handled.push({ body: message.rawBody, attempt: message.attempt });
     const idempotency = { store: new CachePersistenceLayer({ client }), storeTimeoutMs: 1000 };
@@ -55,11 +61,7 @@ describe('an idempotency store that hangs (Redis stopped with SIGSTOP, fauxqs)',
   }, 90_000);
 
   it('makes an idle worker not ready within seconds of its store hanging, with no message to call it', async () => {
-    const queues = await suite.emulator.createQueues();
-    const redis = redisServer();
-    const client = createClient({ url: redis.url, disableOfflineQueue: true });
-    client.on('error', () => undefined);
-    await client.connect();
+    const { queues, redis, client } = await queuesAndStore();
     const idempotency = { store: new CachePersistenceLayer({ client }), storeTimeoutMs: 1000 };
     const worker = await suite.engine(queues, async () => undefined, {}, { idempotency, waitTimeSeconds: 1 });
     try {

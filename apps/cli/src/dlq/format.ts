@@ -91,7 +91,8 @@ export function triageTable(result: TriageResult): string {
     ? `\n${NO_ROOM_FOR_REASON}: the worker sent these without x-dead-letter (10 attributes, or at the size limit); ` +
       `its log's dead-lettered line with deadLetterMessageId ${noRoom.example.messageId} has the reason`
     : '';
-  return [line(header), ...rows.map(line), `${result.total} dead letter(s) in ${result.groups.length} group(s); ${cost}${short}${hidden}${noRoomNote}`].join('\n');
+  const summary = `${result.total} dead letter(s) in ${result.groups.length} group(s); ${cost}${short}${hidden}${noRoomNote}`;
+  return [line(header), ...rows.map(line), summary].join('\n');
 }
 
 /** Letters hidden before a command read the DLQ: not read, and why they may be hidden. */

@@ -1,4 +1,12 @@
-import { canaryRedrive, redriveDeadLetters, TOOL_HIDE_SECONDS, type CanaryRedriveResult, type CanarySize, type DlqFilter, type RedriveProgress } from '@requeue/sqs/dead-letters';
+import {
+  canaryRedrive,
+  redriveDeadLetters,
+  TOOL_HIDE_SECONDS,
+  type CanaryRedriveResult,
+  type CanarySize,
+  type DlqFilter,
+  type RedriveProgress,
+} from '@requeue/sqs/dead-letters';
 import { parseDuration, parseRate } from '../args.js';
 import { CliError, CliUsageError } from '../errors.js';
 import type { RetryStateSigner } from '@requeue/retry/engine';
