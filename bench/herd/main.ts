@@ -103,7 +103,7 @@ if (argv.includes('--update-docs')) {
           .join('; ') +
         '.',
       '',
-      'Reproduce: `npm run bench:herd` (table on stderr), `npm run bench:herd -- --json` (one JSON document on stdout), `npm run bench:herd -- --update-docs` (rewrites this section).',
+      'Reproduce: `npm run bench:herd` (table on stderr), `npm run -s bench:herd -- --json` (one JSON document on stdout), `npm run bench:herd -- --update-docs` (rewrites this section).',
     ].join('\n'),
   );
   progress('docs/benchmarks.md updated');
