@@ -5,6 +5,7 @@ import { requeueStackTemplate } from '@requeue/infra';
 import { provisionFromTemplate, startLoopbackEmulator } from '@requeue/local-aws';
 import { Duration } from 'aws-cdk-lib';
 import { startFauxqs } from 'fauxqs';
+import { keepMessagesMadeVisibleAgain } from './fauxqs-persistence.js';
 
 export const TEST_REGION = 'us-east-1';
 const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
@@ -21,6 +22,11 @@ export interface QueuePair {
 
 let counter = 0;
 
+async function startPersistentFauxqs(port: number, dataDir: string) {
+  await keepMessagesMadeVisibleAgain();
+  return startFauxqs({ port, logger: false, dataDir });
+}
+
 /**
  * An embedded fauxqs with real SQS and SNS clients pointed at it: on 127.0.0.1 only, as
  * the app runs it. With `dataDir` (the restart suites), fauxqs's own persistent starter,
@@ -31,7 +37,7 @@ export async function startEmulator(options: { port?: number; dataDir?: string }
   const server: { port: number; stop(): Promise<void> } = other
     ? other
     : options.dataDir
-      ? await startFauxqs({ port: options.port ?? 0, logger: false, dataDir: options.dataDir })
+      ? await startPersistentFauxqs(options.port ?? 0, options.dataDir)
       : await startLoopbackEmulator(options.port ?? 0);
   const endpoint = `http://127.0.0.1:${server.port}`;
   const sqs = new SQSClient({ endpoint, region: TEST_REGION, credentials });
