@@ -63,5 +63,7 @@ describe('QueueWorkerFunction', () => {
     expect(() => functionStack({ batchSize: 100, maxBatchingWindow: Duration.seconds(5) })).not.toThrow();
     expect(() => functionStack({ retryPolicy: { maxAttempts: 0 } })).toThrow(/^retryPolicy/);
     expect(() => functionStack({ metricsNamespace: 'AWS/Lambda' })).toThrow(/^metricsNamespace/);
+    expect(() => functionStack({ code: undefined })).toThrow(/^entry: give the handler's source file as entry \(bundled at synth\) or your own bundle as code/);
+    expect(() => functionStack({ entry: 'src/handler.ts' })).toThrow(/^entry: give entry or code, not both/);
   });
 });

@@ -9,6 +9,8 @@ import type { RetryPolicyJson } from '@requeue/retry';
 import { Construct } from 'constructs';
 import type { IdempotencyTable } from './idempotency-table.js';
 import { retryStateKeys } from './retry-state-secret.js';
+import { InfraConfigError } from './errors.js';
+import { bundledFunction } from './function-bundle.js';
 import { wholeNumber } from './validation.js';
 import { acknowledgeKeyGrants, grantWorkerRights } from './worker-grants.js';
 import { DEFAULT_METRICS_NAMESPACE, validMetricsNamespace, validRetryPolicy } from './worker-settings.js';
@@ -19,9 +21,16 @@ export interface QueueWorkerFunctionProps {
   readonly queue: sqs.IQueue;
   /** Where its dead letters go (`WORKER_DLQ_URL`); the queue's own redrive target. */
   readonly deadLetterQueue: sqs.IQueue;
-  /** The function's code: a bundle whose handler is `sqsHandler` from `@requeue/lambda`. */
-  readonly code: lambda.Code;
-  /** @default 'index.handler' */
+  /**
+   * Your handler's source file (TypeScript or JavaScript) exporting `handler`, bundled at
+   * synth by the CDK's Node.js bundling with the `esbuild` your app installs: one ESM file
+   * holding everything it imports, the AWS SDK included, so it runs as tested whatever SDK
+   * the runtime carries. Give `entry` or `code`.
+   */
+  readonly entry?: string;
+  /** The function's code, bundled your own way: its handler is `sqsHandler` from `@requeue/lambda`. Give `entry` or `code`. */
+  readonly code?: lambda.Code;
+  /** With `code`, the handler's `file.export`. @default 'index.handler' */
   readonly handler?: string;
   /** @default Node.js 24 */
   readonly runtime?: lambda.Runtime;
@@ -74,6 +83,9 @@ export class QueueWorkerFunction extends Construct {
     const metricsNamespace = validMetricsNamespace(props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE);
     const batchSize = wholeNumber('batchSize', props.batchSize ?? 10, 1, props.maxBatchingWindow ? 10_000 : 10);
     const maxConcurrency = wholeNumber('maxConcurrency', props.maxConcurrency ?? 10, 2, 1000);
+    if ((props.entry === undefined) === (props.code === undefined)) {
+      throw new InfraConfigError('entry', props.entry === undefined ? 'give the handler\'s source file as entry (bundled at synth) or your own bundle as code' : 'give entry or code, not both');
+    }
     super(scope, id);
     this.metricsNamespace = metricsNamespace;
     this.logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
@@ -84,9 +96,7 @@ export class QueueWorkerFunction extends Construct {
     props.idempotencyTable?.grantRecords(this.role);
     const keys = retryStateKeys(this, props.retryStateKeys);
     keys.grantRead(this.role);
-    this.function = new lambda.Function(this, 'Function', {
-      code: props.code,
-      handler: props.handler ?? 'index.handler',
+    this.function = functionOf(this, props, {
       runtime: props.runtime ?? lambda.Runtime.NODEJS_24_X,
       timeout: props.timeout ?? Duration.seconds(30),
       memorySize: props.memorySize ?? 512,
@@ -106,4 +116,10 @@ export class QueueWorkerFunction extends Construct {
       new SqsEventSource(props.queue, { batchSize, maxBatchingWindow: props.maxBatchingWindow, maxConcurrency, reportBatchItemFailures: true }),
     );
   }
+}
+
+/** The function: bundled from `entry`, or made from the `code` given. */
+function functionOf(scope: Construct, props: QueueWorkerFunctionProps, settings: Omit<lambda.FunctionProps, 'code' | 'handler'>): lambda.Function {
+  if (props.entry !== undefined) return bundledFunction(scope, 'Function', props.entry, settings);
+  return new lambda.Function(scope, 'Function', { ...settings, code: props.code!, handler: props.handler ?? 'index.handler' });
 }

@@ -1,6 +1,7 @@
 import { CreateTopicCommand, ListSubscriptionsByTopicCommand, SetSubscriptionAttributesCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
 import { CreateQueueCommand, GetQueueAttributesCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { containerEnvironments, type ContainerEnvironment } from './container-env.js';
+import { templateEventSources, type TemplateEventSource } from './event-sources.js';
 import { TemplateResolver } from './resolve.js';
 import { LocalProvisioningError, type CloudFormationTemplate, type TemplateResource } from './template.js';
 
@@ -46,6 +47,8 @@ export interface ProvisionedStack {
   notProvisioned: Record<string, number>;
   /** Each ECS container's environment with the local queue URLs in it: what a worker of yours runs with here. */
   containers: ContainerEnvironment[];
+  /** Each Lambda function's SQS event source whose queue is here: what `requeue local --invoke` polls. */
+  eventSources: TemplateEventSource[];
 }
 
 // CloudFormation queue properties that become SQS attributes of the same name.
@@ -82,7 +85,7 @@ export async function provisionFromTemplate(options: ProvisionOptions): Promise<
     stackName,
     resolver: new TemplateResolver({ stackName, region, accountId: options.accountId ?? '000000000000' }),
     byType: groupByType(template),
-    result: { queues: {}, topics: {}, subscriptions: {}, outputs: {}, notProvisioned: {}, containers: [] },
+    result: { queues: {}, topics: {}, subscriptions: {}, outputs: {}, notProvisioned: {}, containers: [], eventSources: [] },
   };
   await provisionQueues(context);
   await provisionTopics(context);
@@ -102,6 +105,7 @@ export async function provisionFromTemplate(options: ProvisionOptions): Promise<
     }
   }
   result.containers = containerEnvironments(template, resolver);
+  result.eventSources = templateEventSources(template, resolver, result.queues);
   return result;
 }
 

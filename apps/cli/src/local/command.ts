@@ -1,27 +1,40 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LocalAws } from '@requeue/local-aws';
+import type { LocalAws, LocalEventSource } from '@requeue/local-aws';
 import { parseCommandArgs } from '../args.js';
 import { CliError, CliUsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
 import { localJson, localSummary } from './format.js';
+import { startInvoking } from './invoke.js';
 
 export const LOCAL_USAGE = `usage: requeue local [--template <cdk.out/Stack.template.json>] [--port N] [--region R] [--json]
+                     [--invoke [--file <handler.js>] [--export <name>] [--function <logical id>]]
 
 Runs an SQS/SNS emulator on 127.0.0.1 (never another interface) with your stack's queues,
 DLQs, redrive, topics and subscriptions, from the template \`npx cdk synth\` wrote. Prints the
-queue URLs, the AWS_ENDPOINT_URL line, and your worker containers' environment. Ctrl-C stops it.
+queue URLs, the AWS_ENDPOINT_URL line, and your worker containers' and functions'
+environment. Ctrl-C stops it.
 
   --template  the synthesized stack; default: the only *.template.json in ./cdk.out
   --port      default 4566; 0 picks a free port
   --region    the region the queue URLs and ARNs name; default us-east-1
-  --json      print one JSON document instead of the summary`;
+  --json      print one JSON document instead of the summary
+  --invoke    run the stack's Lambda function here, from the bundle \`cdk synth\` wrote: with the
+              function's environment, polling its queue and deleting what it does not
+              report failed, as Lambda's event source does; a line per invocation on stderr
+  --file      with --invoke, run this file of yours instead (built JavaScript)
+  --export    the export to call; default: the template's Handler says (index.handler)
+  --function  which function, when the stack has several on queues`;
 
 const options = {
   template: { type: 'string' },
   port: { type: 'string', default: '4566' },
   region: { type: 'string', default: 'us-east-1' },
   json: { type: 'boolean', default: false },
+  invoke: { type: 'boolean', default: false },
+  file: { type: 'string' },
+  export: { type: 'string' },
+  function: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -63,6 +76,8 @@ export async function runLocalCommand(argv: string[], io: CliIo, until: Promise<
     io.out(LOCAL_USAGE);
     return;
   }
+  const stray = (['file', 'export', 'function'] as const).find((name) => values[name] !== undefined && !values.invoke);
+  if (stray) throw new CliUsageError(`--${stray} goes with --invoke`);
   const path = templatePath(values.template);
   const { readStackTemplate, startLocalAws, LocalProvisioningError } = await loadLocalAws();
   let local: LocalAws;
@@ -72,10 +87,13 @@ export async function runLocalCommand(argv: string[], io: CliIo, until: Promise<
     if (error instanceof LocalProvisioningError) throw new CliError(error.message, 1, { cause: error });
     throw error;
   }
+  let invoking: LocalEventSource | undefined;
   try {
     io.out(values.json ? localJson(local, path) : localSummary(local, path));
+    if (values.invoke) invoking = await startInvoking(local, { templatePath: path, file: values.file, exportName: values.export, functionId: values.function }, io);
     await until;
   } finally {
+    await invoking?.stop();
     await local.stop();
   }
 }

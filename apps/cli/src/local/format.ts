@@ -6,7 +6,7 @@ const CREDENTIALS = { AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local'
  * The emulator names its queues `http://sqs.<region>.localhost:<port>/…`; a name under
  * .localhost does not resolve everywhere, so every URL printed addresses the endpoint itself.
  */
-function onEndpoint(local: LocalAws): (value: string) => string {
+export function onEndpoint(local: LocalAws): (value: string) => string {
   const origin = `http://sqs.${local.region}.localhost:${local.port}`;
   return (value) => value.replaceAll(origin, local.endpoint);
 }
@@ -24,7 +24,7 @@ function addressed(local: LocalAws) {
 }
 
 /** What an SDK or the AWS CLI needs to reach the emulator. */
-function sdkEnvironment(local: LocalAws): Record<string, string> {
+export function sdkEnvironment(local: LocalAws): Record<string, string> {
   return { AWS_ENDPOINT_URL: local.endpoint, AWS_REGION: local.region, ...CREDENTIALS };
 }
 
