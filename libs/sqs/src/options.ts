@@ -3,7 +3,7 @@ import { createRetryPolicy, type RetryPolicy } from '@requeue/retry';
 import { enginePolicy, outOfRange, RetryStateSigner, type EnginePolicy, type Random } from '@requeue/retry/engine';
 import { resolveBackpressure, type BackpressureOptions, type ResolvedBackpressure } from './backpressure/options.js';
 import { SqsWorkerConfigError } from './errors.js';
-import type { WorkerLogger } from './logger.js';
+import { adoptWorkerLogger, type WorkerLogger } from './logger.js';
 import type { WorkerMetrics } from './metrics.js';
 import type { BodySchema } from './body-schema.js';
 import type { IdempotencyOptions } from './idempotency/options.js';
@@ -199,6 +199,8 @@ export function resolveWorkerOptions(options: SqsWorkerOptions, defaults: { logg
     }
   }
   if (typeof options.handler !== 'function') throw new SqsWorkerConfigError('handler', 'must be a function');
+  // Stores the environment built report their outages where this worker logs, once it has a logger.
+  if (options.logger) adoptWorkerLogger(options.logger, options.idempotency, options.backpressure ? options.backpressure.fleet : undefined);
   if (options.tracing !== undefined && options.tracing !== false && (typeof options.tracing !== 'object' || options.tracing === null)) {
     throw new SqsWorkerConfigError('tracing', 'must be false, or an object with an optional tracerProvider');
   }

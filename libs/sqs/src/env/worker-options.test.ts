@@ -1,5 +1,7 @@
 import { enginePolicy } from '@requeue/retry/engine';
-import { describe, expect, it } from 'vitest';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { describe, expect, it, vi } from 'vitest';
+import { SqsWorker } from '../worker.js';
 import { EmfMetrics } from '../metrics.js';
 import { MissingPeerError, optionalPeer, requiredPeer } from '../peers/optional-peer.js';
 import { WorkerConfigError } from './config-error.js';
@@ -53,6 +55,17 @@ describe('workerOptionsFromEnv', () => {
     expect(options.idempotency?.key?.({ body: { orderId: 'o-1' }, idempotencyKey: 'm', attempt: 1 } as never)).toBe('o-1');
     expect(typeof options.idempotency?.store.saveInProgress).toBe('function');
     expect({ ...options }).not.toHaveProperty('close');
+    await options.close();
+  });
+
+  it("reports a store's outage through the logger of the worker built on the options, not the console", async () => {
+    const lines: string[] = [];
+    const record = (_fields: object, message: string) => void lines.push(message);
+    const logger = { debug: record, info: record, warn: record, error: record };
+    // Nothing listens on port 1: the connection fails at once.
+    const options = workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_IDEMPOTENCY: 'redis://127.0.0.1:1' });
+    new SqsWorker({ ...options, sqs: new SQSClient({ region: 'eu-west-1' }), handler: async () => undefined, logger });
+    await vi.waitFor(() => expect(lines).toContain('idempotency store (Redis) unreachable; retrying'));
     await options.close();
   });
 });

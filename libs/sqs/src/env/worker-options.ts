@@ -1,4 +1,4 @@
-import type { WorkerLogger } from '../logger.js';
+import { storeLogger, type WorkerLogger } from '../logger.js';
 import { EmfMetrics } from '../metrics.js';
 import type { SqsWorkerOptions } from '../options.js';
 import { WorkerConfigError } from './config-error.js';
@@ -23,7 +23,10 @@ export interface WorkerEnvOptions extends Omit<SqsWorkerOptions, 'sqs' | 'handle
 
 /** What builds the options beyond the environment. */
 export interface WorkerEnvContext {
-  /** Where the stores report an outage, and the worker's logger. @default the engine's (pino-compatible) default */
+  /**
+   * The worker's logger, also where the stores report an outage. @default none: the
+   * stores report through the logger of the worker built on these options (the console until then)
+   */
   logger?: WorkerLogger;
 }
 
@@ -43,9 +46,10 @@ export function workerOptions(settings: WorkerEnvSettings, context: WorkerEnvCon
     opened.push(built);
     return built.value;
   };
-  const storeLogger = logger ?? console;
-  const idempotency = settings.idempotency.store === 'off' ? undefined : open(idempotencyStore(settings.idempotency, storeLogger));
-  const fleet = settings.fleetState && settings.backpressure ? { store: open(fleetStateStore(settings.fleetState, storeLogger)) } : undefined;
+  // Without a logger given here, the stores report through the worker's once it is built.
+  const stores = storeLogger(logger ?? console);
+  const idempotency = settings.idempotency.store === 'off' ? undefined : stores.mark(open(idempotencyStore(settings.idempotency, stores.logger)));
+  const fleet = settings.fleetState && settings.backpressure ? stores.mark({ store: open(fleetStateStore(settings.fleetState, stores.logger)) }) : undefined;
   const options: Omit<WorkerEnvOptions, 'close'> = {
     queueUrl,
     deadLetterQueueUrl,
