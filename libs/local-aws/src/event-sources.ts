@@ -25,7 +25,11 @@ export interface TemplateEventSource {
  * The template's SQS event sources whose function and queue are both in it, resolved
  * against the provisioned queues: what `requeue local --invoke` polls as Lambda would.
  */
-export function templateEventSources(template: CloudFormationTemplate, resolver: TemplateResolver, queues: Record<string, { queueUrl: string; queueArn: string }>): TemplateEventSource[] {
+export function templateEventSources(
+  template: CloudFormationTemplate,
+  resolver: TemplateResolver,
+  queues: Record<string, { queueUrl: string; queueArn: string }>,
+): TemplateEventSource[] {
   const found: TemplateEventSource[] = [];
   for (const [logicalId, resource] of Object.entries(template.Resources)) {
     if (resource.Type !== 'AWS::Lambda::EventSourceMapping') continue;

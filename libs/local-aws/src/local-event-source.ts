@@ -35,7 +35,10 @@ export interface LocalLambdaContext {
 }
 
 /** A function's handler for SQS events: `sqsHandler` from `@requeue/lambda`, or any `SQSHandler`. */
-export type LocalSqsHandler = (event: { Records: LocalSqsRecord[] }, context: LocalLambdaContext) => Promise<{ batchItemFailures?: Array<{ itemIdentifier: string }> } | void>;
+export type LocalSqsHandler = (
+  event: { Records: LocalSqsRecord[] },
+  context: LocalLambdaContext,
+) => Promise<{ batchItemFailures?: Array<{ itemIdentifier: string }> } | void>;
 
 /** One invocation: the records it got, those that stay on the queue, and what it threw. */
 export interface LocalInvocation {
@@ -164,5 +167,6 @@ async function invoke({ source, handler, region }: LocalEventSourceOptions, mess
 async function deleteSucceeded({ sqs, source }: LocalEventSourceOptions, messages: Message[], failed: string[]): Promise<void> {
   const done = messages.filter((message) => !failed.includes(message.MessageId ?? ''));
   if (done.length === 0) return;
-  await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: source.queueUrl, Entries: done.map((message, i) => ({ Id: String(i), ReceiptHandle: message.ReceiptHandle })) }));
+  const entries = done.map((message, i) => ({ Id: String(i), ReceiptHandle: message.ReceiptHandle }));
+  await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: source.queueUrl, Entries: entries }));
 }

@@ -90,7 +90,8 @@ export async function runLocalCommand(argv: string[], io: CliIo, until: Promise<
   let invoking: LocalEventSource | undefined;
   try {
     io.out(values.json ? localJson(local, path) : localSummary(local, path));
-    if (values.invoke) invoking = await startInvoking(local, { templatePath: path, file: values.file, exportName: values.export, functionId: values.function }, io);
+    const request = { templatePath: path, file: values.file, exportName: values.export, functionId: values.function };
+    if (values.invoke) invoking = await startInvoking(local, request, io);
     await until;
   } finally {
     await invoking?.stop();

@@ -28,7 +28,10 @@ export function handlerToRun(source: TemplateEventSource, request: InvokeRequest
   }
   const folder = join(dirname(request.templatePath), source.codeAsset);
   const file = ['.mjs', '.js', '.cjs'].map((extension) => join(folder, `${base}${extension}`)).find((path) => existsSync(path));
-  if (file === undefined) throw new CliError(`${folder} has no ${base}.mjs or ${base}.js, the file ${source.function}'s Handler (${source.handler}) names: run \`npx cdk synth\` again, or give --file`);
+  if (file === undefined) {
+    const names = `the file ${source.function}'s Handler (${source.handler}) names`;
+    throw new CliError(`${folder} has no ${base}.mjs or ${base}.js, ${names}: run \`npx cdk synth\` again, or give --file`);
+  }
   return { file, exportName: request.exportName ?? exported };
 }
 
@@ -40,13 +43,16 @@ function splitHandler(handler: string): [string, string] {
 /** The function `--invoke` stands in for: the one with an SQS event source, or the one `--function` names. */
 export function chosenEventSource(local: LocalAws, functionId: string | undefined): TemplateEventSource {
   const sources = local.stack.eventSources;
-  if (sources.length === 0) throw new CliError('--invoke needs a Lambda function with an SQS event source in the template (QueueWorkerFunction); this one has none');
+  if (sources.length === 0) {
+    throw new CliError('--invoke needs a Lambda function with an SQS event source in the template (QueueWorkerFunction); this one has none');
+  }
+  const ids = sources.map((s) => s.function).join(', ');
   if (functionId !== undefined) {
     const named = sources.find((source) => source.function === functionId);
-    if (!named) throw new CliUsageError(`--function ${functionId}: no function of that logical id reads a queue here; the stack has ${sources.map((s) => s.function).join(', ')}`);
+    if (!named) throw new CliUsageError(`--function ${functionId}: no function of that logical id reads a queue here; the stack has ${ids}`);
     return named;
   }
-  if (sources.length > 1) throw new CliUsageError(`the stack has ${sources.length} functions on queues (${sources.map((s) => s.function).join(', ')}): choose one with --function <logical id>`);
+  if (sources.length > 1) throw new CliUsageError(`the stack has ${sources.length} functions on queues (${ids}): choose one with --function <logical id>`);
   return sources[0]!;
 }
 
@@ -64,7 +70,8 @@ async function loadHandler(local: LocalAws, source: TemplateEventSource, request
   try {
     module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (cause) {
-    throw new CliError(`cannot load ${request.file} (${(cause as Error).message}): give built JavaScript, or synthesize the bundle with \`npx cdk synth\``, 1, { cause });
+    const problem = `cannot load ${request.file} (${(cause as Error).message})`;
+    throw new CliError(`${problem}: give built JavaScript, or synthesize the bundle with \`npx cdk synth\``, 1, { cause });
   }
   const handler = module[request.exportName];
   if (typeof handler !== 'function') {
@@ -89,8 +96,10 @@ export async function startInvoking(local: LocalAws, request: InvokeRequest, io:
   const handler = await loadHandler(local, source, chosen);
   const { startLocalEventSource } = await import('@requeue/local-aws');
   const sqs = new SQSClient({ endpoint: local.endpoint, region: local.region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-  const running = startLocalEventSource({ sqs, source: { ...source, queueUrl: onEndpoint(local)(source.queueUrl) }, handler, region: local.region, onInvocation: (invocation) => io.err(invocationLine(source.function, invocation)) });
-  io.err(`Invoking ${chosen.file} (${chosen.exportName}) as ${source.function}, ${source.batchSize} record(s) at most per call, from ${onEndpoint(local)(source.queueUrl)}`);
+  const queueUrl = onEndpoint(local)(source.queueUrl);
+  const onInvocation = (invocation: LocalInvocation) => io.err(invocationLine(source.function, invocation));
+  const running = startLocalEventSource({ sqs, source: { ...source, queueUrl }, handler, region: local.region, onInvocation });
+  io.err(`Invoking ${chosen.file} (${chosen.exportName}) as ${source.function}, ${source.batchSize} record(s) at most per call, from ${queueUrl}`);
   return {
     invocations: running.invocations,
     async stop() {
