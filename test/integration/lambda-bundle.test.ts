@@ -68,7 +68,10 @@ describe('QueueWorkerFunction bundles a handler entry, and `requeue local --invo
       // Both invocations reported everything done: the retry was a delayed copy, not a redelivery.
       expect(stderr).toContain(`Invoking ${synthesized.bundle} (handler) as WorkerFunction`);
       expect(stderr).toMatch(/as WorkerFunction\w+, 10 record\(s\) at most per call/);
-      expect(stderr.match(/1 record\(s\) in \d+ ms; all done, deleted/g)).toHaveLength(2);
+      // Each invocation's line follows the delete of its records, after the handler's write.
+      const done = () => stderr.match(/1 record\(s\) in \d+ ms; all done, deleted/g) ?? [];
+      await eventually(() => (done().length >= 2 ? true : undefined), 10_000, 'both invocations reported');
+      expect(done()).toHaveLength(2);
       child.kill('SIGINT');
       const [code] = await closed;
       expect(code).toBe(0);
