@@ -84,7 +84,8 @@ export class QueueWorkerFunction extends Construct {
     const batchSize = wholeNumber('batchSize', props.batchSize ?? 10, 1, props.maxBatchingWindow ? 10_000 : 10);
     const maxConcurrency = wholeNumber('maxConcurrency', props.maxConcurrency ?? 10, 2, 1000);
     if ((props.entry === undefined) === (props.code === undefined)) {
-      throw new InfraConfigError('entry', props.entry === undefined ? 'give the handler\'s source file as entry (bundled at synth) or your own bundle as code' : 'give entry or code, not both');
+      const problem = props.entry === undefined ? "give the handler's source file as entry (bundled at synth) or your own bundle as code" : 'give entry or code, not both';
+      throw new InfraConfigError('entry', problem);
     }
     super(scope, id);
     this.metricsNamespace = metricsNamespace;

@@ -18,7 +18,16 @@
 export type { ContainerEnvironment } from './container-env.js';
 export type { TemplateEventSource } from './event-sources.js';
 export { freePort } from './free-port.js';
-export { lambdaRecord, startLocalEventSource, type LocalEventSource, type LocalEventSourceOptions, type LocalInvocation, type LocalLambdaContext, type LocalSqsHandler, type LocalSqsRecord } from './local-event-source.js';
+export {
+  lambdaRecord,
+  startLocalEventSource,
+  type LocalEventSource,
+  type LocalEventSourceOptions,
+  type LocalInvocation,
+  type LocalLambdaContext,
+  type LocalSqsHandler,
+  type LocalSqsRecord,
+} from './local-event-source.js';
 export { startLocalAws, startLocalRequeueStack, type LocalAws, type LocalAwsOptions, type LocalRequeueStack } from './local-aws.js';
 export { startLoopbackEmulator, type LoopbackEmulator } from './loopback-emulator.js';
 export { provisionFromTemplate, type ProvisionedQueue, type ProvisionedStack, type ProvisionOptions } from './provision.js';
