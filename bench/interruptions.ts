@@ -30,7 +30,10 @@ async function main(argv: string[]): Promise<void> {
     { header: 'handler runs cut', value: (r) => r.cutRuns },
     { header: 'tasks SIGKILLed', value: (r) => r.killedTasks },
     { header: 'messages (lost, duplicated)', value: (r) => `${r.published} (${r.lost}, ${r.duplicates})` },
-    { header: 'protection calls per busy period', value: (r) => (r.protection ? `${r.callsPerBusyPeriod.toFixed(2)} (${r.protectionCalls} / ${r.busyPeriods})` : '-') },
+    {
+      header: 'protection calls per busy period',
+      value: (r) => (r.protection ? `${r.callsPerBusyPeriod.toFixed(2)} (${r.protectionCalls} / ${r.busyPeriods})` : '-'),
+    },
     { header: 'protection calls per message', value: (r) => (r.protection ? r.callsPerMessage.toFixed(3) : '-') },
     { header: 'tasks started', value: (r) => r.tasksStarted },
     { header: 'duration (s)', value: (r) => r.durationSeconds.toFixed(0) },

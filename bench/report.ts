@@ -50,7 +50,10 @@ export function replaceDocsSection(path: string, name: string, content: string):
  * The end of a fault run: its table into its docs section (with the command that made it),
  * the table or `{ reports, failures }` (with --json) on stdout, and exit 1 on any failure.
  */
-export function finishRun(argv: readonly string[], run: { script: string; doc: string; section: string; table: string; reports: unknown[]; failures: string[] }): void {
+export function finishRun(
+  argv: readonly string[],
+  run: { script: string; doc: string; section: string; table: string; reports: unknown[]; failures: string[] },
+): void {
   const command = `npm run ${run.script}${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
   replaceDocsSection(run.doc, run.section, `Measured with \`${command}\`:\n\n${run.table}`);
   if (wantsJson(argv)) process.stdout.write(`${JSON.stringify({ reports: run.reports, failures: run.failures }, null, 2)}\n`);

@@ -39,7 +39,14 @@ async function main(argv: string[]): Promise<void> {
   if (graceful.accounting.duplicates > 0) failures.push(`graceful restarts: ${graceful.accounting.duplicates} duplicates from the shutdown path`);
 
   progress('emulator outage: 10 s');
-  const outage = await runOutageScenario({ messages: Math.round(messages / 4), outageMs: 10_000, maxInFlight: 10, maxDurationMs: 60, seed: 20_002, timeoutMs: 600_000 });
+  const outage = await runOutageScenario({
+    messages: Math.round(messages / 4),
+    outageMs: 10_000,
+    maxInFlight: 10,
+    maxDurationMs: 60,
+    seed: 20_002,
+    timeoutMs: 600_000,
+  });
   reports.push(outage);
   if (outage.workerExitedDuringRun || !outage.reportedNotReady || !outage.readyAgain) failures.push(`outage: ${JSON.stringify(outage)}`);
 
@@ -58,7 +65,13 @@ async function main(argv: string[]): Promise<void> {
     { header: 'succeeded', value: (r) => r.accounting.succeeded.toLocaleString('en-US') },
     { header: 'duplicates (ledger)', value: (r) => r.accounting.duplicates },
     { header: 'duplicates (DLQ)', value: (r) => r.accounting.deadLetterDuplicates },
-    { header: 'dead-lettered by reason', value: (r) => Object.entries(r.accounting.deadLettered).map(([reason, n]) => `${reason} ${n}`).join(', ') },
+    {
+      header: 'dead-lettered by reason',
+      value: (r) =>
+        Object.entries(r.accounting.deadLettered)
+          .map(([reason, n]) => `${reason} ${n}`)
+          .join(', '),
+    },
     { header: 'duration (s)', value: (r) => r.durationSeconds.toFixed(0) },
   ]);
   finishRun(argv, { script: 'test:soak', doc: RELIABILITY_DOC, section: 'soak', table, reports, failures });

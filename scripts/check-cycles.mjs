@@ -78,7 +78,13 @@ const found = cycles(importGraph(files));
 if (found.length === 0) {
   process.stdout.write(`check-cycles: ${files.length} modules, no import cycles\n`);
 } else {
-  for (const component of found) process.stderr.write(`import cycle: ${component.map((file) => relative(root, file)).sort().join(' <-> ')}\n`);
+  for (const component of found)
+    process.stderr.write(
+      `import cycle: ${component
+        .map((file) => relative(root, file))
+        .sort()
+        .join(' <-> ')}\n`,
+    );
   process.stderr.write(`check-cycles: ${found.length} import cycle(s); move the shared piece into a module both can import\n`);
   process.exit(1);
 }

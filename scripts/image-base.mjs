@@ -37,7 +37,9 @@ function standIn(image) {
   const major = /^docker\.io\/library\/node:(\d+)-bookworm-slim$/.exec(image)?.[1];
   if (!major) fail(`${image} cannot be pulled, and a stand-in is made only for node:<major>-bookworm-slim`);
   if (!existsSync(STAND_IN)) {
-    fail(`${image} is not in local storage and cannot be pulled; pull it, or set REQUEUE_BASE_IMAGE_SCRIPT to a script that builds a stand-in (${STAND_IN} does not exist)`);
+    fail(
+      `${image} is not in local storage and cannot be pulled; pull it, or set REQUEUE_BASE_IMAGE_SCRIPT to a script that builds a stand-in (${STAND_IN} does not exist)`,
+    );
   }
   say(`building a local stand-in for ${image} with ${STAND_IN} (a few minutes, once per machine)`);
   const built = spawnSync('bash', [STAND_IN, major], { stdio: 'inherit' });

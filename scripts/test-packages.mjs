@@ -37,7 +37,10 @@ async function main() {
     tarballs.push(await packPackage(root, pkg, join(scratch, 'tarballs')));
     step(`${pkg.name}: API report, publint, attw and contents clean`);
   }
-  for (const t of tarballs) step(`  ${t.name.padEnd(16)} ${(t.size / 1024).toFixed(1).padStart(6)} kB packed, ${(t.unpackedSize / 1024).toFixed(0).padStart(4)} kB unpacked, ${await exportCount(t.name)} public exports`);
+  for (const t of tarballs)
+    step(
+      `  ${t.name.padEnd(16)} ${(t.size / 1024).toFixed(1).padStart(6)} kB packed, ${(t.unpackedSize / 1024).toFixed(0).padStart(4)} kB unpacked, ${await exportCount(t.name)} public exports`,
+    );
 
   const { startLoopbackEmulator, freePort } = await import(join(root, 'libs/local-aws/dist/index.js'));
   const emulator = await startLoopbackEmulator(await freePort());
@@ -45,10 +48,14 @@ async function main() {
     const nestDir = await installExample(join(root, 'examples/nest-app'), scratch, tarballs);
     step('ESM Nest 12 app installed from the tarballs');
     const nest = await checkNestApp(nestDir, { endpoint: emulator.endpoint, freePort });
-    step(`ESM Nest 12 app: strict type-check; orders consumer from workerOptionsFromEnv(); RequeuePublisher to two queues; two consumers: success, retry, schema dead letter, dead letter, email, both drained; drain on SIGTERM (${nest.paymentsCalls.length} payment calls)`);
+    step(
+      `ESM Nest 12 app: strict type-check; orders consumer from workerOptionsFromEnv(); RequeuePublisher to two queues; two consumers: success, retry, schema dead letter, dead letter, email, both drained; drain on SIGTERM (${nest.paymentsCalls.length} payment calls)`,
+    );
     const lambdaDir = await installExample(join(root, 'examples/lambda-app'), scratch, tarballs);
     const lambda = await checkLambdaApp(lambdaDir, emulator);
-    step(`Lambda function: strict type-check as @types/aws-lambda's SQSHandler; one event of three deliveries: done, retried as a delayed copy, dead-lettered (${lambda.deadLetter})`);
+    step(
+      `Lambda function: strict type-check as @types/aws-lambda's SQSHandler; one event of three deliveries: done, retried as a delayed copy, dead-lettered (${lambda.deadLetter})`,
+    );
     const cdkDir = await installExample(join(root, 'examples/cdk-app'), scratch, tarballs);
     const cdk = await checkCdkApp(cdkDir);
     step(`CDK app: cdk-nag clean synth of ${cdk.resources} resources; task role on the queue key: ${[...new Set(cdk.keyActions)].join(', ')}`);
@@ -58,7 +65,9 @@ async function main() {
       const { local, stop } = await startRequeueLocal(cdkDir);
       try {
         const cjs = await checkCommonJsApp(cjsDir, local, { freePort, node });
-        step(`CommonJS app on Node ${node === process.execPath ? process.versions.node : OLDEST_NODE}, configured by workerOptionsFromEnv() from \`npx requeue local\` on the CDK app's template: ${cjs.maxInFlight} at once (WORKER_MAX_IN_FLIGHT), dead-lettered after ${cjs.maxAttempts} attempts (RETRY_POLICY), EMF in ${cjs.namespace}`);
+        step(
+          `CommonJS app on Node ${node === process.execPath ? process.versions.node : OLDEST_NODE}, configured by workerOptionsFromEnv() from \`npx requeue local\` on the CDK app's template: ${cjs.maxInFlight} at once (WORKER_MAX_IN_FLIGHT), dead-lettered after ${cjs.maxAttempts} attempts (RETRY_POLICY), EMF in ${cjs.namespace}`,
+        );
       } finally {
         await stop();
       }
@@ -66,7 +75,13 @@ async function main() {
     const fromPack = await checkInstallFromPack(scratch);
     step(`npm run pack, then its install line for @requeue/sqs in an empty app: ${fromPack}`);
     const listing = await checkCli(scratch, tarballs, nest.dlqUrl);
-    step(`CLI: npx requeue dlq list\n${listing.split('\n').filter((line) => !line.startsWith('npm warn')).join('\n').replace(/^/gm, '        ')}`);
+    step(
+      `CLI: npx requeue dlq list\n${listing
+        .split('\n')
+        .filter((line) => !line.startsWith('npm warn'))
+        .join('\n')
+        .replace(/^/gm, '        ')}`,
+    );
   } finally {
     await emulator.stop();
   }
@@ -79,7 +94,8 @@ async function exportCount(name) {
   const pkg = PUBLIC_PACKAGES.find((p) => p.name === name);
   let count = 0;
   for (const config of pkg.apiReports) {
-    const reportName = config === 'api-extractor.json' ? `${name.split('/')[1]}.api.md` : `${name.split('/')[1]}-${config.replace(/^api-extractor\.|\.json$/g, '')}.api.md`;
+    const reportName =
+      config === 'api-extractor.json' ? `${name.split('/')[1]}.api.md` : `${name.split('/')[1]}-${config.replace(/^api-extractor\.|\.json$/g, '')}.api.md`;
     const report = await readFile(join(root, pkg.dir, 'etc', reportName), 'utf8');
     count += (report.match(/^export /gm) ?? []).length;
   }

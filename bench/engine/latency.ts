@@ -23,12 +23,16 @@ const MAX_IN_FLIGHT = 50;
 const SLOW_MESSAGES = quick ? 100 : 1_000;
 const base = { tracing: 'off', tracedIn: false, messages, handlerMs: 5, maxInFlight: MAX_IN_FLIGHT } as const;
 const specs: RunSpec[] = [
-  ...[undefined, 2 * MAX_IN_FLIGHT, 4 * MAX_IN_FLIGHT].flatMap((prefetch) => [0, 15, 30].map((latencyMs) => ({ ...base, latencyMs, ...(prefetch === undefined ? {} : { prefetch }) }))),
+  ...[undefined, 2 * MAX_IN_FLIGHT, 4 * MAX_IN_FLIGHT].flatMap((prefetch) =>
+    [0, 15, 30].map((latencyMs) => ({ ...base, latencyMs, ...(prefetch === undefined ? {} : { prefetch }) })),
+  ),
   { ...base, latencyMs: 15, latencySpreadMs: 5 },
   // A dependency that degrades: the lookahead has grown to the 5 ms handlers when they slow a hundredfold.
   { ...base, latencyMs: 15, slowdown: { lastMessages: SLOW_MESSAGES, handlerMs: 500 } },
 ];
-const results = await inRounds(specs, rounds, (round) => progress(`round ${round + 1} of ${rounds}: ${specs.length} runs of ${messages.toLocaleString('en-US')} messages`));
+const results = await inRounds(specs, rounds, (round) =>
+  progress(`round ${round + 1} of ${rounds}: ${specs.length} runs of ${messages.toLocaleString('en-US')} messages`),
+);
 const medianOf = (i: number, pick: (result: RunResult) => number): number => summarizeRuns(results[i]!.map(pick)).median;
 const rows = specs.map((spec, i) => ({
   prefetch: spec.prefetch ?? MAX_IN_FLIGHT,
@@ -55,7 +59,9 @@ function table(): string {
     const slowdown = row.slowdown === undefined ? '' : `, the last ${row.slowdown.lastMessages.toLocaleString('en-US')} handlers ${row.slowdown.handlerMs} ms`;
     // A run whose handlers slow down is not comparable with one whose handlers do not.
     const ratio = row.slowdown === undefined ? `${(row.messagesPerSecond / loopback.messagesPerSecond).toFixed(2)}×` : 'n/a';
-    lines.push(`| ${row.prefetch} | ${row.latencyMs}${spread} ms${slowdown} | ${row.messagesPerSecond.toFixed(0)} | ${ratio} | ${row.callsPerMessage.toFixed(3)} | ${row.givenBackPerMessage.toFixed(4)} | ${row.mostReceives} | ${row.redriven} | ${row.cpuMicrosPerMessage.toFixed(1)} |`);
+    lines.push(
+      `| ${row.prefetch} | ${row.latencyMs}${spread} ms${slowdown} | ${row.messagesPerSecond.toFixed(0)} | ${ratio} | ${row.callsPerMessage.toFixed(3)} | ${row.givenBackPerMessage.toFixed(4)} | ${row.mostReceives} | ${row.redriven} | ${row.cpuMicrosPerMessage.toFixed(1)} |`,
+    );
   }
   return lines.join('\n');
 }

@@ -15,16 +15,26 @@ const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
 const messages = quick ? 5_000 : 100_000;
 const rounds = quick ? 1 : 5;
-const specs: RunSpec[] = [false, true].flatMap((tracedIn) => TRACING_MODES.map((tracing) => ({ tracing, tracedIn, messages, latencyMs: 0, handlerMs: 0, maxInFlight: 50 })));
-const results = await inRounds(specs, rounds, (round) => progress(`round ${round + 1} of ${rounds}: ${specs.length} runs of ${messages.toLocaleString('en-US')} messages`));
-const cells = specs.map((spec, i) => ({ tracing: spec.tracing, tracedIn: spec.tracedIn, cpuMicrosPerMessage: summarizeRuns(results[i]!.map((r) => r.cpuMicrosPerMessage)) }));
+const specs: RunSpec[] = [false, true].flatMap((tracedIn) =>
+  TRACING_MODES.map((tracing) => ({ tracing, tracedIn, messages, latencyMs: 0, handlerMs: 0, maxInFlight: 50 })),
+);
+const results = await inRounds(specs, rounds, (round) =>
+  progress(`round ${round + 1} of ${rounds}: ${specs.length} runs of ${messages.toLocaleString('en-US')} messages`),
+);
+const cells = specs.map((spec, i) => ({
+  tracing: spec.tracing,
+  tracedIn: spec.tracedIn,
+  cpuMicrosPerMessage: summarizeRuns(results[i]!.map((r) => r.cpuMicrosPerMessage)),
+}));
 
 function table(): string {
   const lines = ['| messages arrive | tracing | engine CPU per message (µs, median) | range | over tracing off (µs) |', '|---|---|---|---|---|'];
   for (const { tracing, tracedIn, cpuMicrosPerMessage: cpu } of cells) {
     const off = cells.find((c) => c.tracing === 'off' && c.tracedIn === tracedIn)!.cpuMicrosPerMessage;
     const extra = tracing === 'off' ? '' : (cpu.median - off.median).toFixed(1);
-    lines.push(`| ${tracedIn ? 'with a traceparent' : 'without context'} | ${tracing} | ${cpu.median.toFixed(1)} | ${cpu.min.toFixed(1)}-${cpu.max.toFixed(1)} | ${extra} |`);
+    lines.push(
+      `| ${tracedIn ? 'with a traceparent' : 'without context'} | ${tracing} | ${cpu.median.toFixed(1)} | ${cpu.min.toFixed(1)}-${cpu.max.toFixed(1)} | ${extra} |`,
+    );
   }
   return lines.join('\n');
 }

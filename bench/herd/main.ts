@@ -50,7 +50,9 @@ const rows: Row[] = policies.map(({ label, policy }) => {
     peakCallsPerSecondAfterRecovery: round1(peak),
     peakOverCapacity: round1(peak / scenario.capacityPerSecond),
   };
-  progress(`${label}: ${row.downstreamCalls} calls, ${row.deadLettered} dead-lettered, drained in ${row.drainSeconds} s, peak ${row.peakCallsPerSecondAfterRecovery}/s`);
+  progress(
+    `${label}: ${row.downstreamCalls} calls, ${row.deadLettered} dead-lettered, drained in ${row.drainSeconds} s, peak ${row.peakCallsPerSecondAfterRecovery}/s`,
+  );
   return row;
 });
 
@@ -58,7 +60,11 @@ const ours = rows[0]!;
 const reference = rows[1]!;
 const targets = {
   zeroDeadLettered: { target: '0', measured: ours.deadLettered, met: ours.deadLettered === 0 },
-  callsVersusReference: { target: '<= 0.85', measured: round2(ours.downstreamCalls / reference.downstreamCalls), met: ours.downstreamCalls <= 0.85 * reference.downstreamCalls },
+  callsVersusReference: {
+    target: '<= 0.85',
+    measured: round2(ours.downstreamCalls / reference.downstreamCalls),
+    met: ours.downstreamCalls <= 0.85 * reference.downstreamCalls,
+  },
   peakOverCapacity: { target: '<= 2', measured: ours.peakOverCapacity, met: ours.peakOverCapacity <= 2 },
   drainVersusReference: { target: '<= 1', measured: round2(ours.drainSeconds / reference.drainSeconds), met: ours.drainSeconds <= reference.drainSeconds },
 };

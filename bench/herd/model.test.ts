@@ -33,7 +33,11 @@ describe('herd model', () => {
   });
 
   it('lets hops through the model without counting them as calls', () => {
-    const hopping = createRetryPolicy({ hopCeilingSeconds: 5, jitter: 'none', types: { TEMPORARY: { backoff: { type: 'fixed', delayMs: 12_000 }, maxDelayMs: 12_000 } } });
+    const hopping = createRetryPolicy({
+      hopCeilingSeconds: 5,
+      jitter: 'none',
+      types: { TEMPORARY: { backoff: { type: 'fixed', delayMs: 12_000 }, maxDelayMs: 12_000 } },
+    });
     const result = simulateHerd(requeuePolicy('hops', hopping), { messages: 1, outageSeconds: 1, capacityPerSecond: 1, horizonSeconds: 100 }, seededRandom(3));
     expect(result.downstreamCalls).toBe(2);
     expect(result.drainSeconds).toBeGreaterThanOrEqual(12);

@@ -28,7 +28,14 @@ async function readBody(request: IncomingMessage): Promise<Buffer> {
 }
 
 async function control(request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {
-  const input = JSON.parse((await readBody(request)).toString() || '{}') as { queue: string; attributes?: Record<string, string>; bodies?: string[]; count?: number; simulate?: object; latencyMs?: Record<string, number> };
+  const input = JSON.parse((await readBody(request)).toString() || '{}') as {
+    queue: string;
+    attributes?: Record<string, string>;
+    bodies?: string[];
+    count?: number;
+    simulate?: object;
+    latencyMs?: Record<string, number>;
+  };
   if (path === '/__bench/create') {
     const created = fauxqs.createQueue(input.queue, { attributes: input.attributes });
     if (input.latencyMs) latencyByQueue.set(input.queue, input.latencyMs);
@@ -43,7 +50,8 @@ async function control(request: IncomingMessage, response: ServerResponse, path:
     return json(response, 200, {});
   }
   if (path === '/__bench/load') {
-    for (let i = 0; i < (input.count ?? 0); i++) fauxqs.sendMessage(input.queue, JSON.stringify({ id: `m-${i}`, ...(input.simulate ? { simulate: input.simulate } : {}) }));
+    for (let i = 0; i < (input.count ?? 0); i++)
+      fauxqs.sendMessage(input.queue, JSON.stringify({ id: `m-${i}`, ...(input.simulate ? { simulate: input.simulate } : {}) }));
     return json(response, 200, { loaded: input.count });
   }
   if (path === '/__bench/depth') {

@@ -4,4 +4,18 @@ import type { MemoryRun } from './memory.js';
 import type { FleetRun } from './fleet.js';
 import type { Config, IdempotencyRun, Row, Target } from './rows.js';
 
-export type Document = { config: Config; happy: Row[]; tracing?: Row[]; featureCost?: Row[]; idempotency?: IdempotencyRun; latency: Row[]; idle?: IdleRun; retry: Row[]; memory: MemoryRun; herd: HerdSummary[]; fleet?: FleetRun[]; targets: Target[]; durationSeconds: number };
+export type Document = {
+  config: Config;
+  happy: Row[];
+  tracing?: Row[];
+  featureCost?: Row[];
+  idempotency?: IdempotencyRun;
+  latency: Row[];
+  idle?: IdleRun;
+  retry: Row[];
+  memory: MemoryRun;
+  herd: HerdSummary[];
+  fleet?: FleetRun[];
+  targets: Target[];
+  durationSeconds: number;
+};

@@ -34,7 +34,15 @@ export async function startBenchEmulator(): Promise<BenchEmulator> {
   };
 }
 
-const REQUEUE_SYSTEMS = ['requeue', 'requeue-no-backpressure', 'requeue-no-schema', 'requeue-tracing-sdk', 'requeue-tracing-sdk-floor', 'requeue-tracing-off', 'requeue-idempotency'] as const;
+const REQUEUE_SYSTEMS = [
+  'requeue',
+  'requeue-no-backpressure',
+  'requeue-no-schema',
+  'requeue-tracing-sdk',
+  'requeue-tracing-sdk-floor',
+  'requeue-tracing-off',
+  'requeue-idempotency',
+] as const;
 type RequeueSystem = (typeof REQUEUE_SYSTEMS)[number];
 export type SystemName = RequeueSystem | 'raw-sdk-loop' | 'sqs-consumer' | 'sqs-consumer-batch' | 'seed-reference';
 const isRequeue = (system: SystemName): system is RequeueSystem => (REQUEUE_SYSTEMS as readonly string[]).includes(system);
@@ -78,7 +86,12 @@ interface Started {
 }
 
 /** `sut.instances` processes on one queue: the first one's pid is the one measured; all are killed at the end. */
-async function startFleet(sut: SystemUnderTest, endpoint: string, queueUrl: string, dlqUrl: string): Promise<{ first: Started; children: ChildProcess[]; ready: Promise<void> }> {
+async function startFleet(
+  sut: SystemUnderTest,
+  endpoint: string,
+  queueUrl: string,
+  dlqUrl: string,
+): Promise<{ first: Started; children: ChildProcess[]; ready: Promise<void> }> {
   const fleet = await Promise.all(Array.from({ length: sut.instances ?? 1 }, () => startSystem(sut, endpoint, queueUrl, dlqUrl)));
   return { first: fleet[0]!, children: fleet.map((started) => started.child), ready: Promise.all(fleet.map((started) => started.ready)).then(() => undefined) };
 }
@@ -105,7 +118,9 @@ export async function startSystem(sut: SystemUnderTest, endpoint: string, queueU
     });
     return { child: worker.child, ready: waitUntilReady(worker, 30_000) };
   }
-  const script = { 'raw-sdk-loop': 'raw-loop', 'sqs-consumer': 'sqs-consumer', 'sqs-consumer-batch': 'sqs-consumer', 'seed-reference': 'seed-reference' }[sut.system];
+  const script = { 'raw-sdk-loop': 'raw-loop', 'sqs-consumer': 'sqs-consumer', 'sqs-consumer-batch': 'sqs-consumer', 'seed-reference': 'seed-reference' }[
+    sut.system
+  ];
   const child = spawn(process.execPath, [here(`./systems/${script}.js`)], {
     env: {
       ...base,
@@ -188,7 +203,13 @@ async function createQueues(emulator: BenchEmulator, name: string, latencyMs: nu
  * until the queue is empty or `capSeconds` more pass. Calls are counted at the proxy, per
  * queue, so measurements on different queues may run side by side.
  */
-export async function measure(emulator: BenchEmulator, sut: SystemUnderTest, backlog: Backlog, capSeconds: number, options: MeasureOptions = {}): Promise<Measurement> {
+export async function measure(
+  emulator: BenchEmulator,
+  sut: SystemUnderTest,
+  backlog: Backlog,
+  capSeconds: number,
+  options: MeasureOptions = {},
+): Promise<Measurement> {
   const name = `bench-${process.pid}-${sequence++}`;
   const { queue, dlq } = await createQueues(emulator, name, backlog.latencyMs);
   const load = (count: number) => emulator.control('load', { queue: name, count, simulate: backlog.simulate });
@@ -236,7 +257,12 @@ async function watchUntilDone(run: WatchedRun) {
     return depth.ready + depth.delayed + depth.inflight;
   };
   /** Where the throughput clock started: after the warm-up (in seconds or in messages), or at ready with `clockFromStart`. */
-  const windowFrom = async (at: number, processed: number): Promise<TimedWindow> => ({ at, processed, cpu: cpuSeconds(pid) ?? cpuAtStart, calls: await callCounts(emulator, name) });
+  const windowFrom = async (at: number, processed: number): Promise<TimedWindow> => ({
+    at,
+    processed,
+    cpu: cpuSeconds(pid) ?? cpuAtStart,
+    calls: await callCounts(emulator, name),
+  });
   let window: TimedWindow | undefined = options.clockFromStart ? { at: spawnedAt, processed: 0, cpu: cpuAtStart, calls: {} } : undefined;
   let firstDoneAt: number | undefined;
   const warmupMs = (options.warmupSeconds ?? 0) * 1000;

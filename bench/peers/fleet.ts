@@ -47,7 +47,13 @@ export async function runFleet(emulator: BenchEmulator, config: Config): Promise
     for (const { workers, concurrency, store } of [...fleets, ...single]) {
       const env = { WORKER_HANDLER: 'webhook', WEBHOOK_ALLOW_HOSTS: '127.0.0.1', ...(store === 'redis' ? { WORKER_FLEET_STATE: redis.url } : {}) };
       await client.configResetStat();
-      const run = await runHerd(emulator, `${workers} × ${concurrency}${store === 'redis' ? ', shared' : ''}`, (url) => ({ system: 'requeue', concurrency, instances: workers, env: { ...env, WEBHOOK_URL: url } }), config.herdCapSeconds, config.herdMessages);
+      const run = await runHerd(
+        emulator,
+        `${workers} × ${concurrency}${store === 'redis' ? ', shared' : ''}`,
+        (url) => ({ system: 'requeue', concurrency, instances: workers, env: { ...env, WEBHOOK_URL: url } }),
+        config.herdCapSeconds,
+        config.herdMessages,
+      );
       const storeCallsPerMessage = store === 'redis' ? (await commandCount(client)) / config.herdMessages : undefined;
       runs.push({ workers, concurrency, store, storeCallsPerMessage, summary: summarizeHerd([run]) });
       // Each second's accepted/rejected requests: where a peak comes from, in the log of any run.
@@ -68,8 +74,14 @@ export function fleetTable(runs: readonly FleetRun[], messages: number): string 
     { header: 'workers × concurrency', value: (r) => `${r.workers} × ${r.concurrency}` },
     { header: 'shared state', value: (r) => (r.store === 'redis' ? `Redis, ${r.storeCallsPerMessage!.toFixed(2)} commands/msg` : 'none') },
     { header: 'downstream calls per message (≤ 1.2)', value: (r) => mark(r.summary.downstreamRequests.median / messages, 1.2) },
-    { header: `drain vs ideal (${ideal.toFixed(0)} s; ≤ 1.3×)`, value: (r) => `${r.summary.drained ? '' : '> '}${mark(r.summary.drainSeconds.median / ideal, 1.3)}` },
-    { header: `peak after recovery vs capacity (${HERD.capacityPerSecond}/s; ≤ 1.3×)`, value: (r) => mark(r.summary.peakAfterRecovery.median / HERD.capacityPerSecond, 1.3) },
+    {
+      header: `drain vs ideal (${ideal.toFixed(0)} s; ≤ 1.3×)`,
+      value: (r) => `${r.summary.drained ? '' : '> '}${mark(r.summary.drainSeconds.median / ideal, 1.3)}`,
+    },
+    {
+      header: `peak after recovery vs capacity (${HERD.capacityPerSecond}/s; ≤ 1.3×)`,
+      value: (r) => mark(r.summary.peakAfterRecovery.median / HERD.capacityPerSecond, 1.3),
+    },
     { header: 'dead-lettered (0)', value: (r) => r.summary.deadLettered },
   ]);
 }

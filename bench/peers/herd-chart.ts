@@ -12,7 +12,10 @@ export async function writeHerdChart(runs: ReadonlyArray<Pick<HerdRun, 'policy' 
   const values = runs.flatMap((run) => run.timeline.map((s) => ({ policy: run.policy, second: s.second, requests: s.accepted + s.rejected })));
   const spec: TopLevelSpec = {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: { text: `Downstream requests/s: ${HERD.messages.toLocaleString('en-US')} webhooks, dependency down ${HERD.outageMs / 1000} s, then ${HERD.capacityPerSecond}/s`, fontSize: 14 },
+    title: {
+      text: `Downstream requests/s: ${HERD.messages.toLocaleString('en-US')} webhooks, dependency down ${HERD.outageMs / 1000} s, then ${HERD.capacityPerSecond}/s`,
+      fontSize: 14,
+    },
     width: 760,
     height: 320,
     layer: [
@@ -29,7 +32,10 @@ export async function writeHerdChart(runs: ReadonlyArray<Pick<HerdRun, 'policy' 
         data: { values: [{ capacity: HERD.capacityPerSecond, label: `capacity ${HERD.capacityPerSecond}/s` }] },
         layer: [
           { mark: { type: 'rule', strokeDash: [6, 4], color: '#c23b3b' }, encoding: { y: { field: 'capacity', type: 'quantitative' } } },
-          { mark: { type: 'text', align: 'left', dx: 4, dy: -6, color: '#c23b3b' }, encoding: { y: { field: 'capacity', type: 'quantitative' }, x: { datum: 0 }, text: { field: 'label' } } },
+          {
+            mark: { type: 'text', align: 'left', dx: 4, dy: -6, color: '#c23b3b' },
+            encoding: { y: { field: 'capacity', type: 'quantitative' }, x: { datum: 0 }, text: { field: 'label' } },
+          },
         ],
       },
       {

@@ -40,10 +40,20 @@ export function idealDrainSeconds(messages: number): number {
  * for 10 s, then admits 100 requests/s and answers 429 (Retry-After: 1) beyond that. Each
  * run has its own queue and its own downstream, so runs may go side by side.
  */
-export async function runHerd(emulator: BenchEmulator, policy: string, sut: (url: string) => SystemUnderTest, capSeconds: number, messages = HERD.messages): Promise<HerdRun> {
+export async function runHerd(
+  emulator: BenchEmulator,
+  policy: string,
+  sut: (url: string) => SystemUnderTest,
+  capSeconds: number,
+  messages = HERD.messages,
+): Promise<HerdRun> {
   const downstream = await startDownstream({ outageMs: HERD.outageMs, capacityPerSecond: HERD.capacityPerSecond });
   try {
-    const measurement = await measure(emulator, sut(downstream.url), { count: messages }, capSeconds, { onStart: () => downstream.open(), clockFromStart: true, loadWhenReady: true });
+    const measurement = await measure(emulator, sut(downstream.url), { count: messages }, capSeconds, {
+      onStart: () => downstream.open(),
+      clockFromStart: true,
+      loadWhenReady: true,
+    });
     const timeline = downstream.timeline();
     const recovery = Math.ceil(HERD.outageMs / 1000);
     return {
@@ -62,7 +72,9 @@ export async function runHerd(emulator: BenchEmulator, policy: string, sut: (url
 
 export function summarizeHerd(runs: readonly HerdRun[]): HerdSummary {
   const requests = summarizeRuns(runs.map((r) => r.downstreamRequests));
-  const median = runs.reduce((best, run) => (Math.abs(run.downstreamRequests - requests.median) < Math.abs(best.downstreamRequests - requests.median) ? run : best));
+  const median = runs.reduce((best, run) =>
+    Math.abs(run.downstreamRequests - requests.median) < Math.abs(best.downstreamRequests - requests.median) ? run : best,
+  );
   return {
     policy: median.policy,
     runs: runs.length,

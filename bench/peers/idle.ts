@@ -23,7 +23,11 @@ export async function measureIdle(emulator: BenchEmulator, seconds: number): Pro
     await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
     const after = await emulator.control<Record<string, number>>('counts', { queue: name });
     const perMinute = (action: string) => (((after[action] ?? 0) - (before[action] ?? 0)) * 60) / seconds;
-    const callsPerMinuteByAction = Object.fromEntries(Object.keys(after).map((action) => [action, perMinute(action)]).filter(([, n]) => (n as number) > 0));
+    const callsPerMinuteByAction = Object.fromEntries(
+      Object.keys(after)
+        .map((action) => [action, perMinute(action)])
+        .filter(([, n]) => (n as number) > 0),
+    );
     return { seconds, callsPerMinute: Object.values(callsPerMinuteByAction).reduce((sum: number, n) => sum + (n as number), 0), callsPerMinuteByAction };
   } finally {
     const exited = new Promise((resolve) => started.child.once('exit', resolve));

@@ -30,7 +30,10 @@ function writeDocs(document: Document): void {
 
 const RETRY_ONCE: Backlog['simulate'] = { outcome: 'transient', failTimes: 1 };
 /** requeue's retry path at the bench's 0-1 s delay: fixed 1 s with full jitter. */
-const REQUEUE_RETRY_POLICY = JSON.stringify({ jitter: { type: 'full' }, types: { TEMPORARY: { backoff: { type: 'fixed', delayMs: 1000 }, maxDelayMs: 1000 } } });
+const REQUEUE_RETRY_POLICY = JSON.stringify({
+  jitter: { type: 'full' },
+  types: { TEMPORARY: { backoff: { type: 'fixed', delayMs: 1000 }, maxDelayMs: 1000 } },
+});
 /**
  * The retry path measures retries, so requeue runs it with backpressure off: with every
  * first call failing, its circuit breaker would (rightly) read an outage and defer the
@@ -47,8 +50,38 @@ function configFrom(argv: string[]): Config {
   const quick = argv.includes('--quick');
   const { description: cpuLayoutDescription } = cpuLayout();
   const config: Config = quick
-    ? { quick, runs: 1, backlog: 1000, warmupSeconds: 0, capSeconds: 1, retryBacklog: 500, retryWarmupCount: 50, retrySeedBacklog: 100, retryCapSeconds: 20, memoryBacklog: 5000, memoryPasses: 2, idleSeconds: 5, herdMessages: 50, herdCapSeconds: 30 }
-    : { quick, runs: 3, backlog: 20_000, warmupSeconds: 0.5, capSeconds: 1.4, retryBacklog: 10_000, retryWarmupCount: 1000, retrySeedBacklog: 1000, retryCapSeconds: 30, memoryBacklog: 100_000, memoryPasses: 3, idleSeconds: 60, herdMessages: HERD.messages, herdCapSeconds: 72 };
+    ? {
+        quick,
+        runs: 1,
+        backlog: 1000,
+        warmupSeconds: 0,
+        capSeconds: 1,
+        retryBacklog: 500,
+        retryWarmupCount: 50,
+        retrySeedBacklog: 100,
+        retryCapSeconds: 20,
+        memoryBacklog: 5000,
+        memoryPasses: 2,
+        idleSeconds: 5,
+        herdMessages: 50,
+        herdCapSeconds: 30,
+      }
+    : {
+        quick,
+        runs: 3,
+        backlog: 20_000,
+        warmupSeconds: 0.5,
+        capSeconds: 1.4,
+        retryBacklog: 10_000,
+        retryWarmupCount: 1000,
+        retrySeedBacklog: 1000,
+        retryCapSeconds: 30,
+        memoryBacklog: 100_000,
+        memoryPasses: 3,
+        idleSeconds: 60,
+        herdMessages: HERD.messages,
+        herdCapSeconds: 72,
+      };
   return { ...config, cpuLayout: cpuLayoutDescription };
 }
 
@@ -82,8 +115,12 @@ async function renderSaved(path: string): Promise<void> {
  * they run on after our defaults have drained, so the two groups resolve apart.
  */
 function startHerdComparison(emulator: BenchEmulator, config: Config): { defaults: Promise<HerdSummary>; baselines: Promise<HerdSummary[]> } {
-  progress(`herd, end to end: ${config.herdMessages} webhooks, dependency down ${HERD.outageMs / 1000} s then ${HERD.capacityPerSecond}/s; baselines capped at ${config.herdCapSeconds} s`);
-  const webhook = (system: SystemName) => (url: string): SystemUnderTest => ({ system, concurrency: 50, env: { WORKER_HANDLER: 'webhook', WEBHOOK_URL: url, WEBHOOK_ALLOW_HOSTS: '127.0.0.1' } });
+  progress(
+    `herd, end to end: ${config.herdMessages} webhooks, dependency down ${HERD.outageMs / 1000} s then ${HERD.capacityPerSecond}/s; baselines capped at ${config.herdCapSeconds} s`,
+  );
+  const webhook =
+    (system: SystemName) =>
+    (url: string): SystemUnderTest => ({ system, concurrency: 50, env: { WORKER_HANDLER: 'webhook', WEBHOOK_URL: url, WEBHOOK_ALLOW_HOSTS: '127.0.0.1' } });
   const herdRun = (policy: string, sut: (url: string) => SystemUnderTest) => runHerd(emulator, policy, sut, config.herdCapSeconds, config.herdMessages);
   const defaults = Promise.all(Array.from({ length: config.runs }, () => herdRun(HERD_POLICIES.backpressure, webhook('requeue')))).then(summarizeHerd);
   const baselines = Promise.all([
@@ -126,9 +163,16 @@ async function featuresOnly(config: Config): Promise<void> {
 
 /** Rewrites the fleet section of docs/benchmarks.md and its chart from one fleet run. */
 async function documentFleet(fleet: readonly FleetRun[], config: Config, command: string): Promise<void> {
-  await writeHerdChart(fleet.map((run) => run.summary), FLEET_CHART);
+  await writeHerdChart(
+    fleet.map((run) => run.summary),
+    FLEET_CHART,
+  );
   const intro = `Measured with \`${command}\`: the end-to-end herd (${config.herdMessages.toLocaleString('en-US')} webhooks, the dependency down ${HERD.outageMs / 1000} s, then ${HERD.capacityPerSecond} requests/s with 429 + Retry-After: 1 beyond) drained by each fleet in turn, every worker its own process at concurrency 10, the backlog loaded once every worker is ready: each size first with the defaults (backpressure on, each worker on its own), then with \`WORKER_FLEET_STATE\` on a real redis-server (the workers share backpressure; Redis's own command count per message). The last row is the single worker of the end-to-end herd above (concurrency 50), run again beside the fleets.`;
-  replaceDocsSection(DOCS, 'fleet', `${intro}\n\n${fleetTable(fleet, config.herdMessages)}\n\n![Downstream requests per second, one line per fleet size](herd-fleet.svg)`);
+  replaceDocsSection(
+    DOCS,
+    'fleet',
+    `${intro}\n\n${fleetTable(fleet, config.herdMessages)}\n\n![Downstream requests per second, one line per fleet size](herd-fleet.svg)`,
+  );
 }
 
 /** `npm run bench -- --fleet`: only the fleet runs; with --update-docs, their section and chart. */
@@ -138,7 +182,14 @@ async function fleetOnly(config: Config, argv: string[]): Promise<void> {
     progress(`fleet: the herd drained by ${fleetSizes(config.quick).join(', ')} worker processes, one size after the other`);
     const fleet = await runFleet(emulator, config);
     if (argv.includes('--update-docs')) await documentFleet(fleet, config, `npm run bench -- --fleet${config.quick ? ' --quick' : ''}`);
-    const runs = fleet.map((run) => ({ workers: run.workers, concurrency: run.concurrency, store: run.store, storeCallsPerMessage: run.storeCallsPerMessage, ...run.summary, timeline: run.summary.timeline.map((s) => `${s.second}:${s.accepted}/${s.rejected}`).join(' ') }));
+    const runs = fleet.map((run) => ({
+      workers: run.workers,
+      concurrency: run.concurrency,
+      store: run.store,
+      storeCallsPerMessage: run.storeCallsPerMessage,
+      ...run.summary,
+      timeline: run.summary.timeline.map((s) => `${s.second}:${s.accepted}/${s.rejected}`).join(' '),
+    }));
     const measured = targets({ happy: [], latency: [], retry: [], memory: undefined, herd: [], fleet }, config.herdMessages);
     process.stdout.write(`${JSON.stringify({ fleet: runs, targets: measured }, null, 2)}\n`);
   } finally {
@@ -174,25 +225,51 @@ async function main(argv: string[]): Promise<void> {
     // copies alone, a happy path in disguise. So the clock runs over the whole backlog,
     // from its load to its last completion, after a warm-up backlog of the same kind; the
     // backlog is large enough that the copies' pass outlasts the 1 s delay of the last ones.
-    const retry = await inRounds(emulator, 'retry path', retryPathSystems(config), { count: config.retryBacklog, warmupCount: config.retryWarmupCount, simulate: RETRY_ONCE }, config, {
-      capSeconds: config.retryCapSeconds,
-      warmupSeconds: 0,
-    });
+    const retry = await inRounds(
+      emulator,
+      'retry path',
+      retryPathSystems(config),
+      { count: config.retryBacklog, warmupCount: config.retryWarmupCount, simulate: RETRY_ONCE },
+      config,
+      {
+        capSeconds: config.retryCapSeconds,
+        warmupSeconds: 0,
+      },
+    );
 
     const herdRuns = startHerdComparison(emulator, config);
     const defaults = await herdRuns.defaults;
     // The baselines run on to their cap, light on CPU (a sequential loop and delayed
     // retries), so memory runs beside them rather than after: it reads RSS, which CPU does
     // not move, and the baselines' requests can only be slowed, never added to.
-    progress(`memory: requeue @50, ${config.memoryBacklog.toLocaleString('en-US')} messages at 1 ms, ${config.memoryPasses} passes, beside the herd's baselines`);
+    progress(
+      `memory: requeue @50, ${config.memoryBacklog.toLocaleString('en-US')} messages at 1 ms, ${config.memoryPasses} passes, beside the herd's baselines`,
+    );
     const [memory, idle] = await Promise.all([runMemory(emulator, config.memoryBacklog, config.memoryPasses), measureIdle(emulator, config.idleSeconds)]);
     const herd = [defaults, ...(await herdRuns.baselines)];
-    for (const run of herd) progress(`  ${run.policy}: ${run.downstreamRequests.median} requests, ${run.drained ? 'drained' : 'stopped'} at ${run.drainSeconds.median.toFixed(0)} s, peak ${run.peakAfterRecovery.median}/s, ${run.deadLettered} dead-lettered`);
+    for (const run of herd)
+      progress(
+        `  ${run.policy}: ${run.downstreamRequests.median} requests, ${run.drained ? 'drained' : 'stopped'} at ${run.drainSeconds.median.toFixed(0)} s, peak ${run.peakAfterRecovery.median}/s, ${run.deadLettered} dead-lettered`,
+      );
 
     progress(`  idle: ${idle.callsPerMinute.toFixed(1)} SQS calls a minute`);
     progress(`fleet: the herd drained by ${fleetSizes(config.quick).join(', ')} worker processes, one size after the other`);
     const fleet = await runFleet(emulator, config);
-    const document = { config, happy, featureCost, tracing, idempotency, latency, idle, retry, memory, herd, fleet, targets: targets({ happy, featureCost, tracing, idempotency, latency, retry, memory, herd, fleet }, config.herdMessages), durationSeconds: (Date.now() - started) / 1000 };
+    const document = {
+      config,
+      happy,
+      featureCost,
+      tracing,
+      idempotency,
+      latency,
+      idle,
+      retry,
+      memory,
+      herd,
+      fleet,
+      targets: targets({ happy, featureCost, tracing, idempotency, latency, retry, memory, herd, fleet }, config.herdMessages),
+      durationSeconds: (Date.now() - started) / 1000,
+    };
     if (argv.includes('--update-docs')) {
       await writeHerdChart(herd, CHART);
       writeDocs(document);

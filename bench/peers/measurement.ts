@@ -111,7 +111,8 @@ export async function summarizeMeasurement(run: RunRecord): Promise<Measurement>
 export async function callCounts(emulator: BenchEmulator, name: string): Promise<Record<string, number>> {
   const total: Record<string, number> = {};
   for (const queue of [name, `${name}-dlq`]) {
-    for (const [action, count] of Object.entries(await emulator.control<Record<string, number>>('counts', { queue }))) total[action] = (total[action] ?? 0) + count;
+    for (const [action, count] of Object.entries(await emulator.control<Record<string, number>>('counts', { queue })))
+      total[action] = (total[action] ?? 0) + count;
   }
   return total;
 }

@@ -52,7 +52,14 @@ function latencySection(document: Document): string[] {
     rows(document.latency, backlog),
     '',
     ...(document.idle
-      ? [`Idle, requeue at its defaults on an empty queue for ${document.idle.seconds} s: ${document.idle.callsPerMinute.toFixed(1)} SQS calls a minute (${Object.entries(document.idle.callsPerMinuteByAction).map(([action, n]) => `${action} ${n.toFixed(1)}`).join(', ')}).`, '']
+      ? [
+          `Idle, requeue at its defaults on an empty queue for ${document.idle.seconds} s: ${document.idle.callsPerMinute.toFixed(1)} SQS calls a minute (${Object.entries(
+            document.idle.callsPerMinuteByAction,
+          )
+            .map(([action, n]) => `${action} ${n.toFixed(1)}`)
+            .join(', ')}).`,
+          '',
+        ]
       : []),
     ...largePrefetchLine(document.latency),
     `SQS requests per million messages: ${document.latency.map((r) => `${SYSTEM_LABELS[r.system]} @${r.concurrency}, ${r.scenario}: ${requestsPerMillion(r.callsPerMessage).toLocaleString('en-US')}`).join('; ')}.`,
@@ -65,7 +72,10 @@ function largePrefetchLine(latency: Row[]): string[] {
   const of = (scenario: string) => latency.find((r) => r.system === 'requeue' && r.concurrency === 50 && r.scenario === scenario);
   const ratio = pairedRatio(of(LARGE_PREFETCH_SCENARIO), of(LATENCY_BASELINE_SCENARIO));
   if (Number.isNaN(ratio)) return [];
-  return [`With \`WORKER_PREFETCH=${LARGE_PREFETCH}\` (four times \`maxInFlight\`; not a target, the default bound is \`maxInFlight\`) the 5 ms handler @50 at ${LATENCY_MS} ms ran at ${ratio.toFixed(3)}× requeue's own 0 ms row at the defaults, median of the rounds' ratios.`, ''];
+  return [
+    `With \`WORKER_PREFETCH=${LARGE_PREFETCH}\` (four times \`maxInFlight\`; not a target, the default bound is \`maxInFlight\`) the 5 ms handler @50 at ${LATENCY_MS} ms ran at ${ratio.toFixed(3)}× requeue's own 0 ms row at the defaults, median of the rounds' ratios.`,
+    '',
+  ];
 }
 
 /** The steady rows (more rounds, a longer warm-up), under their heading and what they compare. */
@@ -79,7 +89,7 @@ function steadySection(document: Document, rowsOf: Row[] | undefined, title: str
 const FEATURE_COST =
   "The same worker at its defaults, with `WORKER_BACKPRESSURE=off`, and with its handler trusting the body (no schema): the backpressure and body-schema targets above are read here. The happy path's rows compare them too, but one of their 1.4 s windows spreads by ±20%, wider than the 5% the targets allow.";
 const TRACING =
-  'The same worker with no OpenTelemetry SDK (as shipped), with the Node SDK preloaded (a span per delivery, its batch span processor exporting to memory), with the same SDK handing back bare spans (the SDK\'s own cost per span: nothing set on them, no context made active), and with `WORKER_TRACING=off`. The longer warm-up keeps V8 compiling the SDK in the first seconds, once per worker, out of the window.';
+  "The same worker with no OpenTelemetry SDK (as shipped), with the Node SDK preloaded (a span per delivery, its batch span processor exporting to memory), with the same SDK handing back bare spans (the SDK's own cost per span: nothing set on them, no context made active), and with `WORKER_TRACING=off`. The longer warm-up keeps V8 compiling the SDK in the first seconds, once per worker, out of the window.";
 
 /** requeue with its handler guarded by Redis, beside requeue without, and what the guard asks of Redis. */
 function idempotencySection(document: Document): string[] {

@@ -1,6 +1,15 @@
 import { progress } from '../report.js';
 import type { Config, Row } from './rows.js';
-import { callsPerMessageByAction, measure, summarizeRuns, SYSTEM_LABELS, type Backlog, type BenchEmulator, type SystemName, type SystemUnderTest } from './driver.js';
+import {
+  callsPerMessageByAction,
+  measure,
+  summarizeRuns,
+  SYSTEM_LABELS,
+  type Backlog,
+  type BenchEmulator,
+  type SystemName,
+  type SystemUnderTest,
+} from './driver.js';
 
 /** These systems, each at this concurrency. */
 export const at = (concurrency: number, ...systems: SystemName[]): SystemUnderTest[] => systems.map((system) => ({ system, concurrency }));
@@ -26,7 +35,9 @@ export async function inRounds(
   config: Config,
   timing: { capSeconds: number; warmupSeconds: number } = { capSeconds: config.capSeconds, warmupSeconds: config.warmupSeconds },
 ): Promise<Row[]> {
-  const results = await rotatingRounds(suts.length, config.runs, (i) => measure(emulator, suts[i]!, { ...backlog, ...suts[i]!.backlog }, timing.capSeconds, timing));
+  const results = await rotatingRounds(suts.length, config.runs, (i) =>
+    measure(emulator, suts[i]!, { ...backlog, ...suts[i]!.backlog }, timing.capSeconds, timing),
+  );
   return suts.map((sut, i) => {
     const runs = results[i]!;
     const row: Row = {
@@ -43,7 +54,9 @@ export async function inRounds(
       processed: runs.reduce((sum, r) => sum + r.processed, 0),
       deadLettered: runs.reduce((sum, r) => sum + r.deadLettered, 0),
     };
-    progress(`  ${row.scenario}: ${SYSTEM_LABELS[sut.system]} @${sut.concurrency}: ${row.messagesPerSecond.median.toFixed(0)} msg/s, ${row.callsPerMessage.toFixed(3)} calls/msg`);
+    progress(
+      `  ${row.scenario}: ${SYSTEM_LABELS[sut.system]} @${sut.concurrency}: ${row.messagesPerSecond.median.toFixed(0)} msg/s, ${row.callsPerMessage.toFixed(3)} calls/msg`,
+    );
     return row;
   });
 }

@@ -42,7 +42,10 @@ export interface Row {
   peakRssMb: number;
   /** Messages handled over all the row's runs, warm-up included. */
   processed?: number;
-  /** Messages in the DLQ after each run, summed over the runs: on the happy path, only the queue's redrive puts any there. Absent from documents saved before. */
+  /**
+   * Messages in the DLQ after each run, summed over the runs: on the happy path, only the
+   * queue's redrive puts any there. Absent from documents saved before.
+   */
   deadLettered?: number;
 }
 

@@ -31,8 +31,21 @@ describe('herd summary', () => {
 
 describe('RSS slope', () => {
   it('is flat for a flat series and 60 MB/min for 1 MB a second', () => {
-    expect(slopeMbPerMinute([[0, 144], [1, 144], [2, 144]])).toBe(0);
-    expect(slopeMbPerMinute([[0, 100], [1, 101], [2, 102], [3, 103]])).toBeCloseTo(60);
+    expect(
+      slopeMbPerMinute([
+        [0, 144],
+        [1, 144],
+        [2, 144],
+      ]),
+    ).toBe(0);
+    expect(
+      slopeMbPerMinute([
+        [0, 100],
+        [1, 101],
+        [2, 102],
+        [3, 103],
+      ]),
+    ).toBeCloseTo(60);
   });
 
   it('is 0 for fewer than two samples', () => {

@@ -23,7 +23,9 @@ const at15 = `${LATENCY_MS} ms SQS, 5 ms I/O`;
 
 describe('the latency targets: messages the redrive moved to the DLQ', () => {
   it("is met when none of requeue's rows left anything in its DLQ, peers' rows aside", () => {
-    const found = latencyTargets([row(LATENCY_BASELINE_SCENARIO, 'requeue', 0), row(at15, 'requeue', 0), row(at15, 'raw-sdk-loop', 7)]).find((t) => t.measure === REDRIVE);
+    const found = latencyTargets([row(LATENCY_BASELINE_SCENARIO, 'requeue', 0), row(at15, 'requeue', 0), row(at15, 'raw-sdk-loop', 7)]).find(
+      (t) => t.measure === REDRIVE,
+    );
     expect(found?.met).toBe(true);
   });
 

@@ -15,7 +15,8 @@ const rowIn = (rows: readonly Row[]) => (scenario: string, system: SystemName, c
   rows.find((r) => r.scenario === scenario && r.system === system && r.concurrency === concurrency);
 
 /** A system's median throughput in a scenario, NaN when it did not run. */
-const rateIn = (rows: readonly Row[]) => (scenario: string, system: SystemName, concurrency: number) => rowIn(rows)(scenario, system, concurrency)?.messagesPerSecond.median ?? NaN;
+const rateIn = (rows: readonly Row[]) => (scenario: string, system: SystemName, concurrency: number) =>
+  rowIn(rows)(scenario, system, concurrency)?.messagesPerSecond.median ?? NaN;
 
 /** Two systems of rows run in the same rounds, one against the other, round by round (`pairedRatio`). */
 const pairIn =
@@ -24,11 +25,18 @@ const pairIn =
     pairedRatio(rowIn(rows)(scenario, system, concurrency), rowIn(rows)(baselineScenario, baseline, baselineConcurrency));
 
 /** Every target the bench checks, with what this run measured. */
-export function targets(measured: Pick<Document, 'happy' | 'latency' | 'retry' | 'herd' | 'idempotency' | 'fleet' | 'featureCost'> & { tracing?: Row[]; memory: MemoryRun | undefined }, messages: number): Target[] {
+export function targets(
+  measured: Pick<Document, 'happy' | 'latency' | 'retry' | 'herd' | 'idempotency' | 'fleet' | 'featureCost'> & {
+    tracing?: Row[];
+    memory: MemoryRun | undefined;
+  },
+  messages: number,
+): Target[] {
   const { happy, latency, retry, memory, herd, tracing = [], fleet = [], featureCost = [] } = measured;
   const out: Target[] = [];
   // Three significant digits: two decimals would print 0.497 as a failing "0.50".
-  const push: Push = (measure, target, value, met, unit = '×') => out.push({ measure, target, measured: `${Number.isFinite(value) ? value.toPrecision(3) : value}${unit}`, met });
+  const push: Push = (measure, target, value, met, unit = '×') =>
+    out.push({ measure, target, measured: `${Number.isFinite(value) ? value.toPrecision(3) : value}${unit}`, met });
   // Full runs measure everything; `--latency` only the latency rows and their baseline.
   if (memory) {
     throughputTargets(happy, push);
@@ -46,7 +54,8 @@ export function targets(measured: Pick<Document, 'happy' | 'latency' | 'retry' |
 function throughputTargets(happy: Row[], push: Push): void {
   const rate = rateIn(happy);
   const pair = pairIn(happy);
-  const best = (scenario: string, systems: SystemName[]) => Math.max(...happy.filter((r) => r.scenario === scenario && systems.includes(r.system)).map((r) => r.messagesPerSecond.median));
+  const best = (scenario: string, systems: SystemName[]) =>
+    Math.max(...happy.filter((r) => r.scenario === scenario && systems.includes(r.system)).map((r) => r.messagesPerSecond.median));
   for (const concurrency of [10, 50]) {
     for (const handler of ['no-op', '5 ms I/O']) {
       const r = pair(`happy ${handler}`, ['requeue', concurrency], ['raw-sdk-loop', concurrency]);
@@ -90,7 +99,13 @@ function costTargets(happy: Row[], retry: Row[], memory: MemoryRun, push: Push):
   // message would add 5 MB a pass). V8 finishes sizing its heap within the first pass or
   // the second, so the last pass is read.
   const growth = (memory.passEndMb.at(-1) ?? 0) - (memory.passEndMb.at(-2) ?? 0);
-  push(`RSS growth over the last ${memory.messages.toLocaleString('en-US')} messages, after ${memory.passes - 1} warm-up pass(es) (no upward slope)`, '≤ 5 MB', growth, growth <= 5, ' MB');
+  push(
+    `RSS growth over the last ${memory.messages.toLocaleString('en-US')} messages, after ${memory.passes - 1} warm-up pass(es) (no upward slope)`,
+    '≤ 5 MB',
+    growth,
+    growth <= 5,
+    ' MB',
+  );
 }
 
 /** The end-to-end herd: against the seed, and adaptive backpressure against the ideal. */

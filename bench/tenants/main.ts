@@ -29,7 +29,15 @@ const DWELL_RUNS: Array<DwellSpec & { label: string }> = [
   { label: 'B with A, tenants on, cap 90%, read-ahead 1,000', withA: true, tenants: { maxInFlight: '90%', prefetch: 1_000 } },
 ];
 const HAPPY_MESSAGES = 50_000;
-const happySpec = (tenants: boolean): RunSpec => ({ tracing: 'off', tracedIn: false, messages: HAPPY_MESSAGES, latencyMs: 0, handlerMs: 0, maxInFlight: 50, tenants });
+const happySpec = (tenants: boolean): RunSpec => ({
+  tracing: 'off',
+  tracedIn: false,
+  messages: HAPPY_MESSAGES,
+  latencyMs: 0,
+  handlerMs: 0,
+  maxInFlight: 50,
+  tenants,
+});
 
 const emulator = await startBenchEmulator();
 const dwell = await rotatingRounds(DWELL_RUNS.length, rounds, async (i, round) => {
@@ -47,7 +55,10 @@ const rows = DWELL_RUNS.map((run, i) => {
   return { ...run, pooled: percentile(dwell[i]!.flat(), 95), perRound: summarizeRuns(perRound), samples: dwell[i]!.flat().length };
 });
 const baseline = rows[0]!.pooled;
-const [off, on] = happy.map((runs) => ({ rate: summarizeRuns(runs.map((r) => r.messagesPerSecond)), cpu: summarizeRuns(runs.map((r) => r.cpuMicrosPerMessage)) }));
+const [off, on] = happy.map((runs) => ({
+  rate: summarizeRuns(runs.map((r) => r.messagesPerSecond)),
+  cpu: summarizeRuns(runs.map((r) => r.cpuMicrosPerMessage)),
+}));
 const happyRatio = summarizeRuns(happy[1]!.map((r, round) => r.messagesPerSecond / happy[0]![round]!.messagesPerSecond)).median;
 
 const table = [

@@ -85,7 +85,9 @@ export async function dwellRun(emulator: BenchEmulator, options: DwellSpec): Pro
   await worker.start();
   const t0 = performance.now() + 50;
   const total = B_PER_SECOND * BURST_SECONDS + (options.withA ? A_PER_SECOND * BURST_SECONDS : 0);
-  const b = paced(t0, B_PER_SECOND, BURST_SECONDS, () => queue.sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: JSON.stringify({ tenant: 'b' }) })));
+  const b = paced(t0, B_PER_SECOND, BURST_SECONDS, () =>
+    queue.sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: JSON.stringify({ tenant: 'b' }) })),
+  );
   const a = options.withA
     ? paced(t0, A_PER_SECOND / 10, BURST_SECONDS, (i) => {
         const entries = Array.from({ length: 10 }, (_, k) => ({ Id: String(k), MessageBody: JSON.stringify({ tenant: 'a', n: i * 10 + k }) }));

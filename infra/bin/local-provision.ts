@@ -17,7 +17,8 @@ async function main(argv: string[]): Promise<void> {
   }
   const templateIndex = argv.indexOf('--template');
   const unknown = argv.filter((arg, i) => arg !== '--template' && i !== templateIndex + 1);
-  if (unknown.length > 0 || (templateIndex >= 0 && !argv[templateIndex + 1])) throw new LocalProvisioningError(`unexpected arguments: ${argv.join(' ')}\n${USAGE}`);
+  if (unknown.length > 0 || (templateIndex >= 0 && !argv[templateIndex + 1]))
+    throw new LocalProvisioningError(`unexpected arguments: ${argv.join(' ')}\n${USAGE}`);
   const endpoint = process.env.AWS_ENDPOINT_URL ?? process.env.AWS_ENDPOINT_URL_SQS;
   if (!endpoint) {
     // Never provision real AWS from here: that is what `cdk deploy` is for.

@@ -98,8 +98,10 @@ export class RequeueStack extends Stack {
     new CfnOutput(this, 'QueueUrl', { value: queue.queueUrl, description: 'The queue the worker consumes' });
     new CfnOutput(this, 'DLQUrl', { value: deadLetterQueue.queueUrl, description: 'Dead letters: inspect, replay or discard with `requeue dlq`' });
     new CfnOutput(this, 'DashboardUrl', { value: this.monitoring.dashboardUrl, description: 'The CloudWatch dashboard' });
-    if (this.idempotencyTable) new CfnOutput(this, 'IdempotencyTableName', { value: this.idempotencyTable.tableName, description: 'The worker\'s idempotency records' });
-    if (this.fleetStateTable) new CfnOutput(this, 'FleetStateTableName', { value: this.fleetStateTable.tableName, description: 'Backpressure shared by the worker\'s tasks' });
+    if (this.idempotencyTable)
+      new CfnOutput(this, 'IdempotencyTableName', { value: this.idempotencyTable.tableName, description: "The worker's idempotency records" });
+    if (this.fleetStateTable)
+      new CfnOutput(this, 'FleetStateTableName', { value: this.fleetStateTable.tableName, description: "Backpressure shared by the worker's tasks" });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.alarmTopic.topicArn, description: 'Subscribe to receive alarms' });
   }
 }

@@ -29,7 +29,10 @@ describe('RetryingQueue with fifo: true', () => {
   it('turns on high throughput only when asked', () => {
     expect(queueOf('JobsQueue').Properties.DeduplicationScope).toBeUndefined();
     const fast = synthesize({ queue: { fifo: true, highThroughput: true } });
-    expect(resource(fast, 'AWS::SQS::Queue', 'JobsQueue').Properties).toMatchObject({ DeduplicationScope: 'messageGroup', FifoThroughputLimit: 'perMessageGroupId' });
+    expect(resource(fast, 'AWS::SQS::Queue', 'JobsQueue').Properties).toMatchObject({
+      DeduplicationScope: 'messageGroup',
+      FifoThroughputLimit: 'perMessageGroupId',
+    });
   });
 
   it('refuses high throughput without FIFO, and a name with no room for the suffixes', () => {

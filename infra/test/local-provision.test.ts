@@ -65,7 +65,13 @@ describe('provisioning the emulator from the synthesized stack', () => {
     expect(JSON.parse(queue.RedrivePolicy!).maxReceiveCount).toBe(3);
 
     const publish = (operation: string) =>
-      snsClient.send(new PublishCommand({ TopicArn: local.stack.outputs.TopicArn, Message: operation, MessageAttributes: { operation: { DataType: 'String', StringValue: operation } } }));
+      snsClient.send(
+        new PublishCommand({
+          TopicArn: local.stack.outputs.TopicArn,
+          Message: operation,
+          MessageAttributes: { operation: { DataType: 'String', StringValue: operation } },
+        }),
+      );
     await publish('delete');
     await publish('create');
     const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: local.stack.outputs.QueueUrl, WaitTimeSeconds: 2, MaxNumberOfMessages: 10 }));
@@ -75,7 +81,11 @@ describe('provisioning the emulator from the synthesized stack', () => {
   it('converges a running emulator to a changed template, as a deploy would', async () => {
     const first = await start(deployed);
     const queueUrl = first.local.stack.outputs.QueueUrl!;
-    const again = await provisionFromTemplate({ sqs: first.sqs, sns: first.sns, template: requeueStackTemplate({ queue: { visibilityTimeout: Duration.seconds(90) } }) });
+    const again = await provisionFromTemplate({
+      sqs: first.sqs,
+      sns: first.sns,
+      template: requeueStackTemplate({ queue: { visibilityTimeout: Duration.seconds(90) } }),
+    });
     expect(again.outputs.QueueUrl).toBe(queueUrl);
     expect((await first.attributes(queueUrl)).VisibilityTimeout).toBe('90');
   });

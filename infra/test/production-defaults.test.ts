@@ -50,7 +50,11 @@ describe('what deleting the stack or replacing a resource keeps', () => {
   });
 
   it('deletes them when told to, through the removalPolicy props', () => {
-    const told = synthesize({ queue: { removalPolicy: RemovalPolicy.DESTROY }, idempotency: { removalPolicy: RemovalPolicy.DESTROY }, fleetState: { removalPolicy: RemovalPolicy.RETAIN } });
+    const told = synthesize({
+      queue: { removalPolicy: RemovalPolicy.DESTROY },
+      idempotency: { removalPolicy: RemovalPolicy.DESTROY },
+      fleetState: { removalPolicy: RemovalPolicy.RETAIN },
+    });
     for (const [id, onDelete, onReplace] of removal('AWS::SQS::Queue', told)) expect([id, onDelete, onReplace]).toEqual([id, 'Delete', 'Delete']);
     expect(resource(told, 'AWS::DynamoDB::Table', 'Idempotency').DeletionPolicy).toBe('Delete');
     expect(resource(told, 'AWS::DynamoDB::Table', 'FleetState').DeletionPolicy).toBe('Retain');
@@ -60,7 +64,9 @@ describe('what deleting the stack or replacing a resource keeps', () => {
 describe('alarm notifications', () => {
   it('the alarm topic lets CloudWatch publish for this account and exactly the stack alarms, beside the TLS deny', () => {
     const topic = resource(template, 'AWS::SNS::Topic', 'AlarmTopic');
-    const policy = Object.values(template.findResources('AWS::SNS::TopicPolicy') as Resources).find((p) => JSON.stringify(p.Properties.Topics) === JSON.stringify([{ Ref: topic.logicalId }]));
+    const policy = Object.values(template.findResources('AWS::SNS::TopicPolicy') as Resources).find(
+      (p) => JSON.stringify(p.Properties.Topics) === JSON.stringify([{ Ref: topic.logicalId }]),
+    );
     const statements = (policy!.Properties.PolicyDocument as { Statement: Statement[] }).Statement;
     const alarms = Object.keys(template.findResources('AWS::CloudWatch::Alarm')).filter((id) => id.startsWith('Monitoring'));
     expect(alarms.length).toBeGreaterThanOrEqual(6);
@@ -84,7 +90,9 @@ describe('alarm notifications', () => {
         Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
         Condition: {
           StringEquals: { 'aws:SourceAccount': ACCOUNT },
-          ArnLike: { 'aws:SourceArn': { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':cloudwatch:', { Ref: 'AWS::Region' }, ':', ACCOUNT, ':alarm:*']] } },
+          ArnLike: {
+            'aws:SourceArn': { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':cloudwatch:', { Ref: 'AWS::Region' }, ':', ACCOUNT, ':alarm:*']] },
+          },
         },
       }),
     ]);
@@ -132,7 +140,9 @@ describe('cpuArchitecture', () => {
       const stack = new RequeueStack(app, 'Requeue', { worker: architecture ? { cpuArchitecture: architecture } : {} });
       const runtime = Template.fromStack(stack).findResources('AWS::ECS::TaskDefinition');
       const assembly = app.synth();
-      const assets = JSON.parse(readFileSync(join(assembly.directory, 'Requeue.assets.json'), 'utf8')) as { dockerImages: Record<string, { source: { platform: string } }> };
+      const assets = JSON.parse(readFileSync(join(assembly.directory, 'Requeue.assets.json'), 'utf8')) as {
+        dockerImages: Record<string, { source: { platform: string } }>;
+      };
       return [Object.values(runtime)[0]!.Properties.RuntimePlatform.CpuArchitecture, Object.values(assets.dockerImages)[0]!.source.platform];
     };
     expect(platformOf()).toEqual(['X86_64', 'linux/amd64']);

@@ -60,7 +60,12 @@ describe('queues', () => {
 
   it('DLQ: 14 days, SSE-SQS, and a redrive allow policy naming only the main queue', () => {
     const dlq = queueOf('DeadLetter');
-    expect(dlq.Properties).toMatchObject({ QueueName: 'Requeue-jobs-dlq', MessageRetentionPeriod: 1_209_600, SqsManagedSseEnabled: true, MaximumMessageSize: 1_048_576 });
+    expect(dlq.Properties).toMatchObject({
+      QueueName: 'Requeue-jobs-dlq',
+      MessageRetentionPeriod: 1_209_600,
+      SqsManagedSseEnabled: true,
+      MaximumMessageSize: 1_048_576,
+    });
     const allow = dlq.Properties.RedriveAllowPolicy as { redrivePermission: string; sourceQueueArns: unknown[] };
     expect(allow.redrivePermission).toBe('byQueue');
     expect(allow.sourceQueueArns).toHaveLength(1);
@@ -68,14 +73,20 @@ describe('queues', () => {
   });
 
   it('undeliverable-notification queue: 14 days, SSE-SQS', () => {
-    expect(queueOf('Undeliverable').Properties).toEqual({ QueueName: 'Requeue-jobs-undeliverable', MessageRetentionPeriod: 1_209_600, SqsManagedSseEnabled: true });
+    expect(queueOf('Undeliverable').Properties).toEqual({
+      QueueName: 'Requeue-jobs-undeliverable',
+      MessageRetentionPeriod: 1_209_600,
+      SqsManagedSseEnabled: true,
+    });
   });
 
   it('every queue refuses requests without TLS', () => {
     for (const hint of ['JobsQueue', 'DeadLetter', 'Undeliverable']) {
       template.hasResourceProperties('AWS::SQS::QueuePolicy', {
         Queues: [refTo(queueOf(hint).logicalId)],
-        PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+        PolicyDocument: {
+          Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+        },
       });
     }
   });
@@ -87,7 +98,7 @@ describe('queues', () => {
 });
 
 describe('worker service', () => {
-  it('gives the task role exactly: consume and send (requeue) on the queue; send on the DLQ; scale-in protection of its cluster\'s tasks; nothing else', () => {
+  it("gives the task role exactly: consume and send (requeue) on the queue; send on the DLQ; scale-in protection of its cluster's tasks; nothing else", () => {
     const role = resource(template, 'AWS::IAM::Role', 'WorkerTaskRole');
     expect(role.Properties.ManagedPolicyArns).toBeUndefined();
     expect(role.Properties.Policies).toBeUndefined();
@@ -135,7 +146,14 @@ describe('worker service', () => {
     const policy = { maxAttempts: 5, deadlineSeconds: 3600 };
     const custom = synthesize({ worker: { retryPolicy: policy, handler: 'simulation' } });
     custom.hasResourceProperties('AWS::ECS::TaskDefinition', {
-      ContainerDefinitions: [Match.objectLike({ Environment: Match.arrayWith([{ Name: 'WORKER_HANDLER', Value: 'simulation' }, { Name: 'RETRY_POLICY', Value: JSON.stringify(policy) }]) })],
+      ContainerDefinitions: [
+        Match.objectLike({
+          Environment: Match.arrayWith([
+            { Name: 'WORKER_HANDLER', Value: 'simulation' },
+            { Name: 'RETRY_POLICY', Value: JSON.stringify(policy) },
+          ]),
+        }),
+      ],
     });
     expect(() => synthesize({ worker: { retryPolicy: { maxAttempts: -1 } } })).toThrow(InfraConfigError);
     expect(() => synthesize({ worker: { retryPolicy: { maxAttempts: -1 } } })).toThrow(/retryPolicy: .*maxAttempts/);
@@ -164,12 +182,24 @@ describe('worker service', () => {
     expect(policies.map((p) => p.Properties.PolicyType).sort()).toEqual(['StepScaling', 'TargetTrackingScaling']);
     const tracking = policies.find((p) => p.Properties.PolicyType === 'TargetTrackingScaling')!.Properties.TargetTrackingScalingPolicyConfiguration;
     expect(tracking.TargetValue).toBe(100);
-    const metrics = tracking.CustomizedMetricSpecification.Metrics as Array<{ Id: string; Expression?: string; ReturnData: boolean; MetricStat?: { Metric: { MetricName: string } } }>;
+    const metrics = tracking.CustomizedMetricSpecification.Metrics as Array<{
+      Id: string;
+      Expression?: string;
+      ReturnData: boolean;
+      MetricStat?: { Metric: { MetricName: string } };
+    }>;
     expect(metrics.find((m) => m.ReturnData)!.Expression).toBe('IF(FILL(running, 0) > 0, visible / FILL(running, 0), visible)');
-    expect(Object.fromEntries(metrics.filter((m) => m.MetricStat).map((m) => [m.Id, m.MetricStat!.Metric.MetricName]))).toEqual({ visible: 'ApproximateNumberOfMessagesVisible', running: 'RunningTaskCount' });
-    const fromZero = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((a) => String(a.Properties.AlarmDescription).includes('no task runs'));
+    expect(Object.fromEntries(metrics.filter((m) => m.MetricStat).map((m) => [m.Id, m.MetricStat!.Metric.MetricName]))).toEqual({
+      visible: 'ApproximateNumberOfMessagesVisible',
+      running: 'RunningTaskCount',
+    });
+    const fromZero = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((a) =>
+      String(a.Properties.AlarmDescription).includes('no task runs'),
+    );
     expect(fromZero).toHaveLength(1);
-    expect((fromZero[0]!.Properties.Metrics as Array<{ Expression?: string }>).find((m) => m.Expression)!.Expression).toBe('IF(FILL(running, 0) == 0 AND visible > 0, 1, 0)');
+    expect((fromZero[0]!.Properties.Metrics as Array<{ Expression?: string }>).find((m) => m.Expression)!.Expression).toBe(
+      'IF(FILL(running, 0) == 0 AND visible > 0, 1, 0)',
+    );
   });
 
   it('takes capacity and backlog target as props', () => {
@@ -188,7 +218,9 @@ describe('worker service', () => {
 });
 
 describe('alarms', () => {
-  type AlarmProperties = Record<string, unknown> & { Metrics?: Array<{ Id: string; Expression?: string; MetricStat?: { Metric: { MetricName: string; Namespace: string }; Period: number; Stat: string } }> };
+  type AlarmProperties = Record<string, unknown> & {
+    Metrics?: Array<{ Id: string; Expression?: string; MetricStat?: { Metric: { MetricName: string; Namespace: string }; Period: number; Stat: string } }>;
+  };
   const alarm = (hint: string, t = template) => resource(t, 'AWS::CloudWatch::Alarm', hint).Properties as AlarmProperties;
   const alarmTopic = () => refTo(resource(template, 'AWS::SNS::Topic', 'AlarmTopic').logicalId);
 
@@ -218,7 +250,9 @@ describe('alarms', () => {
     const props = alarm('ErrorRate');
     expect(props).toMatchObject({ Threshold: 0.3, EvaluationPeriods: 1, AlarmActions: [alarmTopic()] });
     expect(props.Metrics!.find((m) => m.Expression)!.Expression).toBe('IF(received >= 10, (FILL(retried, 0) + FILL(deadLettered, 0)) / received, 0)');
-    const inputs = Object.fromEntries(props.Metrics!.filter((m) => m.MetricStat).map((m) => [m.Id, { ...m.MetricStat!.Metric, Period: m.MetricStat!.Period, Stat: m.MetricStat!.Stat }]));
+    const inputs = Object.fromEntries(
+      props.Metrics!.filter((m) => m.MetricStat).map((m) => [m.Id, { ...m.MetricStat!.Metric, Period: m.MetricStat!.Period, Stat: m.MetricStat!.Stat }]),
+    );
     const queueDimension = [{ Name: 'Queue', Value: { 'Fn::GetAtt': [queueOf('JobsQueue').logicalId, 'QueueName'] } }];
     expect(inputs).toEqual({
       received: { Namespace: 'requeue', MetricName: 'MessagesReceived', Dimensions: queueDimension, Period: 60, Stat: 'Sum' },
@@ -270,7 +304,9 @@ describe('alarms', () => {
       },
     });
     expect([alarm('QueueDepth', custom).Threshold, alarm('DeadLetter', custom).Threshold, alarm('OldestMessageAge', custom).Threshold]).toEqual([100, 3, 120]);
-    expect([alarm('ErrorRate', custom).Threshold, alarm('FailedNotifications', custom).Threshold, alarm('Stalled', custom).EvaluationPeriods]).toEqual([0.5, 7, 4]);
+    expect([alarm('ErrorRate', custom).Threshold, alarm('FailedNotifications', custom).Threshold, alarm('Stalled', custom).EvaluationPeriods]).toEqual([
+      0.5, 7, 4,
+    ]);
     custom.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
   });
 });
@@ -367,7 +403,8 @@ describe('without the worker (queues and monitoring only)', () => {
     const queuesOnly = synthesize({ worker: false });
     queuesOnly.resourceCountIs('AWS::SQS::Queue', 3);
     queuesOnly.resourceCountIs('AWS::SNS::Subscription', 1);
-    for (const type of ['AWS::ECS::Service', 'AWS::EC2::VPC', 'AWS::ApplicationAutoScaling::ScalingPolicy', 'AWS::IAM::Role']) queuesOnly.resourceCountIs(type, 0);
+    for (const type of ['AWS::ECS::Service', 'AWS::EC2::VPC', 'AWS::ApplicationAutoScaling::ScalingPolicy', 'AWS::IAM::Role'])
+      queuesOnly.resourceCountIs(type, 0);
     queuesOnly.resourceCountIs('AWS::CloudWatch::Alarm', 7);
   });
 });

@@ -9,7 +9,8 @@ import { RequeueStack, type RequeueStackProps } from '../lib/index.js';
  */
 export function synthesize(props: RequeueStackProps = {}, options: { realImage?: boolean } = {}): Template {
   const app = new App();
-  const worker = options.realImage || props.worker === false ? props.worker : { image: ecs.ContainerImage.fromRegistry('requeue-worker:test'), ...props.worker };
+  const worker =
+    options.realImage || props.worker === false ? props.worker : { image: ecs.ContainerImage.fromRegistry('requeue-worker:test'), ...props.worker };
   return Template.fromStack(new RequeueStack(app, 'Requeue', { ...props, worker }));
 }
 

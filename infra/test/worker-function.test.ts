@@ -14,7 +14,13 @@ function functionStack(props: Partial<QueueWorkerFunctionProps> = {}) {
   const stack = new Stack(app, 'Webhooks');
   const queues = new RetryingQueue(stack, 'Hooks', { queueName: 'hooks', encryptionKey: new kms.Key(stack, 'Key', { enableKeyRotation: true }) });
   const worker = new QueueWorkerFunction(stack, 'Worker', { queue: queues.queue, deadLetterQueue: queues.deadLetterQueue, code: CODE, ...props });
-  new QueueMonitoring(stack, 'Monitoring', { queue: queues.queue, deadLetterQueue: queues.deadLetterQueue, workerLogGroup: worker.logGroup, workerFunction: worker.function, metricsNamespace: worker.metricsNamespace });
+  new QueueMonitoring(stack, 'Monitoring', {
+    queue: queues.queue,
+    deadLetterQueue: queues.deadLetterQueue,
+    workerLogGroup: worker.logGroup,
+    workerFunction: worker.function,
+    metricsNamespace: worker.metricsNamespace,
+  });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, stack, queues, worker };
 }
@@ -43,18 +49,31 @@ describe('QueueWorkerFunction', () => {
       },
     });
     // Least privilege: its own role, no managed policy, logs to its own group.
-    template.hasResourceProperties('AWS::IAM::Role', { AssumeRolePolicyDocument: Match.objectLike({ Statement: [Match.objectLike({ Principal: { Service: 'lambda.amazonaws.com' } })] }), ManagedPolicyArns: Match.absent() });
+    template.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: Match.objectLike({ Statement: [Match.objectLike({ Principal: { Service: 'lambda.amazonaws.com' } })] }),
+      ManagedPolicyArns: Match.absent(),
+    });
     const policies = JSON.stringify(template.findResources('AWS::IAM::Policy'));
-    for (const action of ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:SendMessage', 'sqs:DeleteMessage', 'secretsmanager:GetSecretValue', 'logs:PutLogEvents', 'kms:Decrypt']) expect(policies).toContain(action);
+    for (const action of [
+      'sqs:ReceiveMessage',
+      'sqs:ChangeMessageVisibility',
+      'sqs:SendMessage',
+      'sqs:DeleteMessage',
+      'secretsmanager:GetSecretValue',
+      'logs:PutLogEvents',
+      'kms:Decrypt',
+    ])
+      expect(policies).toContain(action);
     expect(policies).not.toMatch(/"Action":"\*"|"sqs:\*"/);
   });
 
-  it('synthesizes with cdk-nag clean; the dashboard tables its dead letters from the function\'s logs and graphs the function', () => {
+  it("synthesizes with cdk-nag clean; the dashboard tables its dead letters from the function's logs and graphs the function", () => {
     const { app, stack } = functionStack();
     expect(() => app.synth()).not.toThrow();
     const [dashboard] = Object.values(Template.fromStack(stack).findResources('AWS::CloudWatch::Dashboard'));
     const body = JSON.stringify(dashboard);
-    for (const title of ['Dead letters by cause', 'Function: invocations, errors, throttles', 'Function: duration (ms)', 'Function: concurrent executions']) expect(body).toContain(title);
+    for (const title of ['Dead letters by cause', 'Function: invocations, errors, throttles', 'Function: duration (ms)', 'Function: concurrent executions'])
+      expect(body).toContain(title);
   });
 
   it('refuses at synth what Lambda or the worker would refuse, naming the prop', () => {

@@ -18,7 +18,10 @@ export function startApp(appDir, env, { node = process.execPath } = {}) {
     async ready(healthPort) {
       const ready = () => {
         if (child.exitCode !== null) throw new CheckError(`the app exited with ${child.exitCode} while starting`);
-        return fetch(`http://127.0.0.1:${healthPort}/health/ready`).then((r) => r.ok, () => false);
+        return fetch(`http://127.0.0.1:${healthPort}/health/ready`).then(
+          (r) => r.ok,
+          () => false,
+        );
       };
       await waitFor('/health/ready', ready, 30_000);
     },
@@ -41,9 +44,16 @@ export function startApp(appDir, env, { node = process.execPath } = {}) {
 /** The queue's visible, in-flight and delayed counts. */
 export async function depth(sqs, queueUrl) {
   const { Attributes: a = {} } = await sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+    }),
   );
-  return { visible: Number(a.ApproximateNumberOfMessages), inFlight: Number(a.ApproximateNumberOfMessagesNotVisible), delayed: Number(a.ApproximateNumberOfMessagesDelayed) };
+  return {
+    visible: Number(a.ApproximateNumberOfMessages),
+    inFlight: Number(a.ApproximateNumberOfMessagesNotVisible),
+    delayed: Number(a.ApproximateNumberOfMessagesDelayed),
+  };
 }
 
 export function expectLine(output, text) {

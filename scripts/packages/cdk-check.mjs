@@ -26,9 +26,12 @@ export async function checkCdkApp(appDir) {
     .filter((statement) => JSON.stringify(statement.Resource) === JSON.stringify({ 'Fn::GetAtt': [key, 'Arn'] }))
     .flatMap((statement) => [statement.Action].flat());
   for (const action of ['kms:Decrypt', 'kms:GenerateDataKey*']) {
-    if (!keyActions.includes(action)) throw new CheckError(`the task role may not ${action} with the queue's key; it may: ${keyActions.join(', ') || 'nothing'}`);
+    if (!keyActions.includes(action))
+      throw new CheckError(`the task role may not ${action} with the queue's key; it may: ${keyActions.join(', ') || 'nothing'}`);
   }
-  const encrypted = resources.filter(([, r]) => r.Type === 'AWS::SQS::Queue' && JSON.stringify(r.Properties.KmsMasterKeyId) === JSON.stringify({ 'Fn::GetAtt': [key, 'Arn'] }));
+  const encrypted = resources.filter(
+    ([, r]) => r.Type === 'AWS::SQS::Queue' && JSON.stringify(r.Properties.KmsMasterKeyId) === JSON.stringify({ 'Fn::GetAtt': [key, 'Arn'] }),
+  );
   if (encrypted.length !== 6) throw new CheckError(`expected both queue sets (queue, DLQ, undeliverable queue) under the key, found ${encrypted.length}`);
   return { resources: resources.length, keyActions };
 }

@@ -19,7 +19,8 @@ const ABSENT = ['@opentelemetry/api', '@aws-lambda-powertools/idempotency', '@re
 export async function checkCommonJsApp(appDir, local, { freePort, node = process.execPath }) {
   await run('npx', ['tsc', '-p', '.'], { cwd: appDir });
   const main = readFileSync(join(appDir, 'dist/app.module.js'), 'utf8');
-  if (!main.includes('require("@requeue/sqs/env")')) throw new CheckError('dist/app.module.js does not require() @requeue/sqs/env: the app did not compile to CommonJS');
+  if (!main.includes('require("@requeue/sqs/env")'))
+    throw new CheckError('dist/app.module.js does not require() @requeue/sqs/env: the app did not compile to CommonJS');
   const present = ABSENT.filter((name) => existsSync(join(appDir, 'node_modules', name)));
   if (present.length > 0) throw new CheckError(`optional peers were installed, so this is no check of running without them: ${present.join(', ')}`);
   await expectMissingPeer(appDir, node);
@@ -39,11 +40,16 @@ export async function checkCommonJsApp(appDir, local, { freePort, node = process
     await app.ready(healthPort);
     const slow = Array.from({ length: 4 * maxInFlight }, (_, i) => ({ orderId: `slow-${i}`, ms: 400 }));
     await sendAll(sqs, stack.WORKER_QUEUE_URL, [...slow, { orderId: 'doomed', failing: true }]);
-    await waitFor('the backlog handled and the failing order dead-lettered', async () => (await depth(sqs, stack.WORKER_DLQ_URL)).visible === 1 && Object.values(await depth(sqs, stack.WORKER_QUEUE_URL)).every((n) => n === 0), 90_000);
+    await waitFor(
+      'the backlog handled and the failing order dead-lettered',
+      async () => (await depth(sqs, stack.WORKER_DLQ_URL)).visible === 1 && Object.values(await depth(sqs, stack.WORKER_QUEUE_URL)).every((n) => n === 0),
+      90_000,
+    );
     const most = Math.max(...[...app.output().matchAll(/most at once so far: (\d+)/g)].map((m) => Number(m[1])));
     if (most !== maxInFlight) throw new CheckError(`the stack's WORKER_MAX_IN_FLIGHT is ${maxInFlight}, but the handler ran ${most} at once`);
     const deadLetter = await readDeadLetter(sqs, stack.WORKER_DLQ_URL);
-    if (deadLetter.reason !== 'max-attempts' || deadLetter.attempts !== maxAttempts) throw new CheckError(`the stack's policy allows ${maxAttempts} attempts; the dead letter says ${JSON.stringify(deadLetter)}`);
+    if (deadLetter.reason !== 'max-attempts' || deadLetter.attempts !== maxAttempts)
+      throw new CheckError(`the stack's policy allows ${maxAttempts} attempts; the dead letter says ${JSON.stringify(deadLetter)}`);
     await app.stop();
     expectLine(app.output(), `"Namespace":"${stack.METRICS_NAMESPACE}"`);
     return { maxInFlight, maxAttempts, namespace: stack.METRICS_NAMESPACE };
@@ -57,9 +63,11 @@ export async function checkCommonJsApp(appDir, local, { freePort, node = process
 
 /** A store configured without its optional peers stops the app at start, saying what to install. */
 async function expectMissingPeer(appDir, node) {
-  const script = "try { require('@requeue/sqs/env').workerOptionsFromEnv({ WORKER_QUEUE_URL: 'http://q', WORKER_DLQ_URL: 'http://d', WORKER_IDEMPOTENCY: 'dynamodb:orders' }); } catch (e) { console.log(e.name + ': ' + e.message); }";
+  const script =
+    "try { require('@requeue/sqs/env').workerOptionsFromEnv({ WORKER_QUEUE_URL: 'http://q', WORKER_DLQ_URL: 'http://d', WORKER_IDEMPOTENCY: 'dynamodb:orders' }); } catch (e) { console.log(e.name + ': ' + e.message); }";
   const { output } = await run(node, ['-e', script], { cwd: appDir });
-  const expected = 'MissingPeerError: WORKER_IDEMPOTENCY=dynamodb:… needs @aws-lambda-powertools/idempotency and @aws-sdk/client-dynamodb, which are not installed: npm install @aws-lambda-powertools/idempotency @aws-sdk/client-dynamodb';
+  const expected =
+    'MissingPeerError: WORKER_IDEMPOTENCY=dynamodb:… needs @aws-lambda-powertools/idempotency and @aws-sdk/client-dynamodb, which are not installed: npm install @aws-lambda-powertools/idempotency @aws-sdk/client-dynamodb';
   if (!output.includes(expected)) throw new CheckError(`WORKER_IDEMPOTENCY=dynamodb without its peers should say what to install; it said:\n${output}`);
 }
 

@@ -41,14 +41,29 @@ export async function checkLambdaApp(appDir, emulator) {
   await new Promise((resolve) => hooks.listen(0, '127.0.0.1', resolve));
   const hook = (status) => ({ url: `http://127.0.0.1:${hooks.address().port}/${status}`, payload: { status } });
   try {
-    await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: [200, 503, 400].map((status, i) => ({ Id: String(i), MessageBody: JSON.stringify(hook(status)) })) }));
-    const env = { PATH: process.env.PATH, WORKER_QUEUE_URL: queueUrl, WORKER_DLQ_URL: dlqUrl, AWS_REGION: region, AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_ENDPOINT_URL_SQS: emulator.endpoint };
+    await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: [200, 503, 400].map((status, i) => ({ Id: String(i), MessageBody: JSON.stringify(hook(status)) })),
+      }),
+    );
+    const env = {
+      PATH: process.env.PATH,
+      WORKER_QUEUE_URL: queueUrl,
+      WORKER_DLQ_URL: dlqUrl,
+      AWS_REGION: region,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_ENDPOINT_URL_SQS: emulator.endpoint,
+    };
     const { output } = await run(process.execPath, ['invoke.mjs'], { cwd: appDir, env });
     const result = JSON.parse(output.trim().split('\n').at(-1));
-    if (result.records !== 3 || result.response.batchItemFailures.length !== 0) throw new CheckError(`the function should take 3 records and report none failed, got ${JSON.stringify(result)}`);
+    if (result.records !== 3 || result.response.batchItemFailures.length !== 0)
+      throw new CheckError(`the function should take 3 records and report none failed, got ${JSON.stringify(result)}`);
     const dead = (await sqs.send(new ReceiveMessageCommand({ QueueUrl: dlqUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }))).Messages ?? [];
     const record = JSON.parse(dead[0]?.MessageAttributes?.['x-dead-letter']?.StringValue ?? '{}');
-    if (dead.length !== 1 || record.reason !== 'non-retryable' || record.errorType !== 'HTTP_4XX') throw new CheckError(`the 400 should be the one dead letter (non-retryable, HTTP_4XX), got ${JSON.stringify(dead.map((m) => m.MessageAttributes))}`);
+    if (dead.length !== 1 || record.reason !== 'non-retryable' || record.errorType !== 'HTTP_4XX')
+      throw new CheckError(`the 400 should be the one dead letter (non-retryable, HTTP_4XX), got ${JSON.stringify(dead.map((m) => m.MessageAttributes))}`);
     return { deadLetter: `${record.reason} ${record.errorType}` };
   } finally {
     hooks.close();

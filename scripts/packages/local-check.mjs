@@ -11,12 +11,20 @@ import { CheckError } from './run.mjs';
 export async function startRequeueLocal(cdkDir) {
   // Its own process group, as a terminal's foreground job is: Ctrl-C reaches npx and the
   // requeue process under it alike (npx does not pass a signal on).
-  const child = spawn('npx', ['requeue', 'local', '--port', '0', '--json'], { cwd: cdkDir, env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn('npx', ['requeue', 'local', '--port', '0', '--json'], {
+    cwd: cdkDir,
+    env: { PATH: process.env.PATH },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let errors = '';
   child.stderr.on('data', (chunk) => (errors += chunk));
   const closed = once(child, 'close');
   const firstLine = once(createInterface({ input: child.stdout }), 'line');
-  const [line] = await Promise.race([firstLine, closed.then(([code]) => Promise.reject(new CheckError(`\`npx requeue local\` exited ${code} before printing:\n${errors}`)))]);
+  const [line] = await Promise.race([
+    firstLine,
+    closed.then(([code]) => Promise.reject(new CheckError(`\`npx requeue local\` exited ${code} before printing:\n${errors}`))),
+  ]);
   const local = JSON.parse(line);
   for (const field of ['endpoint', 'env', 'queues', 'containers']) {
     if (local[field] === undefined) throw new CheckError(`\`npx requeue local --json\` printed no ${field}: ${line}`);

@@ -30,13 +30,22 @@ export async function checkNestApp(appDir, emulator) {
     await app.ready(healthPort);
     await run(process.execPath, ['dist/publish.js'], { cwd: appDir, env: { PATH: process.env.PATH, ...queues, ...aws } });
     const drained = async (url) => Object.values(await depth(sqs, url)).every((n) => n === 0);
-    await waitFor('both queues drained: a success, a retry, two dead letters and an email', async () => (await depth(sqs, dlqUrl)).visible === 2 && (await drained(queueUrl)) && (await drained(emailQueueUrl)) && app.output().includes('emailed'), 60_000);
+    await waitFor(
+      'both queues drained: a success, a retry, two dead letters and an email',
+      async () => (await depth(sqs, dlqUrl)).visible === 2 && (await drained(queueUrl)) && (await drained(emailQueueUrl)) && app.output().includes('emailed'),
+      60_000,
+    );
     expectLine(app.output(), 'charged order-1 (1200 EUR) on attempt 1');
     expectLine(app.output(), 'charged order-2 (800 EUR) on attempt 2');
     expectLine(app.output(), 'emailed ada@example.com (welcome, tenant acme)');
     if (payments.received.has('order-3')) throw new CheckError('order-3 failed the schema, yet its handler ran');
     const health = await (await fetch(`http://127.0.0.1:${healthPort}/health/ready`)).json();
-    if (Object.keys(health.info?.['sqs-worker']?.consumers ?? {}).sort().join() !== 'emails,orders') throw new CheckError(`/health/ready does not report both consumers: ${JSON.stringify(health)}`);
+    if (
+      Object.keys(health.info?.['sqs-worker']?.consumers ?? {})
+        .sort()
+        .join() !== 'emails,orders'
+    )
+      throw new CheckError(`/health/ready does not report both consumers: ${JSON.stringify(health)}`);
     await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ orderId: 'order-slow', amountCents: 100 }) }));
     await waitFor('order-slow to reach the payment API', () => payments.received.has('order-slow'), 30_000);
     await app.stop();

@@ -13,7 +13,9 @@ export async function checkInstallFromPack(scratch) {
   await mkdir(appDir, { recursive: true });
   await writeFile(join(appDir, 'package.json'), `${JSON.stringify({ name: 'from-pack-app', private: true, type: 'module' }, null, 2)}\n`);
   await npm(['install', '--prefer-offline', ...tarballsFor('@requeue/sqs', packed)], { cwd: appDir });
-  const { output } = await run(process.execPath, ['--input-type=module', '-e', "const sqs = await import('@requeue/sqs'); console.log(typeof sqs.SqsWorker)"], { cwd: appDir });
+  const { output } = await run(process.execPath, ['--input-type=module', '-e', "const sqs = await import('@requeue/sqs'); console.log(typeof sqs.SqsWorker)"], {
+    cwd: appDir,
+  });
   if (output.trim() !== 'function') throw new CheckError(`@requeue/sqs installed from the pack folder did not load: ${output}`);
   return 'installed with @requeue/retry and its peers, and SqsWorker loads';
 }

@@ -22,7 +22,12 @@ export async function packPackage(root, pkg, destination) {
   const tarball = join(destination, packed.filename);
   await run('npx', ['attw', tarball, '--profile', 'esm-only', '--format', 'table-flipped'], { cwd: root });
   const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'));
-  await checkContents(pkg, manifest, packed.files.map((file) => file.path), dir);
+  await checkContents(
+    pkg,
+    manifest,
+    packed.files.map((file) => file.path),
+    dir,
+  );
   return { name: pkg.name, tarball, size: packed.size, unpackedSize: packed.unpackedSize, files: packed.files.length };
 }
 
@@ -37,7 +42,9 @@ async function checkReportsDocumented(pkg, dir) {
     const undocumented = text.split('(undocumented)').length - 1;
     const forgotten = text.split('ae-forgotten-export').length - 1;
     if (undocumented + forgotten > 0) {
-      throw new CheckError(`${pkg.name}: etc/${report} has ${undocumented} undocumented member(s) and ${forgotten} forgotten export(s); document them (TSDoc) or export the types, then run \`npm run api:update\``);
+      throw new CheckError(
+        `${pkg.name}: etc/${report} has ${undocumented} undocumented member(s) and ${forgotten} forgotten export(s); document them (TSDoc) or export the types, then run \`npm run api:update\``,
+      );
     }
   }
 }
@@ -49,17 +56,24 @@ async function checkReportsDocumented(pkg, dir) {
  */
 export async function checkContents(pkg, manifest, files, dir) {
   const shipped = new Set(files);
-  const targets = [...Object.values(manifest.exports ?? {}).flatMap((entry) => (typeof entry === 'string' ? [entry] : Object.values(entry))), ...Object.values(manifest.bin ?? {})];
+  const targets = [
+    ...Object.values(manifest.exports ?? {}).flatMap((entry) => (typeof entry === 'string' ? [entry] : Object.values(entry))),
+    ...Object.values(manifest.bin ?? {}),
+  ];
   for (const target of targets) {
     const path = target.replace(/^\.\//, '');
-    if (!shipped.has(path)) throw new CheckError(`${pkg.name}: the tarball lacks ${path}, which package.json points to (exports or bin); is dist/ built and listed in "files"?`);
+    if (!shipped.has(path))
+      throw new CheckError(`${pkg.name}: the tarball lacks ${path}, which package.json points to (exports or bin); is dist/ built and listed in "files"?`);
   }
   const declared = new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})]);
   for (const file of files.filter((f) => f.endsWith('.js'))) {
     const source = await readFile(join(dir, file), 'utf8');
-    for (const match of source.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)|^import\s+['"]([^'"]+)['"]/gm)) {
+    for (const match of source.matchAll(
+      /^\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)|^import\s+['"]([^'"]+)['"]/gm,
+    )) {
       const name = packageName(match[1] ?? match[2] ?? match[3]);
-      if (name && !declared.has(name)) throw new CheckError(`${pkg.name}: ${file} imports ${name}, which package.json does not declare in dependencies or peerDependencies`);
+      if (name && !declared.has(name))
+        throw new CheckError(`${pkg.name}: ${file} imports ${name}, which package.json does not declare in dependencies or peerDependencies`);
     }
   }
 }

@@ -47,7 +47,8 @@ describe('the local dashboard in a real browser', () => {
         OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
         WORKER_TRACE_URL: 'http://traces.example/trace/{traceId}',
       },
-      stdio: ['ignore', 'pipe', 'pipe'] });
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     demo.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     demo.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     const url = await eventually(() => /dashboard: (\S+)/.exec(stderr)?.[1], 30_000, 'the dashboard URL');
@@ -68,7 +69,10 @@ describe('the local dashboard in a real browser', () => {
     expect(await traceLink.textContent()).toMatch(/^[0-9a-f]{32}$/);
     await eventually(async () => ((await processed()) >= 28 ? true : undefined), 30_000, 'every success counted').catch((error: Error) => {
       // Say where the demo stood: its progress lines and report.
-      throw new Error(`${error.message} (the page shows ${stdout ? 'the report below' : 'no report yet'})\n--- demo stderr ---\n${stderr.slice(-3000)}\n--- demo stdout ---\n${stdout.slice(-3000)}`, { cause: error });
+      throw new Error(
+        `${error.message} (the page shows ${stdout ? 'the report below' : 'no report yet'})\n--- demo stderr ---\n${stderr.slice(-3000)}\n--- demo stdout ---\n${stdout.slice(-3000)}`,
+        { cause: error },
+      );
     });
     await eventually(async () => ((await page.locator('#dlq').textContent()) === '12' ? true : undefined), 30_000, 'the DLQ tile at 12');
     await expect.poll(() => page.locator('#dead-letters tr[data-message-id]').count(), { timeout: 15_000 }).toBe(12);
@@ -78,15 +82,20 @@ describe('the local dashboard in a real browser', () => {
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
 
     // The report's hint works as printed while the demo holds its stack up.
-    const listCommand = await eventually(() => /npx requeue dlq list --dlq (\S+)/.exec(stdout)?.[1], 30_000, 'the report\'s dlq hint');
+    const listCommand = await eventually(() => /npx requeue dlq list --dlq (\S+)/.exec(stdout)?.[1], 30_000, "the report's dlq hint");
 
     // The page counts retries and deferrals by error type as the report does.
-    const reported = (label: string) => Object.fromEntries([...(new RegExp(`${label}[^:]*: \\d+ \\(([^)]*)\\)`).exec(stdout)?.[1] ?? '').matchAll(/([A-Z_]+) (\d+)/g)].map((m) => [m[1]!, Number(m[2])]));
+    const reported = (label: string) =>
+      Object.fromEntries(
+        [...(new RegExp(`${label}[^:]*: \\d+ \\(([^)]*)\\)`).exec(stdout)?.[1] ?? '').matchAll(/([A-Z_]+) (\d+)/g)].map((m) => [m[1]!, Number(m[2])]),
+      );
     const shown = async (column: 'retries' | 'deferrals') =>
       Object.fromEntries(
-        (await page.locator('#by-type tr[data-type]').evaluateAll((rows, name) => rows.map((row) => [row.getAttribute('data-type'), Number(row.querySelector(`.${name}`)!.textContent)]), column)).filter(
-          ([, count]) => count !== 0,
-        ),
+        (
+          await page
+            .locator('#by-type tr[data-type]')
+            .evaluateAll((rows, name) => rows.map((row) => [row.getAttribute('data-type'), Number(row.querySelector(`.${name}`)!.textContent)]), column)
+        ).filter(([, count]) => count !== 0),
       );
     expect(Object.keys(reported('retries')).length).toBeGreaterThan(0);
     await expect.poll(() => shown('retries')).toEqual(reported('retries'));
@@ -98,7 +107,13 @@ describe('the local dashboard in a real browser', () => {
     const byCause = (JSON.parse(triaged.stdout) as { groups: Array<{ id: string; count: number }> }).groups.map((g) => `${g.id} ${g.count}`);
     expect(byCause.length).toBeGreaterThan(0);
     await expect
-      .poll(() => page.locator('#dead-letter-groups tr[data-group]').evaluateAll((rows) => rows.map((row) => `${row.children[0]!.textContent} ${row.children[1]!.textContent}`)), { timeout: 15_000 })
+      .poll(
+        () =>
+          page
+            .locator('#dead-letter-groups tr[data-group]')
+            .evaluateAll((rows) => rows.map((row) => `${row.children[0]!.textContent} ${row.children[1]!.textContent}`)),
+        { timeout: 15_000 },
+      )
       .toEqual(byCause);
 
     // Replay a permanent failure: it leaves the DLQ (and, still failing, comes back as a new message).
@@ -108,7 +123,14 @@ describe('the local dashboard in a real browser', () => {
     await expect.poll(() => page.locator(`#dead-letters tr[data-message-id="${messageId}"]`).count(), { timeout: 15_000 }).toBe(0);
     // The worker handles the replayed message again; still failing, it returns under a new id.
     await expect
-      .poll(async () => (await page.locator('#dead-letters tr[data-message-id]', { hasText: 'permanent-1' }).getAttribute('data-message-id').catch(() => null)) ?? messageId, { timeout: 20_000 })
+      .poll(
+        async () =>
+          (await page
+            .locator('#dead-letters tr[data-message-id]', { hasText: 'permanent-1' })
+            .getAttribute('data-message-id')
+            .catch(() => null)) ?? messageId,
+        { timeout: 20_000 },
+      )
       .not.toBe(messageId);
 
     // Without the token, the API refuses to change anything.

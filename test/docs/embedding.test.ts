@@ -9,7 +9,15 @@ const blocks = [...page.matchAll(/<!-- file: (\S+) -->\n```\w*\n([\s\S]*?)```/g)
 describe('docs/embedding.md shows the code test:packages runs', () => {
   it('quotes every file of both example apps', () => {
     expect(blocks.map((b) => b.path)).toEqual(
-      expect.arrayContaining(['examples/nest-app/src/charge.handler.ts', 'examples/nest-app/src/email.handler.ts', 'examples/nest-app/src/app.module.ts', 'examples/nest-app/src/publish.ts', 'examples/nest-app/src/main.ts', 'examples/cdk-app/src/orders-stack.ts', 'examples/cdk-app/src/main.ts']),
+      expect.arrayContaining([
+        'examples/nest-app/src/charge.handler.ts',
+        'examples/nest-app/src/email.handler.ts',
+        'examples/nest-app/src/app.module.ts',
+        'examples/nest-app/src/publish.ts',
+        'examples/nest-app/src/main.ts',
+        'examples/cdk-app/src/orders-stack.ts',
+        'examples/cdk-app/src/main.ts',
+      ]),
     );
   });
 

@@ -3,7 +3,9 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const ROOT = [fileURLToPath(new URL('../..', import.meta.url)), fileURLToPath(new URL('../../..', import.meta.url))].find((dir) => existsSync(join(dir, 'docs', 'contracts.md')))!;
+const ROOT = [fileURLToPath(new URL('../..', import.meta.url)), fileURLToPath(new URL('../../..', import.meta.url))].find((dir) =>
+  existsSync(join(dir, 'docs', 'contracts.md')),
+)!;
 const SKIPPED = new Set(['node_modules', 'dist', '.git', '.nx', 'cdk.out', 'coverage']);
 
 function markdownFiles(dir: string): string[] {
@@ -70,8 +72,12 @@ describe('the Markdown docs', () => {
     const embedding = readFileSync(join(ROOT, 'docs/embedding.md'), 'utf8');
     const words = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
     const count = words[PUBLIC_PACKAGES.length]!;
-    for (const [name, text] of [['README.md', readme], ['docs/embedding.md', embedding]] as const) {
-      for (const [, said] of text.matchAll(/\b(two|three|four|five|six|seven|eight|nine|ten) (?:public )?packages\b/gi)) expect(said!.toLowerCase(), `${name} counts the packages`).toBe(count);
+    for (const [name, text] of [
+      ['README.md', readme],
+      ['docs/embedding.md', embedding],
+    ] as const) {
+      for (const [, said] of text.matchAll(/\b(two|three|four|five|six|seven|eight|nine|ten) (?:public )?packages\b/gi))
+        expect(said!.toLowerCase(), `${name} counts the packages`).toBe(count);
       for (const { name: pkg } of PUBLIC_PACKAGES) expect(text, `${name} names ${pkg}`).toContain(pkg);
     }
   });

@@ -28,7 +28,11 @@ interface Snippet {
 
 function snippets(readme: string): Snippet[] {
   const text = readFileSync(readme, 'utf8');
-  return [...text.matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((match) => ({ readme: relative(ROOT, readme), line: text.slice(0, match.index).split('\n').length, code: match[1]! }));
+  return [...text.matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((match) => ({
+    readme: relative(ROOT, readme),
+    line: text.slice(0, match.index).split('\n').length,
+    code: match[1]!,
+  }));
 }
 
 /** The workspace's compiler settings, each snippet a module of its own, nothing emitted. */

@@ -72,7 +72,9 @@ describe('FIFO dead letters keep their group (the SQS-like fake)', () => {
     expect(dlq.remaining).toBe(0);
     const replayed = dlq.sent.filter((sent) => sent.queueUrl === QUEUE_URL);
     for (const group of GROUPS) {
-      expect(replayed.filter((sent) => sent.groupId === group).map((sent) => idOf(sent.body))).toEqual(permanent.filter((job) => job.group === group).map((job) => job.id));
+      expect(replayed.filter((sent) => sent.groupId === group).map((sent) => idOf(sent.body))).toEqual(
+        permanent.filter((job) => job.group === group).map((job) => job.id),
+      );
     }
   });
 
@@ -84,6 +86,7 @@ describe('FIFO dead letters keep their group (the SQS-like fake)', () => {
     const result = await replayDeadLetters({ sqs: dlq.client, dlqUrl: DLQ_URL }, {}, { to: QUEUE_URL, resetAttempts: true, dryRun: false });
     expect(result.replayed).toHaveLength(75);
     const replayed = dlq.sent.filter((sent) => sent.queueUrl === QUEUE_URL);
-    for (const group of GROUPS.slice(0, 3)) expect(replayed.filter((sent) => sent.groupId === group).map((sent) => idOf(sent.body))).toEqual(ids.filter((id) => id.startsWith(group)));
+    for (const group of GROUPS.slice(0, 3))
+      expect(replayed.filter((sent) => sent.groupId === group).map((sent) => idOf(sent.body))).toEqual(ids.filter((id) => id.startsWith(group)));
   });
 });

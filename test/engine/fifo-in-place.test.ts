@@ -15,7 +15,12 @@ type Settled = WorkerEvents['settled'];
 /** Retries after `seconds` for TEMPORARY, after `longSeconds` for SERVER_ERROR; no jitter. */
 function policy(seconds: number, options: { longSeconds?: number; maxAttempts?: number } = {}) {
   const fixed = (s: number) => ({ backoff: { type: 'fixed' as const, delayMs: s * 1000 } });
-  return createRetryPolicy({ jitter: 'none', maxDelayMs: 600_000, maxAttempts: options.maxAttempts ?? 10, types: { TEMPORARY: fixed(seconds), SERVER_ERROR: fixed(options.longSeconds ?? seconds) } });
+  return createRetryPolicy({
+    jitter: 'none',
+    maxDelayMs: 600_000,
+    maxAttempts: options.maxAttempts ?? 10,
+    types: { TEMPORARY: fixed(seconds), SERVER_ERROR: fixed(options.longSeconds ?? seconds) },
+  });
 }
 
 interface Scenario {
@@ -39,7 +44,12 @@ function cuttableClient(sqs: SqsFake): { client: SQSClient; cut: () => void } {
 
 /** A FIFO worker on the fake, recording every run and settle. */
 function startScenario(scenario: Scenario) {
-  const sqs = new SqsFake({ queueUrl: QUEUE_URL, maxReceiveCount: scenario.maxReceiveCount, visibilityTimeoutSeconds: 30, ...(scenario.now ? { now: scenario.now } : {}) });
+  const sqs = new SqsFake({
+    queueUrl: QUEUE_URL,
+    maxReceiveCount: scenario.maxReceiveCount,
+    visibilityTimeoutSeconds: 30,
+    ...(scenario.now ? { now: scenario.now } : {}),
+  });
   for (const [groupId, ids] of scenario.groups) for (const id of ids) sqs.add(JSON.stringify({ id }), { id, groupId });
   const runs: Array<{ id: string; attempt: number }> = [];
   const succeeded: string[] = [];
@@ -53,7 +63,8 @@ function startScenario(scenario: Scenario) {
     handler: async (message: WorkerMessage) => {
       const { id } = message.body as { id: string };
       runs.push({ id, attempt: message.attempt });
-      if (message.attempt <= (scenario.failures.get(id) ?? 0)) throw new RetryableError('downstream timed out', { errorType: scenario.errorTypeOf?.(message.attempt) ?? 'TEMPORARY' });
+      if (message.attempt <= (scenario.failures.get(id) ?? 0))
+        throw new RetryableError('downstream timed out', { errorType: scenario.errorTypeOf?.(message.attempt) ?? 'TEMPORARY' });
       succeeded.push(id);
     },
     // Every group in hand at once, as a worker with room for them would have it.

@@ -21,7 +21,14 @@ describe('the Lambda adapter on a FIFO batch', () => {
         runs.push(`${id}@${message.attempt}`);
         if (id === 'a1' && message.attempt === 1) throw new RetryableError('downstream 503');
       },
-      { sqs: sqs.client, queueUrl: QUEUE_URL, deadLetterQueueUrl: DLQ_URL, visibilityTimeoutSeconds: 30, maxReceiveCount: 10, retryPolicy: createRetryPolicy({ jitter: 'none', types: { DEFAULT: { backoff: { type: 'fixed', delayMs: 0 } } } }) },
+      {
+        sqs: sqs.client,
+        queueUrl: QUEUE_URL,
+        deadLetterQueueUrl: DLQ_URL,
+        visibilityTimeoutSeconds: 30,
+        maxReceiveCount: 10,
+        retryPolicy: createRetryPolicy({ jitter: 'none', types: { DEFAULT: { backoff: { type: 'fixed', delayMs: 0 } } } }),
+      },
     );
     const mapping = await startEventSourceMapping(sqs.client, QUEUE_URL, handler, { queueArn: 'arn:aws:sqs:us-east-1:000000000000:jobs.fifo' });
     await vi.waitFor(() => expect(sqs.remaining).toBe(0), { timeout: 10_000 });

@@ -9,7 +9,10 @@ const QUEUE_URL = 'http://sqs.local/000000000000/jobs';
 
 /** A queue with a backlog that answers every receive, after a 15 ms round trip, with as many messages as it asks for. */
 function backlogSqs() {
-  const sqs = new SqsFake({ queueUrl: QUEUE_URL, beforeAnswer: (command) => (command === 'ReceiveMessage' ? new Promise((resolve) => setTimeout(resolve, 15)) : undefined) });
+  const sqs = new SqsFake({
+    queueUrl: QUEUE_URL,
+    beforeAnswer: (command) => (command === 'ReceiveMessage' ? new Promise((resolve) => setTimeout(resolve, 15)) : undefined),
+  });
   for (let i = 0; i < 5000; i++) sqs.add('{}');
   return sqs;
 }

@@ -10,12 +10,19 @@ const QUEUE_URL = 'http://sqs.local/000000000000/jobs';
  * answers that much later, as a region's round trip would.
  */
 function backlog(count: number, roundTripMs = 0): SqsFake {
-  const sqs = new SqsFake({ queueUrl: QUEUE_URL, beforeAnswer: (command) => (command === 'ReceiveMessage' && roundTripMs > 0 ? new Promise((resolve) => setTimeout(resolve, roundTripMs)) : undefined) });
+  const sqs = new SqsFake({
+    queueUrl: QUEUE_URL,
+    beforeAnswer: (command) => (command === 'ReceiveMessage' && roundTripMs > 0 ? new Promise((resolve) => setTimeout(resolve, roundTripMs)) : undefined),
+  });
   for (let i = 1; i <= count; i++) sqs.add('{}', { id: `m${i}` });
   return sqs;
 }
 
-function worker(sqs: SqsFake, handler: (message: { messageId: string; attempt: number }) => Promise<void>, extra: { maxInFlight?: number; prefetch?: number; pollers?: number; now?: () => number } = {}) {
+function worker(
+  sqs: SqsFake,
+  handler: (message: { messageId: string; attempt: number }) => Promise<void>,
+  extra: { maxInFlight?: number; prefetch?: number; pollers?: number; now?: () => number } = {},
+) {
   return new SqsWorker({
     sqs: sqs.client,
     queueUrl: QUEUE_URL,
@@ -168,7 +175,13 @@ describe('prefetch: receiving runs ahead of the handlers, within a bound', () =>
   it('refuses prefetch on a FIFO queue, and defaults to none there', () => {
     const fifo = new SqsFake({ queueUrl: `${QUEUE_URL}.fifo` });
     const make = (prefetch?: number) =>
-      new SqsWorker({ sqs: fifo.client, queueUrl: `${QUEUE_URL}.fifo`, deadLetterQueueUrl: `${QUEUE_URL}-dlq.fifo`, handler: async () => undefined, ...(prefetch === undefined ? {} : { prefetch }) });
+      new SqsWorker({
+        sqs: fifo.client,
+        queueUrl: `${QUEUE_URL}.fifo`,
+        deadLetterQueueUrl: `${QUEUE_URL}-dlq.fifo`,
+        handler: async () => undefined,
+        ...(prefetch === undefined ? {} : { prefetch }),
+      });
     expect(() => make(5)).toThrow(/^prefetch: must be 0 on a FIFO queue/);
     expect(() => make()).not.toThrow();
   });

@@ -15,7 +15,15 @@ function recordingLogger(lines: string[]): WorkerLogger {
 async function startWarnings(maximumMessageSize: number): Promise<string[]> {
   const sqs = new SqsFake({ queueUrl: QUEUE_URL, maximumMessageSize });
   const lines: string[] = [];
-  const worker = new SqsWorker({ sqs: sqs.client, queueUrl: QUEUE_URL, deadLetterQueueUrl: DLQ_URL, handler: async () => undefined, retryPolicy: createRetryPolicy(), logger: recordingLogger(lines), waitTimeSeconds: 0 });
+  const worker = new SqsWorker({
+    sqs: sqs.client,
+    queueUrl: QUEUE_URL,
+    deadLetterQueueUrl: DLQ_URL,
+    handler: async () => undefined,
+    retryPolicy: createRetryPolicy(),
+    logger: recordingLogger(lines),
+    waitTimeSeconds: 0,
+  });
   await worker.start();
   sqs.close();
   await worker.stop();

@@ -8,7 +8,13 @@ import { SqsFake } from '../support/sqs-fake.js';
 // FIFO as SQS behaves (several messages of a group per receive): the emulator returns one.
 const QUEUE_URL = 'http://sqs.local/000000000000/orders.fifo';
 const DLQ_URL = 'http://sqs.local/000000000000/orders-dlq.fifo';
-const OPTIONS = { queueUrl: QUEUE_URL, deadLetterQueueUrl: DLQ_URL, visibilityTimeoutSeconds: 30, maxReceiveCount: 10, retryPolicy: createRetryPolicy({ maxAttempts: 3, jitter: 'none', types: { DEFAULT: { backoff: { type: 'fixed', delayMs: 0 } } } }) };
+const OPTIONS = {
+  queueUrl: QUEUE_URL,
+  deadLetterQueueUrl: DLQ_URL,
+  visibilityTimeoutSeconds: 30,
+  maxReceiveCount: 10,
+  retryPolicy: createRetryPolicy({ maxAttempts: 3, jitter: 'none', types: { DEFAULT: { backoff: { type: 'fixed', delayMs: 0 } } } }),
+};
 
 /** Two groups: in a, the second fails once; in b, the first is rejected for good. */
 function fill(sqs: SqsFake): void {
@@ -34,7 +40,9 @@ const worker: Runtime = async (sqs, handler) => {
 };
 
 const lambda: Runtime = async (sqs, handler) => {
-  const mapping = await startEventSourceMapping(sqs.client, QUEUE_URL, sqsHandler(handler, { ...OPTIONS, sqs: sqs.client }), { queueArn: 'arn:aws:sqs:us-east-1:000000000000:orders.fifo' });
+  const mapping = await startEventSourceMapping(sqs.client, QUEUE_URL, sqsHandler(handler, { ...OPTIONS, sqs: sqs.client }), {
+    queueArn: 'arn:aws:sqs:us-east-1:000000000000:orders.fifo',
+  });
   return async () => {
     sqs.close();
     await mapping.stop();
@@ -55,6 +63,8 @@ describe.each([
     expect(runs.filter((run) => run.startsWith('a'))).toEqual(['a0@1', 'a1@1', 'a1@2', 'a2@1']);
     expect(runs.filter((run) => run.startsWith('b'))).toEqual(['b0@1', 'b1@1']);
     const deadLetters = sqs.sent.filter((sent) => sent.queueUrl === DLQ_URL);
-    expect(deadLetters.map((letter) => [JSON.parse(letter.body).id, JSON.parse(letter.attributes['x-dead-letter']!.StringValue!).reason])).toEqual([['b0', 'non-retryable']]);
+    expect(deadLetters.map((letter) => [JSON.parse(letter.body).id, JSON.parse(letter.attributes['x-dead-letter']!.StringValue!).reason])).toEqual([
+      ['b0', 'non-retryable'],
+    ]);
   });
 });

@@ -38,7 +38,9 @@ async function spansOf(count: number) {
   return exporter.getFinishedSpans();
 }
 
-const nineAttributes = Object.fromEntries(Array.from({ length: 9 }, (_, i): [string, MessageAttributeValue] => [`a${i}`, { DataType: 'String', StringValue: String(i) }]));
+const nineAttributes = Object.fromEntries(
+  Array.from({ length: 9 }, (_, i): [string, MessageAttributeValue] => [`a${i}`, { DataType: 'String', StringValue: String(i) }]),
+);
 
 describe('trace context within the 10-attribute budget (a fake that keeps AWSTraceHeader, as SQS does)', () => {
   it('carries the context of a message with 9 attributes in AWSTraceHeader alone, and the retry stays in the trace', async () => {

@@ -19,7 +19,10 @@ await worker.start();
 
 describe('SqsWorker.stop', () => {
   it('leaves nothing behind that keeps the process alive: it exits at once, not after the drain timeout', async () => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', SCRIPT], { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', SCRIPT], {
+      cwd: fileURLToPath(new URL('..', import.meta.url)),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let stoppedAt: number | undefined;
     child.stdout.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes('stopped')) stoppedAt ??= Date.now();

@@ -23,11 +23,13 @@ interface Case {
 }
 
 const text = (value: string): MessageAttributeValue => ({ DataType: 'String', StringValue: value });
-const body = (id: string, simulate: Record<string, unknown> = { outcome: 'ok' }, extra: Record<string, unknown> = {}) => JSON.stringify({ id, simulate, ...extra });
+const body = (id: string, simulate: Record<string, unknown> = { outcome: 'ok' }, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ id, simulate, ...extra });
 const succeeded: ExpectedEnd = { kind: 'succeeded' };
 const deadLettered = (reason: string): ExpectedEnd => ({ kind: 'dead-lettered', reason });
 const validState = (attempt: number) => JSON.stringify({ v: 1, attempt, firstReceivedAt: Date.now() - 1000, originalMessageId: 'm-1' });
-const envelope = (fields: Record<string, unknown>) => JSON.stringify({ Type: 'Notification', MessageId: 'e-1', TopicArn: 'arn:aws:sns:us-east-1:000000000000:jobs', ...fields });
+const envelope = (fields: Record<string, unknown>) =>
+  JSON.stringify({ Type: 'Notification', MessageId: 'e-1', TopicArn: 'arn:aws:sns:us-east-1:000000000000:jobs', ...fields });
 
 /** The stack's queue takes SQS's 1 MiB less the 8 KiB kept for a dead letter's reason. */
 const QUEUE_LIMIT = 1024 * 1024 - 8192;
@@ -41,51 +43,186 @@ function oneMiB(id: string): string {
 const CASES: Case[] = [
   { id: 'empty-payload', what: 'an SNS envelope whose Message is empty', message: { body: envelope({ Message: '' }) }, end: deadLettered('non-retryable') },
   { id: 'invalid-json', what: 'invalid JSON', message: { body: '{"id": "invalid-json", oops' }, end: deadLettered('non-retryable') },
-  { id: 'wrong-shape', what: 'JSON of the wrong shape', message: { body: JSON.stringify({ id: 'wrong-shape', simulate: { outcome: 'explode' } }) }, end: deadLettered('non-retryable') },
+  {
+    id: 'wrong-shape',
+    what: 'JSON of the wrong shape',
+    message: { body: JSON.stringify({ id: 'wrong-shape', simulate: { outcome: 'explode' } }) },
+    end: deadLettered('non-retryable'),
+  },
   { id: 'array-body', what: 'a JSON array', message: { body: '["array-body"]' }, end: deadLettered('non-retryable') },
   { id: 'one-mib', what: "a body at the queue's size limit that must be retried", message: { body: oneMiB('one-mib') }, end: succeeded },
   // Astral characters (emoji) are valid in SQS but refused by fauxqs, so they are left out.
-  { id: 'controls', what: 'tabs, CR/LF, U+FFFD and private-use characters', message: { body: body('controls', { outcome: 'ok' }, { text: '\t\r\n\uFFFD\uE000\u00e9' }) }, end: succeeded },
-  { id: 'escaped-nul', what: 'JSON-escaped NUL and control characters', message: { body: body('escaped-nul', { outcome: 'ok' }, { text: '\u0000\u0001\u001f' }) }, end: succeeded },
-  { id: 'latin1-garbage', what: 'non-UTF-8-like bytes as text', message: { body: 'latin1-garbage \u00ff\u00fe\u00fd\u00c3\u00a9' }, end: deadLettered('non-retryable') },
-  { id: 'broken-envelope', what: 'a non-raw SNS envelope whose inner Message is broken JSON', message: { body: envelope({ Message: '{"id": "broken-envelope"' }) }, end: deadLettered('non-retryable') },
-  { id: 'envelope-no-message', what: 'an envelope claiming Type Notification without a Message', message: { body: envelope({}) }, end: deadLettered('non-retryable') },
-  { id: 'good-envelope', what: 'a well-formed non-raw envelope (control case)', message: { body: envelope({ Message: body('good-envelope') }) }, end: succeeded },
-  { id: 'retry-not-json', what: 'x-retry that is not JSON', message: { body: body('retry-not-json'), attributes: { 'x-retry': text('attempt=2') } }, end: deadLettered('invalid-retry-state') },
-  { id: 'retry-negative', what: 'x-retry with a negative attempt', message: { body: body('retry-negative'), attributes: { 'x-retry': text(validState(1).replace('"attempt":1', '"attempt":-3')) } }, end: deadLettered('invalid-retry-state') },
-  { id: 'retry-nan', what: 'x-retry with NaN', message: { body: body('retry-nan'), attributes: { 'x-retry': text(validState(1).replace('"attempt":1', '"attempt":NaN')) } }, end: deadLettered('invalid-retry-state') },
-  { id: 'retry-nan-string', what: 'x-retry with "NaN" as a string', message: { body: body('retry-nan-string'), attributes: { 'x-retry': text(validState(1).replace('"attempt":1', '"attempt":"NaN"')) } }, end: deadLettered('invalid-retry-state') },
-  { id: 'retry-huge', what: 'x-retry with an attempt of 10^9', message: { body: body('retry-huge'), attributes: { 'x-retry': text(validState(1_000_000_000)) } }, end: deadLettered('invalid-retry-state') },
+  {
+    id: 'controls',
+    what: 'tabs, CR/LF, U+FFFD and private-use characters',
+    message: { body: body('controls', { outcome: 'ok' }, { text: '\t\r\n\uFFFD\uE000\u00e9' }) },
+    end: succeeded,
+  },
+  {
+    id: 'escaped-nul',
+    what: 'JSON-escaped NUL and control characters',
+    message: { body: body('escaped-nul', { outcome: 'ok' }, { text: '\u0000\u0001\u001f' }) },
+    end: succeeded,
+  },
+  {
+    id: 'latin1-garbage',
+    what: 'non-UTF-8-like bytes as text',
+    message: { body: 'latin1-garbage \u00ff\u00fe\u00fd\u00c3\u00a9' },
+    end: deadLettered('non-retryable'),
+  },
+  {
+    id: 'broken-envelope',
+    what: 'a non-raw SNS envelope whose inner Message is broken JSON',
+    message: { body: envelope({ Message: '{"id": "broken-envelope"' }) },
+    end: deadLettered('non-retryable'),
+  },
+  {
+    id: 'envelope-no-message',
+    what: 'an envelope claiming Type Notification without a Message',
+    message: { body: envelope({}) },
+    end: deadLettered('non-retryable'),
+  },
+  {
+    id: 'good-envelope',
+    what: 'a well-formed non-raw envelope (control case)',
+    message: { body: envelope({ Message: body('good-envelope') }) },
+    end: succeeded,
+  },
+  {
+    id: 'retry-not-json',
+    what: 'x-retry that is not JSON',
+    message: { body: body('retry-not-json'), attributes: { 'x-retry': text('attempt=2') } },
+    end: deadLettered('invalid-retry-state'),
+  },
+  {
+    id: 'retry-negative',
+    what: 'x-retry with a negative attempt',
+    message: { body: body('retry-negative'), attributes: { 'x-retry': text(validState(1).replace('"attempt":1', '"attempt":-3')) } },
+    end: deadLettered('invalid-retry-state'),
+  },
+  {
+    id: 'retry-nan',
+    what: 'x-retry with NaN',
+    message: { body: body('retry-nan'), attributes: { 'x-retry': text(validState(1).replace('"attempt":1', '"attempt":NaN')) } },
+    end: deadLettered('invalid-retry-state'),
+  },
+  {
+    id: 'retry-nan-string',
+    what: 'x-retry with "NaN" as a string',
+    message: { body: body('retry-nan-string'), attributes: { 'x-retry': text(validState(1).replace('"attempt":1', '"attempt":"NaN"')) } },
+    end: deadLettered('invalid-retry-state'),
+  },
+  {
+    id: 'retry-huge',
+    what: 'x-retry with an attempt of 10^9',
+    message: { body: body('retry-huge'), attributes: { 'x-retry': text(validState(1_000_000_000)) } },
+    end: deadLettered('invalid-retry-state'),
+  },
   {
     id: 'retry-future',
     what: 'x-retry with a firstReceivedAt a day in the future',
-    message: { body: body('retry-future'), attributes: { 'x-retry': text(JSON.stringify({ v: 1, attempt: 2, firstReceivedAt: Date.now() + 86_400_000, originalMessageId: 'm' })) } },
+    message: {
+      body: body('retry-future'),
+      attributes: { 'x-retry': text(JSON.stringify({ v: 1, attempt: 2, firstReceivedAt: Date.now() + 86_400_000, originalMessageId: 'm' })) },
+    },
     end: deadLettered('invalid-retry-state'),
   },
-  { id: 'retry-version', what: 'x-retry of version 2', message: { body: body('retry-version'), attributes: { 'x-retry': text(validState(2).replace('"v":1', '"v":2')) } }, end: deadLettered('invalid-retry-state') },
-  { id: 'retry-10kb', what: 'a 10 KB x-retry', message: { body: body('retry-10kb'), attributes: { 'x-retry': text(validState(2).replace('"m-1"', `"${'m'.repeat(10_000)}"`)) } }, end: deadLettered('invalid-retry-state') },
-  { id: 'retry-unknown-field', what: 'x-retry with an unknown field', message: { body: body('retry-unknown-field'), attributes: { 'x-retry': text(validState(2).replace('{', '{"evil":true,')) } }, end: deadLettered('invalid-retry-state') },
-  { id: 'retry-valid', what: 'a valid x-retry at attempt 2 (control case)', message: { body: body('retry-valid'), attributes: { 'x-retry': text(validState(2)) } }, end: succeeded },
+  {
+    id: 'retry-version',
+    what: 'x-retry of version 2',
+    message: { body: body('retry-version'), attributes: { 'x-retry': text(validState(2).replace('"v":1', '"v":2')) } },
+    end: deadLettered('invalid-retry-state'),
+  },
+  {
+    id: 'retry-10kb',
+    what: 'a 10 KB x-retry',
+    message: { body: body('retry-10kb'), attributes: { 'x-retry': text(validState(2).replace('"m-1"', `"${'m'.repeat(10_000)}"`)) } },
+    end: deadLettered('invalid-retry-state'),
+  },
+  {
+    id: 'retry-unknown-field',
+    what: 'x-retry with an unknown field',
+    message: { body: body('retry-unknown-field'), attributes: { 'x-retry': text(validState(2).replace('{', '{"evil":true,')) } },
+    end: deadLettered('invalid-retry-state'),
+  },
+  {
+    id: 'retry-valid',
+    what: 'a valid x-retry at attempt 2 (control case)',
+    message: { body: body('retry-valid'), attributes: { 'x-retry': text(validState(2)) } },
+    end: succeeded,
+  },
   {
     id: 'retry-exhausted',
     what: 'a valid x-retry at the last attempt, failing again',
     message: { body: body('retry-exhausted', { outcome: 'transient' }), attributes: { 'x-retry': text(validState(20)) } },
     end: deadLettered('max-attempts'),
   },
-  { id: 'policy-negative', what: 'x-retry-policy with a negative delay', message: { body: body('policy-negative', { outcome: 'transient', failTimes: 1 }), attributes: { 'x-retry-policy': text('{"backoff":{"type":"fixed","delayMs":-5}}') } }, end: succeeded, warns: true },
-  { id: 'policy-zero-attempts', what: 'x-retry-policy with maxAttempts 0', message: { body: body('policy-zero-attempts', { outcome: 'transient', failTimes: 1 }), attributes: { 'x-retry-policy': text('{"maxAttempts":0}') } }, end: succeeded, warns: true },
-  { id: 'policy-unknown-strategy', what: 'x-retry-policy with an unknown strategy', message: { body: body('policy-unknown-strategy', { outcome: 'transient', failTimes: 1 }), attributes: { 'x-retry-policy': text('{"backoff":{"type":"fibonacci"}}') } }, end: succeeded, warns: true },
-  { id: 'policy-huge-delay', what: 'x-retry-policy with a delay of 10^9 ms', message: { body: body('policy-huge-delay', { outcome: 'transient', failTimes: 1 }), attributes: { 'x-retry-policy': text('{"backoff":{"type":"fixed","delayMs":1000000000}}') } }, end: succeeded, warns: true },
-  { id: 'policy-not-json', what: 'x-retry-policy that is not JSON', message: { body: body('policy-not-json', { outcome: 'transient', failTimes: 1 }), attributes: { 'x-retry-policy': text('retry please') } }, end: succeeded, warns: true },
+  {
+    id: 'policy-negative',
+    what: 'x-retry-policy with a negative delay',
+    message: {
+      body: body('policy-negative', { outcome: 'transient', failTimes: 1 }),
+      attributes: { 'x-retry-policy': text('{"backoff":{"type":"fixed","delayMs":-5}}') },
+    },
+    end: succeeded,
+    warns: true,
+  },
+  {
+    id: 'policy-zero-attempts',
+    what: 'x-retry-policy with maxAttempts 0',
+    message: { body: body('policy-zero-attempts', { outcome: 'transient', failTimes: 1 }), attributes: { 'x-retry-policy': text('{"maxAttempts":0}') } },
+    end: succeeded,
+    warns: true,
+  },
+  {
+    id: 'policy-unknown-strategy',
+    what: 'x-retry-policy with an unknown strategy',
+    message: {
+      body: body('policy-unknown-strategy', { outcome: 'transient', failTimes: 1 }),
+      attributes: { 'x-retry-policy': text('{"backoff":{"type":"fibonacci"}}') },
+    },
+    end: succeeded,
+    warns: true,
+  },
+  {
+    id: 'policy-huge-delay',
+    what: 'x-retry-policy with a delay of 10^9 ms',
+    message: {
+      body: body('policy-huge-delay', { outcome: 'transient', failTimes: 1 }),
+      attributes: { 'x-retry-policy': text('{"backoff":{"type":"fixed","delayMs":1000000000}}') },
+    },
+    end: succeeded,
+    warns: true,
+  },
+  {
+    id: 'policy-not-json',
+    what: 'x-retry-policy that is not JSON',
+    message: { body: body('policy-not-json', { outcome: 'transient', failTimes: 1 }), attributes: { 'x-retry-policy': text('retry please') } },
+    end: succeeded,
+    warns: true,
+  },
   {
     id: 'ten-attributes',
     what: 'a message with 10 user attributes that must be retried',
-    message: { body: body('ten-attributes', { outcome: 'transient', failTimes: 1 }), attributes: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`a${i}`, text(`v${i}`)])) },
+    message: {
+      body: body('ten-attributes', { outcome: 'transient', failTimes: 1 }),
+      attributes: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`a${i}`, text(`v${i}`)])),
+    },
     end: succeeded,
   },
-  { id: 'throw-string', what: 'a handler that throws a string', message: { body: body('throw-string', { outcome: 'throw_non_error' }) }, end: deadLettered('handler-bug') },
+  {
+    id: 'throw-string',
+    what: 'a handler that throws a string',
+    message: { body: body('throw-string', { outcome: 'throw_non_error' }) },
+    end: deadLettered('handler-bug'),
+  },
   { id: 'hang', what: 'a handler that hangs past the timeout once', message: { body: body('hang', { outcome: 'hang', failTimes: 1 }) }, end: succeeded },
-  { id: 'unrecoverable', what: 'an UnrecoverableError', message: { body: body('unrecoverable', { outcome: 'unrecoverable' }) }, end: deadLettered('non-retryable') },
+  {
+    id: 'unrecoverable',
+    what: 'an UnrecoverableError',
+    message: { body: body('unrecoverable', { outcome: 'unrecoverable' }) },
+    end: deadLettered('non-retryable'),
+  },
 ];
 
 const suite = emulatorSuite();
@@ -135,10 +272,17 @@ describe('bad input corpus against the worker process', () => {
       expect(result.lost).toEqual([]);
       expect(result.misplaced).toEqual([]);
       expect(result.succeeded + Object.values(result.deadLettered).reduce((a, b) => a + b, 0)).toBe(CASES.length);
-      const warnings = worker.output().split('\n').filter((line) => line.includes('ignoring invalid x-retry-policy'));
+      const warnings = worker
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('ignoring invalid x-retry-policy'));
       expect(warnings.length).toBeGreaterThanOrEqual(CASES.filter((c) => c.warns).length);
       // Ignored overrides fall back to the worker's policy: retried once, then done.
-      expect(readLedger(ledger).filter((l) => l.id.startsWith('policy-')).map((l) => l.attempt)).toEqual([2, 2, 2, 2, 2]);
+      expect(
+        readLedger(ledger)
+          .filter((l) => l.id.startsWith('policy-'))
+          .map((l) => l.attempt),
+      ).toEqual([2, 2, 2, 2, 2]);
     } finally {
       worker.child.kill('SIGKILL');
     }
@@ -183,7 +327,11 @@ describe('a handler that crashes the process (poison pill)', () => {
       );
       expect(workers.filter((w) => w.child.signalCode === 'SIGKILL')).toHaveLength(2);
       const healthy = ['a', 'b', 'c'];
-      await sendAll(suite.emulator.sqs, queues.queueUrl, healthy.map((id) => ({ body: body(id) })));
+      await sendAll(
+        suite.emulator.sqs,
+        queues.queueUrl,
+        healthy.map((id) => ({ body: body(id) })),
+      );
       await eventually(() => (new Set(readLedger(ledger).map((l) => l.id)).size === 3 ? true : undefined), 20_000, 'the healthy messages');
       const result = account(
         new Map<string, ExpectedEnd>([['pill', deadLettered(REDRIVE_BACKSTOP)], ...healthy.map((id): [string, ExpectedEnd] => [id, succeeded])]),
@@ -211,7 +359,17 @@ describe('hostile handler failures against the engine', () => {
       });
     },
     'throw-proxy': async () => {
-      throw new Proxy({}, { get: () => { throw new Error('trap'); }, getPrototypeOf: () => { throw new Error('trap'); } });
+      throw new Proxy(
+        {},
+        {
+          get: () => {
+            throw new Error('trap');
+          },
+          getPrototypeOf: () => {
+            throw new Error('trap');
+          },
+        },
+      );
     },
     'throw-number': async () => {
       throw 42;
@@ -235,8 +393,16 @@ describe('hostile handler failures against the engine', () => {
     await worker.start();
     try {
       const ids = Object.keys(hostile);
-      await sendAll(suite.emulator.sqs, queues.queueUrl, ids.map((id) => ({ body: JSON.stringify({ id }) })));
-      const deadLetters = await eventually(async () => ((await suite.emulator.depth(queues.dlqUrl)).visible === ids.length ? suite.emulator.drain(queues.dlqUrl) : undefined), 20_000, 'every hostile failure in the DLQ');
+      await sendAll(
+        suite.emulator.sqs,
+        queues.queueUrl,
+        ids.map((id) => ({ body: JSON.stringify({ id }) })),
+      );
+      const deadLetters = await eventually(
+        async () => ((await suite.emulator.depth(queues.dlqUrl)).visible === ids.length ? suite.emulator.drain(queues.dlqUrl) : undefined),
+        20_000,
+        'every hostile failure in the DLQ',
+      );
       const result = account(new Map(ids.map((id) => [id, deadLettered('handler-bug')])), '/nonexistent-ledger', deadLetters);
       expect(result.misplaced).toEqual([]);
       expect(result.lost).toEqual([]);

@@ -76,25 +76,37 @@ async function takenPort(): Promise<{ port: number; close(): void }> {
 }
 
 /** A setting of each kind the process check covers: integer, on/off, URL, JSON policy, handler name, file path, production's queues. */
-const THROUGH_THE_PROCESS = ['WORKER_MAX_IN_FLIGHT', 'WORKER_BACKPRESSURE', 'WEBHOOK_URL', 'RETRY_POLICY', 'WORKER_HANDLER', 'SIMULATION_LEDGER', 'WORKER_QUEUE_URL'];
+const THROUGH_THE_PROCESS = [
+  'WORKER_MAX_IN_FLIGHT',
+  'WORKER_BACKPRESSURE',
+  'WEBHOOK_URL',
+  'RETRY_POLICY',
+  'WORKER_HANDLER',
+  'SIMULATION_LEDGER',
+  'WORKER_QUEUE_URL',
+];
 
 describe('worker configuration validation', () => {
   it.each([
     ['WORKER_HEALTH_PORT', queues],
     ['WORKER_EMULATOR_PORT', {}],
-  ] as const)('exits 1 with one line naming %s when its port is taken', async (variable, env) => {
-    const taken = await takenPort();
-    try {
-      const started = startWorkerProcess({ ...env, [variable]: String(taken.port), WORKER_DASHBOARD: 'off' });
-      running.push(started);
-      expect((await started.exited).code).toBe(1);
-      expect(started.output()).toContain(`requeue worker: ${variable}: port ${taken.port}`);
-      expect(started.output()).toContain(`set ${variable} to a free port`);
-      expect(started.output()).not.toMatch(/^\s+at /m);
-    } finally {
-      taken.close();
-    }
-  }, 60_000);
+  ] as const)(
+    'exits 1 with one line naming %s when its port is taken',
+    async (variable, env) => {
+      const taken = await takenPort();
+      try {
+        const started = startWorkerProcess({ ...env, [variable]: String(taken.port), WORKER_DASHBOARD: 'off' });
+        running.push(started);
+        expect((await started.exited).code).toBe(1);
+        expect(started.output()).toContain(`requeue worker: ${variable}: port ${taken.port}`);
+        expect(started.output()).toContain(`set ${variable} to a free port`);
+        expect(started.output()).not.toMatch(/^\s+at /m);
+      } finally {
+        taken.close();
+      }
+    },
+    60_000,
+  );
 
   // Every row through the reader, in this process; a row per kind of setting through the
   // worker process as well, which must turn the same error into one line and exit 1.

@@ -64,7 +64,12 @@ function busyPeriods(runs: Run[], taskEnd: number, idleMs: number): number {
   return periods;
 }
 
-export function interruptionFigures(tasks: ServiceTask[], publishedIds: ReadonlySet<string>, agentRequests: AgentRequest[], idleMs: number): InterruptionFigures {
+export function interruptionFigures(
+  tasks: ServiceTask[],
+  publishedIds: ReadonlySet<string>,
+  agentRequests: AgentRequest[],
+  idleMs: number,
+): InterruptionFigures {
   const succeeded = new Map<string, number>();
   let busyScaleInStops = 0;
   let busySpotInterruptions = 0;

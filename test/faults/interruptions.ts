@@ -76,10 +76,11 @@ export async function runInterruptionScenario(options: InterruptionScenarioOptio
     const load = { running: true };
     const producing = produce(emulator, queues.queueUrl, published, random, secondMs, load);
     const scaling = scale(emulator, queues.queueUrl, service, maxTasks, secondMs);
-    for (let interrupted = 0; interrupted < options.spotInterruptions; ) {
+    for (let interrupted = 0; interrupted < options.spotInterruptions;) {
       await sleep(-Math.log(1 - random()) * spotMeanSeconds * secondMs);
       if (!service.interruptSpot()) continue;
-      if (++interrupted % 10 === 0) options.onProgress?.(`Spot interruption ${interrupted}/${options.spotInterruptions}, ${service.tasks.length} tasks started`);
+      if (++interrupted % 10 === 0)
+        options.onProgress?.(`Spot interruption ${interrupted}/${options.spotInterruptions}, ${service.tasks.length} tasks started`);
     }
     load.running = false;
     await producing;
@@ -102,7 +103,14 @@ export async function runInterruptionScenario(options: InterruptionScenarioOptio
 }
 
 /** Bursts of 5-40 messages every 60-240 s, each handler taking 1-90 s. */
-async function produce(emulator: Emulator, queueUrl: string, published: Set<string>, random: Random, secondMs: number, load: { running: boolean }): Promise<void> {
+async function produce(
+  emulator: Emulator,
+  queueUrl: string,
+  published: Set<string>,
+  random: Random,
+  secondMs: number,
+  load: { running: boolean },
+): Promise<void> {
   while (load.running) {
     const burst = Array.from({ length: between(random, 5, 40) }, () => {
       const id = `job-${published.size + 1}`;

@@ -76,7 +76,6 @@ function workerEnv(emulator: Emulator, queues: QueuePair, ledger: string, maxInF
   };
 }
 
-
 /**
  * Once the queue looks empty, waits (up to `timeoutMs`) until every published id has ended
  * in the ledger or the DLQ. Queue counts are approximate, on SQS and on an emulator
@@ -84,7 +83,13 @@ function workerEnv(emulator: Emulator, queues: QueuePair, ledger: string, maxInF
  * every message has ended; a message still on its way is not a lost one. The DLQ is
  * peeked at (hidden for a second), not consumed.
  */
-export async function untilAccounted(emulator: Emulator, dlqUrl: string, expected: ReadonlyMap<string, ExpectedEnd>, ledgerPath: string, timeoutMs: number): Promise<void> {
+export async function untilAccounted(
+  emulator: Emulator,
+  dlqUrl: string,
+  expected: ReadonlyMap<string, ExpectedEnd>,
+  ledgerPath: string,
+  timeoutMs: number,
+): Promise<void> {
   await eventually(
     async () => {
       const ended = endedIds(ledgerPath, await emulator.drain(dlqUrl, 1));
@@ -227,20 +232,35 @@ export async function runOutageScenario(options: OutageScenarioOptions): Promise
     const outageStarted = Date.now();
     let reportedNotReady = false;
     while (Date.now() - outageStarted < options.outageMs) {
-      const status = await fetch(`http://127.0.0.1:${worker.healthPort}/health/ready`).then((r) => r.status, () => 0);
+      const status = await fetch(`http://127.0.0.1:${worker.healthPort}/health/ready`).then(
+        (r) => r.status,
+        () => 0,
+      );
       if (status === 503) reportedNotReady = true;
       await sleep(250);
     }
     const workerExitedDuringOutage = worker.child.exitCode !== null || worker.child.signalCode !== null;
-    const receiveFailureLogLines = worker.output().split('\n').filter((line) => line.includes('receive failed')).length;
+    const receiveFailureLogLines = worker
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('receive failed')).length;
     emulator = await startEmulator({ port, dataDir });
 
     const current = worker;
     const readyAgain = await eventually(
-      async () => ((await fetch(`http://127.0.0.1:${current.healthPort}/health/ready`).then((r) => r.status, () => 0)) === 200 ? true : undefined),
+      async () =>
+        (await fetch(`http://127.0.0.1:${current.healthPort}/health/ready`).then(
+          (r) => r.status,
+          () => 0,
+        )) === 200
+          ? true
+          : undefined,
       30_000,
       'ready after the outage',
-    ).then(() => true, () => false);
+    ).then(
+      () => true,
+      () => false,
+    );
     await settled(emulator, queues.queueUrl, options.timeoutMs);
     await untilAccounted(emulator, queues.dlqUrl, workload.expected, ledger, 30_000);
     const workerExitedDuringRun = workerExitedDuringOutage || worker.child.exitCode !== null || worker.child.signalCode !== null;

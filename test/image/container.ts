@@ -38,9 +38,13 @@ export function runContainer(options: ContainerOptions): RunningContainer {
   const name = `requeue-image-test-${process.pid}-${counter++}`;
   const env = Object.entries(options.env).flatMap(([key, value]) => ['-e', `${key}=${value}`]);
   const volumes = Object.entries(options.volumes ?? {}).flatMap(([host, inside]) => ['-v', `${host}:${inside}`]);
-  const child = spawn('podman', [...PODMAN, 'run', '--name', name, ...RUN_FLAGS, '--network', 'host', ...env, ...volumes, options.image, ...(options.command ?? [])], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    'podman',
+    [...PODMAN, 'run', '--name', name, ...RUN_FLAGS, '--network', 'host', ...env, ...volumes, options.image, ...(options.command ?? [])],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

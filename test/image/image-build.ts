@@ -97,7 +97,19 @@ export async function synthesizeApp(): Promise<SynthesizedApp> {
 
 /** Builds the asset with buildah, from local storage only (the base is there already). */
 export async function buildImage(asset: ImageAsset, tag: string): Promise<void> {
-  const log = await command('buildah', ['bud', '--pull=never', '--layers', '--isolation=chroot', '--platform', asset.platform, '-f', join(asset.directory, asset.dockerFile), '-t', tag, asset.directory]);
+  const log = await command('buildah', [
+    'bud',
+    '--pull=never',
+    '--layers',
+    '--isolation=chroot',
+    '--platform',
+    asset.platform,
+    '-f',
+    join(asset.directory, asset.dockerFile),
+    '-t',
+    tag,
+    asset.directory,
+  ]);
   if (log.code !== 0) throw new Error(`the image build failed (exit ${log.code}):\n${log.stdout.slice(-8000)}\n${log.stderr.slice(-8000)}`);
 }
 

@@ -14,7 +14,20 @@ const TAG = 'localhost/requeue-worker:image-test';
 const MB = 1024 * 1024;
 
 /** What the worker never runs, and so must not ship: the CDK, the toolchain, the emulator. */
-const NOT_SHIPPED = ['aws-cdk-lib', '@aws-cdk', 'aws-cdk', 'constructs', 'cdk-nag', 'typescript', 'fauxqs', 'vitest', '@requeue/local-aws', '@requeue/infra', '@requeue/cdk', '@requeue/test'];
+const NOT_SHIPPED = [
+  'aws-cdk-lib',
+  '@aws-cdk',
+  'aws-cdk',
+  'constructs',
+  'cdk-nag',
+  'typescript',
+  'fauxqs',
+  'vitest',
+  '@requeue/local-aws',
+  '@requeue/infra',
+  '@requeue/cdk',
+  '@requeue/test',
+];
 
 /** Lists node_modules' packages, its size and its broken links, as the image's own user sees them. */
 const INSPECT = String.raw`
@@ -103,7 +116,11 @@ describe('the worker image on the emulator, with the stack task definition setti
       volumes: { [folder]: '/ledger' },
     });
     containers.push(worker);
-    await eventually(async () => ((await fetch(`http://127.0.0.1:${healthPort}/health/ready`)).ok ? true : undefined), 60_000, `the worker to be ready:\n${worker.output()}`);
+    await eventually(
+      async () => ((await fetch(`http://127.0.0.1:${healthPort}/health/ready`)).ok ? true : undefined),
+      60_000,
+      `the worker to be ready:\n${worker.output()}`,
+    );
     return { worker, ledger: join(folder, 'ledger.jsonl'), healthPort };
   }
 
@@ -124,16 +141,32 @@ describe('the worker image on the emulator, with the stack task definition setti
     await publish(queues, 'flaky', { outcome: 'transient', failTimes: 1 });
     await publish(queues, 'broken', { outcome: 'permanent' });
 
-    const done = await eventually(() => (readSimulationLedger(ledger).length === 2 ? readSimulationLedger(ledger) : undefined), 60_000, `two successes:\n${worker.output()}`);
-    expect(done.map((line) => [line.id, line.attempt]).sort()).toEqual([['flaky', 2], ['ok', 1]]);
-    const dead = await eventually(async () => (await emulator.sqs.send(new ReceiveMessageCommand({ QueueUrl: queues.dlqUrl, MessageAttributeNames: ['All'], WaitTimeSeconds: 1 }))).Messages?.[0], 30_000, 'the dead letter');
+    const done = await eventually(
+      () => (readSimulationLedger(ledger).length === 2 ? readSimulationLedger(ledger) : undefined),
+      60_000,
+      `two successes:\n${worker.output()}`,
+    );
+    expect(done.map((line) => [line.id, line.attempt]).sort()).toEqual([
+      ['flaky', 2],
+      ['ok', 1],
+    ]);
+    const dead = await eventually(
+      async () =>
+        (await emulator.sqs.send(new ReceiveMessageCommand({ QueueUrl: queues.dlqUrl, MessageAttributeNames: ['All'], WaitTimeSeconds: 1 }))).Messages?.[0],
+      30_000,
+      'the dead letter',
+    );
     expect(JSON.parse(dead.Body!)).toMatchObject({ id: 'broken' });
     expect(JSON.parse(dead.MessageAttributes!['x-dead-letter']!.StringValue!)).toMatchObject({ reason: 'non-retryable', attempts: 1 });
     // The handler writes its ledger line before the worker deletes the message: await the delete.
-    await eventually(async () => {
-      const depth = await emulator.depth(queues.queueUrl);
-      return depth.visible + depth.inFlight + depth.delayed === 0 ? depth : undefined;
-    }, 15_000, `an empty queue:\n${worker.output()}`);
+    await eventually(
+      async () => {
+        const depth = await emulator.depth(queues.queueUrl);
+        return depth.visible + depth.inFlight + depth.delayed === 0 ? depth : undefined;
+      },
+      15_000,
+      `an empty queue:\n${worker.output()}`,
+    );
   });
 
   it('on SIGTERM with a handler in flight, lets it finish and exits 0 within the task definition stopTimeout', async () => {

@@ -24,7 +24,11 @@ function flakyDependency() {
 }
 
 const publish = (queueUrl: string, count = MESSAGES) =>
-  sendAll(suite.emulator.sqs, queueUrl, Array.from({ length: count }, (_, i) => ({ body: JSON.stringify({ id: `m${i}` }) })));
+  sendAll(
+    suite.emulator.sqs,
+    queueUrl,
+    Array.from({ length: count }, (_, i) => ({ body: JSON.stringify({ id: `m${i}` }) })),
+  );
 
 async function run(queues: QueuePair, backpressure: BackpressureOptions | false) {
   const dependency = flakyDependency();
@@ -58,10 +62,14 @@ describe('adaptive backpressure against the SQS protocol (fauxqs)', () => {
     const off = await run(without, false);
     try {
       // The breaker's state is a detail of readiness, not a reason to be unready.
-      const open = await eventually(() => {
-        const health = on.worker.health();
-        return health.dependencies.some((d) => d.breaker === 'open') ? health : undefined;
-      }, 5000, 'the breaker to open');
+      const open = await eventually(
+        () => {
+          const health = on.worker.health();
+          return health.dependencies.some((d) => d.breaker === 'open') ? health : undefined;
+        },
+        5000,
+        'the breaker to open',
+      );
       expect(open.ready).toBe(true);
 
       const deadLetteredOn = await eventually(() => finished(withFeature), 30_000, 'the backlog to drain with backpressure');
@@ -110,10 +118,14 @@ describe('adaptive backpressure against the SQS protocol (fauxqs)', () => {
     await worker.start();
     const states = new Set<string>();
     try {
-      const deadLettered = await eventually(() => {
-        for (const dependency of worker.health().dependencies) states.add(dependency.breaker);
-        return finished(queues);
-      }, 30_000, 'the mix to drain');
+      const deadLettered = await eventually(
+        () => {
+          for (const dependency of worker.health().dependencies) states.add(dependency.breaker);
+          return finished(queues);
+        },
+        30_000,
+        'the mix to drain',
+      );
       expect(deadLettered).toBe(20);
       expect(calls).toBe(220);
       expect([...states]).toEqual(['closed']);

@@ -42,11 +42,19 @@ describe('several consumers in one process (SqsWorkerModule with consumers)', ()
     await send(orders.queueUrl, { orderId: 'flaky-2', amountCents: 200 });
     await send(orders.queueUrl, { orderId: 'o-3', amountCents: 'lots' });
     await send(emails.queueUrl, { to: 'ada@example.com' });
-    await eventually(async () => ((await drained(orders)) && (await drained(emails)) && handled.length === 3 ? true : undefined), 15_000, 'both queues drained');
+    await eventually(
+      async () => ((await drained(orders)) && (await drained(emails)) && handled.length === 3 ? true : undefined),
+      15_000,
+      'both queues drained',
+    );
     expect(handled.sort()).toEqual(['emails:ada@example.com', 'orders:flaky-2#2', 'orders:o-1#1']);
     const dead = await suite.emulator.sqs.send(new ReceiveMessageCommand({ QueueUrl: orders.dlqUrl, MessageAttributeNames: ['All'] }));
     expect(dead.Messages).toHaveLength(1);
-    expect(parseDeadLetterRecord(dead.Messages![0]!.MessageAttributes!['x-dead-letter']!.StringValue)).toMatchObject({ reason: 'non-retryable', errorType: 'VALIDATION', attempts: 1 });
+    expect(parseDeadLetterRecord(dead.Messages![0]!.MessageAttributes!['x-dead-letter']!.StringValue)).toMatchObject({
+      reason: 'non-retryable',
+      errorType: 'VALIDATION',
+      attempts: 1,
+    });
     expect(await suite.emulator.depth(emails.dlqUrl)).toMatchObject({ visible: 0 });
     const ready = report(app, 'isReady')['sqs-worker']!;
     expect(ready.status).toBe('up');
@@ -89,7 +97,12 @@ describe('several consumers in one process (SqsWorkerModule with consumers)', ()
     const app = await boot(orders, emails, { drainTimeoutMs: 10_000 });
     await send(orders.queueUrl, { orderId: 'slow', amountCents: 1, slowMs: 2000 });
     await send(emails.queueUrl, { to: 'slow@example.com', slowMs: 2000 });
-    await eventually(async () => ((await suite.emulator.depth(orders.queueUrl)).inFlight === 1 && (await suite.emulator.depth(emails.queueUrl)).inFlight === 1 ? true : undefined), 10_000, 'both in flight');
+    await eventually(
+      async () =>
+        (await suite.emulator.depth(orders.queueUrl)).inFlight === 1 && (await suite.emulator.depth(emails.queueUrl)).inFlight === 1 ? true : undefined,
+      10_000,
+      'both in flight',
+    );
     const closing = Date.now();
     await app.close();
     apps.splice(0);

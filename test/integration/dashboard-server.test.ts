@@ -21,17 +21,28 @@ describe('the local dashboard API (worker app)', () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=[0-9a-f]{32}$/);
     await suite.emulator.sns.send(new PublishCommand({ TopicArn: queues.topicArn, Message: simulation('ok-1').body }));
     await suite.emulator.sns.send(new PublishCommand({ TopicArn: queues.topicArn, Message: simulation('bad-1', { outcome: 'permanent' }).body }));
-    const state = await eventually(async () => {
-      const body = (await (await fetch(`${base}/api/state`, { headers: { 'x-requeue-token': token } })).json()) as { dlq: { visible: number }; activity: { totals: { succeeded: number; deadLettered: number } } };
-      // The DLQ shows the dead letter as soon as SQS has it, a moment before the worker
-      // hears back and counts it: wait for both, then check that each counted once.
-      const { succeeded, deadLettered } = body.activity.totals;
-      return succeeded >= 1 && deadLettered >= 1 && body.dlq.visible >= 1 ? body : undefined;
-    }, 15_000, 'one success and one dead letter');
+    const state = await eventually(
+      async () => {
+        const body = (await (await fetch(`${base}/api/state`, { headers: { 'x-requeue-token': token } })).json()) as {
+          dlq: { visible: number };
+          activity: { totals: { succeeded: number; deadLettered: number } };
+        };
+        // The DLQ shows the dead letter as soon as SQS has it, a moment before the worker
+        // hears back and counts it: wait for both, then check that each counted once.
+        const { succeeded, deadLettered } = body.activity.totals;
+        return succeeded >= 1 && deadLettered >= 1 && body.dlq.visible >= 1 ? body : undefined;
+      },
+      15_000,
+      'one success and one dead letter',
+    );
     expect(state.activity.totals).toMatchObject({ succeeded: 1, deadLettered: 1 });
     expect(state.dlq.visible).toBe(1);
 
-    const rows = (await (await fetch(`${base}/api/dead-letters`, { headers: { 'x-requeue-token': token } })).json()) as Array<{ messageId: string; reason: string; body: string }>;
+    const rows = (await (await fetch(`${base}/api/dead-letters`, { headers: { 'x-requeue-token': token } })).json()) as Array<{
+      messageId: string;
+      reason: string;
+      body: string;
+    }>;
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ reason: 'non-retryable' });
     // Listing released it again.
@@ -39,7 +50,10 @@ describe('the local dashboard API (worker app)', () => {
 
     const withoutToken = await fetch(`${base}/api/dead-letters/${rows[0]!.messageId}/discard`, { method: 'POST' });
     expect(withoutToken.status).toBe(403);
-    const wrongToken = await fetch(`${base}/api/dead-letters/${rows[0]!.messageId}/discard`, { method: 'POST', headers: { 'x-requeue-token': 'f'.repeat(32) } });
+    const wrongToken = await fetch(`${base}/api/dead-letters/${rows[0]!.messageId}/discard`, {
+      method: 'POST',
+      headers: { 'x-requeue-token': 'f'.repeat(32) },
+    });
     expect(wrongToken.status).toBe(403);
     const discarded = await fetch(`${base}/api/dead-letters/${rows[0]!.messageId}/discard`, { method: 'POST', headers: { 'x-requeue-token': token } });
     expect(discarded.status).toBe(200);
@@ -56,12 +70,21 @@ describe('the local dashboard API (worker app)', () => {
     const { queues, base, token } = await workerWithDashboard({
       RETRY_POLICY: JSON.stringify({ jitter: 'none', types: { TEMPORARY: { backoff: { type: 'fixed', delayMs: 30_000 } } } }),
     });
-    const published = await suite.emulator.sns.send(new PublishCommand({ TopicArn: queues.topicArn, Message: simulation('slow-1', { outcome: 'transient', failTimes: 1 }).body }));
-    type RetryList = { at: number; retries: Array<{ originalMessageId: string; attempt: number; errorType: string; lastError: string; dueAt: number; kind: string; transport: string }> };
-    const list = await eventually(async () => {
-      const body = (await (await fetch(`${base}/api/retries`, { headers: { 'x-requeue-token': token } })).json()) as RetryList;
-      return body.retries.length > 0 ? body : undefined;
-    }, 15_000, 'the scheduled retry');
+    const published = await suite.emulator.sns.send(
+      new PublishCommand({ TopicArn: queues.topicArn, Message: simulation('slow-1', { outcome: 'transient', failTimes: 1 }).body }),
+    );
+    type RetryList = {
+      at: number;
+      retries: Array<{ originalMessageId: string; attempt: number; errorType: string; lastError: string; dueAt: number; kind: string; transport: string }>;
+    };
+    const list = await eventually(
+      async () => {
+        const body = (await (await fetch(`${base}/api/retries`, { headers: { 'x-requeue-token': token } })).json()) as RetryList;
+        return body.retries.length > 0 ? body : undefined;
+      },
+      15_000,
+      'the scheduled retry',
+    );
     expect(list.retries).toHaveLength(1);
     expect(list.retries[0]).toMatchObject({ attempt: 2, errorType: 'TEMPORARY', lastError: 'simulated transient failure', kind: 'retry', transport: 'copy' });
     expect(list.retries[0]!.originalMessageId).toBeTruthy();
@@ -73,9 +96,22 @@ describe('the local dashboard API (worker app)', () => {
   it('replays only to the queue the worker consumes, whatever source queue the dead letter names', async () => {
     const { queues, base, token } = await workerWithDashboard({ WORKER_HANDLER: 'simulation' });
     const elsewhere = await suite.emulator.createQueues();
-    const record = { reason: 'non-retryable', errorType: 'PERMANENT', error: 'x', attempts: 1, firstReceivedAt: Date.now(), deadLetteredAt: Date.now(), sourceQueue: elsewhere.queueUrl, originalMessageId: 'o-3' };
+    const record = {
+      reason: 'non-retryable',
+      errorType: 'PERMANENT',
+      error: 'x',
+      attempts: 1,
+      firstReceivedAt: Date.now(),
+      deadLetteredAt: Date.now(),
+      sourceQueue: elsewhere.queueUrl,
+      originalMessageId: 'o-3',
+    };
     const sent = await suite.emulator.sqs.send(
-      new SendMessageCommand({ QueueUrl: queues.dlqUrl, MessageBody: simulation('forged-1').body, MessageAttributes: { 'x-dead-letter': { DataType: 'String', StringValue: JSON.stringify(record) } } }),
+      new SendMessageCommand({
+        QueueUrl: queues.dlqUrl,
+        MessageBody: simulation('forged-1').body,
+        MessageAttributes: { 'x-dead-letter': { DataType: 'String', StringValue: JSON.stringify(record) } },
+      }),
     );
     const replayed = await fetch(`${base}/api/dead-letters/${sent.MessageId}/replay`, { method: 'POST', headers: { 'x-requeue-token': token } });
     expect(replayed.status).toBe(200);
@@ -116,7 +152,14 @@ describe('the local dashboard API (worker app)', () => {
   it('is off under NODE_ENV=production unless WORKER_DASHBOARD=on', async () => {
     const queues = await suite.emulator.createQueues();
     const port = await freePort();
-    const off = await startWorkerProcess({ WORKER_QUEUE_URL: queues.queueUrl, WORKER_DLQ_URL: queues.dlqUrl, AWS_ENDPOINT_URL: suite.emulator.endpoint, NODE_ENV: 'production', WORKER_DASHBOARD: '', WORKER_DASHBOARD_PORT: String(port) });
+    const off = await startWorkerProcess({
+      WORKER_QUEUE_URL: queues.queueUrl,
+      WORKER_DLQ_URL: queues.dlqUrl,
+      AWS_ENDPOINT_URL: suite.emulator.endpoint,
+      NODE_ENV: 'production',
+      WORKER_DASHBOARD: '',
+      WORKER_DASHBOARD_PORT: String(port),
+    });
     suite.track(off);
     await waitUntilReady(off);
     expect(off.output()).not.toContain('dashboard on');

@@ -11,10 +11,13 @@ const suite = emulatorSuite();
 function countingClient(endpoint: string) {
   const calls = new Map<string, number>();
   const sqs = new SQSClient({ endpoint, region: TEST_REGION, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
-  sqs.middlewareStack.add((next, context) => (args) => {
-    calls.set(context.commandName ?? '?', (calls.get(context.commandName ?? '?') ?? 0) + 1);
-    return next(args);
-  }, { step: 'initialize', name: 'countCalls' });
+  sqs.middlewareStack.add(
+    (next, context) => (args) => {
+      calls.set(context.commandName ?? '?', (calls.get(context.commandName ?? '?') ?? 0) + 1);
+      return next(args);
+    },
+    { step: 'initialize', name: 'countCalls' },
+  );
   return { sqs, calls };
 }
 
@@ -25,15 +28,24 @@ describe('what a deferral costs in SQS calls (the emulator)', () => {
     const tries = new Map<string, number>();
     const done = new Set<string>();
     // 12 of 135 messages are answered 429 with Retry-After: 3 three times each.
-    await suite.engine(queues, async (message) => {
-      const id = message.rawBody;
-      const tried = (tries.get(id) ?? 0) + 1;
-      tries.set(id, tried);
-      if (id.startsWith('limited') && tried <= 3) throw new RetryableError('429 Too Many Requests', { errorType: 'RATE_LIMIT', retryAfterMs: 3000 });
-      done.add(id);
-    }, {}, { sqs, maxInFlight: 10, backpressure: {} });
+    await suite.engine(
+      queues,
+      async (message) => {
+        const id = message.rawBody;
+        const tried = (tries.get(id) ?? 0) + 1;
+        tries.set(id, tried);
+        if (id.startsWith('limited') && tried <= 3) throw new RetryableError('429 Too Many Requests', { errorType: 'RATE_LIMIT', retryAfterMs: 3000 });
+        done.add(id);
+      },
+      {},
+      { sqs, maxInFlight: 10, backpressure: {} },
+    );
     const ids = [...Array.from({ length: 12 }, (_, i) => `limited-${i}`), ...Array.from({ length: 123 }, (_, i) => `ok-${i}`)];
-    await sendAll(suite.emulator.sqs, queues.queueUrl, ids.map((body) => ({ body })));
+    await sendAll(
+      suite.emulator.sqs,
+      queues.queueUrl,
+      ids.map((body) => ({ body })),
+    );
     const startedAt = Date.now();
     await eventually(() => (done.size === ids.length ? true : undefined), 60_000, 'every message to succeed');
     const seconds = (Date.now() - startedAt) / 1000;

@@ -21,12 +21,18 @@ describe('requeue demo', () => {
     // Progress went to stderr, a line per second, each message counted once on every line.
     const lines = [...stderr.matchAll(/succeeded (\d+) +dead-lettered (\d+) +retrying (\d+) +first attempt (\d+) +\/ 40/g)];
     expect(lines.length).toBeGreaterThan(1);
-    for (const line of lines) expect(line.slice(1, 5).map(Number).reduce((a, b) => a + b)).toBe(40);
+    for (const line of lines)
+      expect(
+        line
+          .slice(1, 5)
+          .map(Number)
+          .reduce((a, b) => a + b),
+      ).toBe(40);
     expect(lines.at(-1)!.slice(1, 5).map(Number)).toEqual([summary.succeeded, summary.deadLettered.total, 0, 0]);
     expect(new Set(summary.retries.map((r) => r.kind))).toEqual(new Set(['retry', 'deferral']));
   }, 90_000);
 
-  it('--fifo runs the stack\'s FIFO variant: every message accounted for and each group\'s successes in publish order', async () => {
+  it("--fifo runs the stack's FIFO variant: every message accounted for and each group's successes in publish order", async () => {
     const { stdout } = await promisify(execFile)(process.execPath, [DEMO, '--fifo', '--json'], { env: { PATH: process.env.PATH } });
     const summary = JSON.parse(stdout) as DemoSummary;
     expect(summary.lost).toEqual([]);

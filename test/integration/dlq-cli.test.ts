@@ -72,7 +72,10 @@ describe('requeue dlq', () => {
     const json = JSON.parse((await dlq(queues, 'list', '--reason', 'max-attempts', '--json')).stdout) as Array<Record<string, unknown>>;
     expect(json.map((m) => m.reason)).toEqual(['max-attempts', 'max-attempts']);
     expect(json[0]).toMatchObject({ errorType: 'TEMPORARY', attempts: 2, sourceQueue: queues.queueUrl });
-    expect([json[0]!.body, json[1]!.body].sort()).toEqual([simulation('flaky-1', { outcome: 'transient', failTimes: 3 }).body, simulation('flaky-2', { outcome: 'transient', failTimes: 3 }).body]);
+    expect([json[0]!.body, json[1]!.body].sort()).toEqual([
+      simulation('flaky-1', { outcome: 'transient', failTimes: 3 }).body,
+      simulation('flaky-2', { outcome: 'transient', failTimes: 3 }).body,
+    ]);
 
     expect(JSON.parse((await dlq(queues, 'list', '--error-type', 'PERMANENT', '--json')).stdout)).toHaveLength(1);
     expect(JSON.parse((await dlq(queues, 'list', '--older-than', '1h', '--json')).stdout)).toHaveLength(0);
@@ -86,7 +89,7 @@ describe('requeue dlq', () => {
     expect(await suite.emulator.depth(queues.dlqUrl)).toMatchObject({ visible: 3, inFlight: 0 });
   }, 60_000);
 
-  it('list --json prints the whole document into a pipe its reader drains late (600 dead letters, well past a pipe\'s 64 KiB)', async () => {
+  it("list --json prints the whole document into a pipe its reader drains late (600 dead letters, well past a pipe's 64 KiB)", async () => {
     const queues = await suite.emulator.createQueues();
     const bodies = Array.from({ length: 600 }, (_, i) => simulation(`dead-${i}`, { outcome: 'permanent', note: 'x'.repeat(200) }));
     await sendAll(suite.emulator.sqs, queues.dlqUrl, bodies);
@@ -100,11 +103,15 @@ describe('requeue dlq', () => {
     // The reader is busy until the CLI has read every dead letter and released them, which it
     // does just before it prints: by then the document waits in the pipe.
     let sawInFlight = false;
-    await eventually(async () => {
-      const depth = await suite.emulator.depth(queues.dlqUrl);
-      sawInFlight ||= depth.inFlight > 0;
-      return sawInFlight && depth.inFlight === 0 ? true : undefined;
-    }, 30_000, 'the CLI to read and release every dead letter');
+    await eventually(
+      async () => {
+        const depth = await suite.emulator.depth(queues.dlqUrl);
+        sawInFlight ||= depth.inFlight > 0;
+        return sawInFlight && depth.inFlight === 0 ? true : undefined;
+      },
+      30_000,
+      'the CLI to read and release every dead letter',
+    );
     child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
     child.stdout.resume();
     expect(await exited).toBe(0);
@@ -127,7 +134,10 @@ describe('requeue dlq', () => {
     // Only the non-retryable message is left in the DLQ.
     expect(await suite.emulator.depth(queues.dlqUrl)).toMatchObject({ visible: 1 });
     const back = await suite.emulator.drain(queues.queueUrl, 1);
-    expect(back.map((m) => m.Body).sort()).toEqual([simulation('flaky-1', { outcome: 'transient', failTimes: 3 }).body, simulation('flaky-2', { outcome: 'transient', failTimes: 3 }).body]);
+    expect(back.map((m) => m.Body).sort()).toEqual([
+      simulation('flaky-1', { outcome: 'transient', failTimes: 3 }).body,
+      simulation('flaky-2', { outcome: 'transient', failTimes: 3 }).body,
+    ]);
     const withTenant = back.find((m) => m.Body!.includes('flaky-1'))!;
     expect(withTenant.MessageAttributes?.tenant?.StringValue).toBe('acme');
     // A fresh budget: no x-retry, no x-dead-letter.
@@ -183,9 +193,9 @@ describe('requeue dlq', () => {
     expect(redrive.code).toBe(1);
     expect(redrive.stderr).toMatch(/does not support StartMessageMoveTask.*requeue dlq redrive --all/);
 
-    const unreachable = await run(process.execPath, [CLI, 'dlq', 'list'], { env: { PATH: process.env.PATH, AWS_ENDPOINT_URL: 'http://127.0.0.1:9', AWS_REGION: 'us-east-1' } }).catch(
-      (error: { stderr: string; code: number }) => error,
-    );
+    const unreachable = await run(process.execPath, [CLI, 'dlq', 'list'], {
+      env: { PATH: process.env.PATH, AWS_ENDPOINT_URL: 'http://127.0.0.1:9', AWS_REGION: 'us-east-1' },
+    }).catch((error: { stderr: string; code: number }) => error);
     expect((unreachable as { code: number }).code).toBe(1);
     const noCredentials = await run(process.execPath, [CLI, 'dlq', 'list', '--dlq', 'https://sqs.us-east-1.amazonaws.com/123456789012/jobs-dlq'], {
       env: { PATH: process.env.PATH, HOME: mkdtempSync(join(tmpdir(), 'requeue-home-')), AWS_EC2_METADATA_DISABLED: 'true' },
@@ -238,10 +248,14 @@ describe('requeue dlq replay on FIFO queues', () => {
     );
     const replayed = await dlq(queues, 'replay', '--reset-attempts');
     expect(replayed.code).toBe(0);
-    const [message] = await eventually(async () => {
-      const out = await suite.emulator.sqs.send(new ReceiveMessageCommand({ QueueUrl: queues.queueUrl, MessageSystemAttributeNames: ['All'] }));
-      return out.Messages?.length ? out.Messages : undefined;
-    }, 10_000, 'the replayed message');
+    const [message] = await eventually(
+      async () => {
+        const out = await suite.emulator.sqs.send(new ReceiveMessageCommand({ QueueUrl: queues.queueUrl, MessageSystemAttributeNames: ['All'] }));
+        return out.Messages?.length ? out.Messages : undefined;
+      },
+      10_000,
+      'the replayed message',
+    );
     expect(message!.Body).toBe('{"id":"order-7"}');
     expect(message!.Attributes?.MessageGroupId).toBe('customer-42');
     expect((await suite.emulator.depth(queues.dlqUrl)).visible).toBe(0);
@@ -259,15 +273,29 @@ describe('requeue dlq replay follows x-dead-letter only within the DLQ’s accou
     await new Promise<void>((resolve) => forger.listen(0, '127.0.0.1', resolve));
     const forgedQueue = `http://127.0.0.1:${(forger.address() as AddressInfo).port}/000000000000/stolen`;
     try {
-      const record = { reason: 'non-retryable', errorType: 'PERMANENT', error: 'x', attempts: 1, firstReceivedAt: Date.now(), deadLetteredAt: Date.now(), sourceQueue: forgedQueue, originalMessageId: 'o-2' };
+      const record = {
+        reason: 'non-retryable',
+        errorType: 'PERMANENT',
+        error: 'x',
+        attempts: 1,
+        firstReceivedAt: Date.now(),
+        deadLetteredAt: Date.now(),
+        sourceQueue: forgedQueue,
+        originalMessageId: 'o-2',
+      };
       await suite.emulator.sqs.send(
-        new SendMessageCommand({ QueueUrl: queues.dlqUrl, MessageBody: '{"card":"4111"}', MessageAttributes: { 'x-dead-letter': { DataType: 'String', StringValue: JSON.stringify(record) } } }),
+        new SendMessageCommand({
+          QueueUrl: queues.dlqUrl,
+          MessageBody: '{"card":"4111"}',
+          MessageAttributes: { 'x-dead-letter': { DataType: 'String', StringValue: JSON.stringify(record) } },
+        }),
       );
       const refused = await dlq(queues, 'replay', '--json');
       expect(refused.code).toBe(0);
       const result = JSON.parse(refused.stdout) as { replayed: unknown[]; skipped: Array<{ why: string }> };
       expect(result.replayed).toEqual([]);
-      // Where the endpoint lists the DLQ's source queues (moto), the forged one is not among them; where it cannot (fauxqs), it is outside the DLQ's account and region.
+      // Where the endpoint lists the DLQ's source queues (moto), the forged one is not among
+      // them; where it cannot (fauxqs), it is outside the DLQ's account and region.
       expect(result.skipped[0]!.why).toMatch(/(outside the DLQ's account and region|is not a source queue of this DLQ).*: pass --to/);
       expect(seen).toEqual([]);
       await eventually(async () => ((await suite.emulator.depth(queues.dlqUrl)).visible === 1 ? true : undefined), 5_000, 'the message back in the DLQ');

@@ -10,7 +10,11 @@ const suite = emulatorSuite();
 
 /** Thirty dead letters, ten of them hidden for `seconds` as an interrupted triage or redrive leaves them. */
 async function dlqAfterAnInterruptedRun(queues: QueuePair, seconds: number): Promise<void> {
-  await sendAll(suite.emulator.sqs, queues.dlqUrl, Array.from({ length: 30 }, (_, i) => ({ body: JSON.stringify({ n: i }) })));
+  await sendAll(
+    suite.emulator.sqs,
+    queues.dlqUrl,
+    Array.from({ length: 30 }, (_, i) => ({ body: JSON.stringify({ n: i }) })),
+  );
   const out = await suite.emulator.sqs.send(new ReceiveMessageCommand({ QueueUrl: queues.dlqUrl, MaxNumberOfMessages: 10, VisibilityTimeout: seconds }));
   expect(out.Messages).toHaveLength(10);
 }
@@ -22,7 +26,9 @@ describe('the DLQ tools after a run that was interrupted (fauxqs)', () => {
     const result = await triageDeadLetters({ sqs: suite.emulator.sqs, dlqUrl: queues.dlqUrl });
     expect(result).toMatchObject({ total: 20, hiddenBefore: 10 });
     const cli = await runDlqCli(suite.emulator.endpoint, queues.dlqUrl, ['triage']);
-    expect(cli.stdout).toMatch(/10 more dead letter\(s\) were hidden when the read began, so not read: an interrupted triage or redrive hides what it read for up to 120 s/);
+    expect(cli.stdout).toMatch(
+      /10 more dead letter\(s\) were hidden when the read began, so not read: an interrupted triage or redrive hides what it read for up to 120 s/,
+    );
   }, 30_000);
 
   it('a rerun of redrive waits for the letters an interrupted run hid and sends them too', async () => {

@@ -65,8 +65,18 @@ describe('requeue dlq redrive (on the emulator)', () => {
 
     const handled: Handled[] = [];
     const loggedGroups: string[] = [];
-    const logger = { debug() {}, info() {}, warn() {}, error: (fields: { deadLetterGroup?: string }) => void (fields.deadLetterGroup && loggedGroups.push(fields.deadLetterGroup)) };
-    await suite.engine(queues, afterTheIncident(handled) as MessageHandler, { maxAttempts: 5 }, { retryStateKeys: [CORPUS_RETRY_KEY], maxInFlight: 20, logger });
+    const logger = {
+      debug() {},
+      info() {},
+      warn() {},
+      error: (fields: { deadLetterGroup?: string }) => void (fields.deadLetterGroup && loggedGroups.push(fields.deadLetterGroup)),
+    };
+    await suite.engine(
+      queues,
+      afterTheIncident(handled) as MessageHandler,
+      { maxAttempts: 5 },
+      { retryStateKeys: [CORPUS_RETRY_KEY], maxInFlight: 20, logger },
+    );
 
     // 1. Payments still rejects 20%: the canary (5% of 2,500) sees it, and the redrive stops there.
     const halted = await dlq('redrive', '--group', payments.id, '--json');
@@ -107,14 +117,27 @@ describe('requeue dlq redrive (on the emulator)', () => {
     expect(await suite.emulator.depth(queues.dlqUrl)).toMatchObject({ inFlight: 0 });
   }, 300_000);
 
-  it('keeps a redriven message\'s tenant (its message group on a fair queue) and its own attributes', async () => {
+  it("keeps a redriven message's tenant (its message group on a fair queue) and its own attributes", async () => {
     const queues = await suite.emulator.createQueues();
-    const record = { reason: 'non-retryable' as const, errorType: 'HTTP_4XX', error: '400', attempts: 1, firstReceivedAt: Date.now(), deadLetteredAt: Date.now(), sourceQueue: queues.queueUrl, originalMessageId: 'm-acme', messageGroupId: 'acme' };
+    const record = {
+      reason: 'non-retryable' as const,
+      errorType: 'HTTP_4XX',
+      error: '400',
+      attempts: 1,
+      firstReceivedAt: Date.now(),
+      deadLetteredAt: Date.now(),
+      sourceQueue: queues.queueUrl,
+      originalMessageId: 'm-acme',
+      messageGroupId: 'acme',
+    };
     await suite.emulator.sqs.send(
       new SendMessageCommand({
         QueueUrl: queues.dlqUrl,
         MessageBody: '{"id":"acme-1"}',
-        MessageAttributes: { 'x-dead-letter': { DataType: 'String', StringValue: encodeDeadLetterRecord(record) }, region: { DataType: 'String', StringValue: 'eu' } },
+        MessageAttributes: {
+          'x-dead-letter': { DataType: 'String', StringValue: encodeDeadLetterRecord(record) },
+          region: { DataType: 'String', StringValue: 'eu' },
+        },
       }),
     );
     // fauxqs keeps no MessageGroupId on a standard queue (SQS fair queues do): what the

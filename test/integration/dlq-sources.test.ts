@@ -9,17 +9,34 @@ const suite = emulatorSuite();
 
 const deadLetter = (sourceQueue: string, id: string) => ({
   DataType: 'String',
-  StringValue: JSON.stringify({ reason: 'non-retryable', errorType: 'PERMANENT', error: 'x', attempts: 1, firstReceivedAt: Date.now(), deadLetteredAt: Date.now(), sourceQueue, originalMessageId: id }),
+  StringValue: JSON.stringify({
+    reason: 'non-retryable',
+    errorType: 'PERMANENT',
+    error: 'x',
+    attempts: 1,
+    firstReceivedAt: Date.now(),
+    deadLetteredAt: Date.now(),
+    sourceQueue,
+    originalMessageId: id,
+  }),
 });
 
 describe('replay follows x-dead-letter only to the DLQ’s own source queues (ListDeadLetterSourceQueues, answered as SQS does)', () => {
   it('a forged source queue in the same account is skipped and receives nothing; the genuine one is replayed', async () => {
     const jobs = await suite.emulator.createQueues();
     const unrelated = await suite.emulator.createQueues();
-    for (const [body, source] of [['forged', unrelated.queueUrl], ['genuine', jobs.queueUrl]] as const) {
-      await suite.emulator.sqs.send(new SendMessageCommand({ QueueUrl: jobs.dlqUrl, MessageBody: body, MessageAttributes: { 'x-dead-letter': deadLetter(source, body) } }));
+    for (const [body, source] of [
+      ['forged', unrelated.queueUrl],
+      ['genuine', jobs.queueUrl],
+    ] as const) {
+      await suite.emulator.sqs.send(
+        new SendMessageCommand({ QueueUrl: jobs.dlqUrl, MessageBody: body, MessageAttributes: { 'x-dead-letter': deadLetter(source, body) } }),
+      );
     }
-    const sqs = answerDeadLetterSourceQueues(new SQSClient({ endpoint: suite.emulator.endpoint, region: TEST_REGION, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }), suite.emulator.sqs);
+    const sqs = answerDeadLetterSourceQueues(
+      new SQSClient({ endpoint: suite.emulator.endpoint, region: TEST_REGION, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }),
+      suite.emulator.sqs,
+    );
     try {
       const result = await replayDeadLetters({ sqs, dlqUrl: jobs.dlqUrl }, {}, { resetAttempts: false, dryRun: false });
       expect(result.replayed.map((r) => r.to)).toEqual([jobs.queueUrl]);

@@ -12,7 +12,11 @@ describe('requeue dlq triage (on the emulator)', () => {
 
     const dlq = (...args: string[]) => runDlqCli(suite.emulator.endpoint, queues.dlqUrl, args);
     const { stdout } = await dlq('triage', '--json');
-    const triage = JSON.parse(stdout) as { total: number; calls: { receives: number; releases: number }; groups: Array<{ id: string; count: number; reason: string; errorType: string; fingerprint: string; dependency: string | null; consumer: string | null }> };
+    const triage = JSON.parse(stdout) as {
+      total: number;
+      calls: { receives: number; releases: number };
+      groups: Array<{ id: string; count: number; reason: string; errorType: string; fingerprint: string; dependency: string | null; consumer: string | null }>;
+    };
     expect(triage.total).toBe(10_000);
     expect(triage.groups.map((g) => [g.count, g.reason, g.errorType, g.dependency])).toEqual([
       [3_000, 'max-attempts', 'HTTP_5XX', 'hooks.example.com'],
@@ -35,7 +39,9 @@ describe('requeue dlq triage (on the emulator)', () => {
     console.info(table);
     const lines = table.trim().split('\n');
     expect(lines.slice(1, 6).map((line) => line.split(/\s+/)[0])).toEqual(triage.groups.map((g) => g.id));
-    expect(lines.at(-1)!).toMatch(/^10000 dead letter\(s\) in 5 group\(s\); read with \d+ receives and 1000 release calls; every message it read is visible again$/);
+    expect(lines.at(-1)!).toMatch(
+      /^10000 dead letter\(s\) in 5 group\(s\); read with \d+ receives and 1000 release calls; every message it read is visible again$/,
+    );
 
     // A group id picks exactly that cause's dead letters for the other commands.
     const validation = triage.groups[3]!;

@@ -15,7 +15,8 @@ describe('the emulator the restart suites run on (fauxqs persisted to a data dir
   it('keeps a message made visible again with visibility 0, and its receive count, as SQS does', async () => {
     const { queueUrl } = await emulator.createQueues({ visibilityTimeoutSeconds: 30 });
     await emulator.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'given back' }));
-    const receive = () => emulator.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['ApproximateReceiveCount'] }));
+    const receive = () =>
+      emulator.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['ApproximateReceiveCount'] }));
     const [first] = (await receive()).Messages ?? [];
     await emulator.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: first!.ReceiptHandle!, VisibilityTimeout: 0 }));
     const [again] = (await receive()).Messages ?? [];

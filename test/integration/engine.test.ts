@@ -13,7 +13,8 @@ interface Seen {
   message: WorkerMessage;
 }
 
-const runWorker = (queues: QueuePair, handler: MessageHandler, policy: RetryPolicyInput = {}, extra: { maxInFlight?: number } = {}) => suite.engine(queues, handler, policy, extra);
+const runWorker = (queues: QueuePair, handler: MessageHandler, policy: RetryPolicyInput = {}, extra: { maxInFlight?: number } = {}) =>
+  suite.engine(queues, handler, policy, extra);
 
 /** A handler that records every call and behaves as `behave` says for each attempt. */
 function recording(behave: (message: WorkerMessage) => Promise<void> | void = () => undefined) {
@@ -79,14 +80,25 @@ describe('engine against the SQS protocol (fauxqs)', () => {
     await runWorker(queues, handler, { maxAttempts: 3, types: { TEMPORARY: { backoff: { type: 'fixed', delayMs: 0 } } } });
     const body = '{"id":"exhaust","unicode":"é✓"}';
     const sentId = await send(queues.queueUrl, body);
-    const [dead] = await eventually(async () => {
-      const messages = await suite.emulator.drain(queues.dlqUrl);
-      return messages.length ? messages : undefined;
-    }, 15_000, 'the dead letter');
+    const [dead] = await eventually(
+      async () => {
+        const messages = await suite.emulator.drain(queues.dlqUrl);
+        return messages.length ? messages : undefined;
+      },
+      15_000,
+      'the dead letter',
+    );
     expect(seen.map((s) => s.message.attempt)).toEqual([1, 2, 3]);
     expect(dead!.Body).toBe(body);
     const record = deadLetterOf(dead!);
-    expect(record).toMatchObject({ reason: 'max-attempts', errorType: 'TEMPORARY', error: 'still down', attempts: 3, sourceQueue: queues.queueUrl, originalMessageId: sentId });
+    expect(record).toMatchObject({
+      reason: 'max-attempts',
+      errorType: 'TEMPORARY',
+      error: 'still down',
+      attempts: 3,
+      sourceQueue: queues.queueUrl,
+      originalMessageId: sentId,
+    });
     expect(typeof record!.firstReceivedAt).toBe('number');
     expect(record!.deadLetteredAt as number).toBeGreaterThanOrEqual(record!.firstReceivedAt as number);
     await eventually(() => queueIsEmpty(queues), 10_000, 'the queue to empty');
@@ -99,10 +111,14 @@ describe('engine against the SQS protocol (fauxqs)', () => {
     });
     await runWorker(queues, handler);
     await send(queues.queueUrl, 'x');
-    const [dead] = await eventually(async () => {
-      const messages = await suite.emulator.drain(queues.dlqUrl);
-      return messages.length ? messages : undefined;
-    }, 10_000, 'the dead letter');
+    const [dead] = await eventually(
+      async () => {
+        const messages = await suite.emulator.drain(queues.dlqUrl);
+        return messages.length ? messages : undefined;
+      },
+      10_000,
+      'the dead letter',
+    );
     expect(seen).toHaveLength(1);
     expect(deadLetterOf(dead!)).toMatchObject({ reason: 'non-retryable', attempts: 1, error: 'invalid email address' });
   });
@@ -197,11 +213,17 @@ describe('engine against the SQS protocol (fauxqs)', () => {
     const queues = await suite.emulator.createQueues();
     const { seen, handler } = recording();
     await runWorker(queues, handler);
-    await send(queues.queueUrl, 'forged', { 'x-retry': { DataType: 'String', StringValue: '{"v":1,"attempt":1000000000,"firstReceivedAt":1,"originalMessageId":"x"}' } });
-    const [dead] = await eventually(async () => {
-      const messages = await suite.emulator.drain(queues.dlqUrl);
-      return messages.length ? messages : undefined;
-    }, 10_000, 'the dead letter');
+    await send(queues.queueUrl, 'forged', {
+      'x-retry': { DataType: 'String', StringValue: '{"v":1,"attempt":1000000000,"firstReceivedAt":1,"originalMessageId":"x"}' },
+    });
+    const [dead] = await eventually(
+      async () => {
+        const messages = await suite.emulator.drain(queues.dlqUrl);
+        return messages.length ? messages : undefined;
+      },
+      10_000,
+      'the dead letter',
+    );
     expect(deadLetterOf(dead!)).toMatchObject({ reason: 'invalid-retry-state' });
     expect(seen).toHaveLength(0);
   });
@@ -217,10 +239,14 @@ describe('engine against the SQS protocol (fauxqs)', () => {
       priority: { DataType: 'Number', StringValue: '7' },
       'x-retry-policy': { DataType: 'String', StringValue: '{"maxAttempts":2}' },
     });
-    const [dead] = await eventually(async () => {
-      const messages = await suite.emulator.drain(queues.dlqUrl);
-      return messages.length ? messages : undefined;
-    }, 10_000, 'the dead letter');
+    const [dead] = await eventually(
+      async () => {
+        const messages = await suite.emulator.drain(queues.dlqUrl);
+        return messages.length ? messages : undefined;
+      },
+      10_000,
+      'the dead letter',
+    );
     expect(seen.map((s) => s.message.attributes)).toEqual([
       { tenant: 'acme', priority: '7' },
       { tenant: 'acme', priority: '7' },

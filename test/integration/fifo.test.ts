@@ -36,7 +36,10 @@ async function publish(queues: QueuePair, messages: Workload): Promise<void> {
   for (let start = 0; start < messages.length; start += 10) {
     const batch = messages.slice(start, start + 10);
     const out = await suite.emulator.sns.send(
-      new PublishBatchCommand({ TopicArn: queues.topicArn, PublishBatchRequestEntries: batch.map((m, i) => ({ Id: String(i), Message: m.body, MessageGroupId: m.group })) }),
+      new PublishBatchCommand({
+        TopicArn: queues.topicArn,
+        PublishBatchRequestEntries: batch.map((m, i) => ({ Id: String(i), Message: m.body, MessageGroupId: m.group })),
+      }),
     );
     if (out.Failed?.length) throw new Error(`PublishBatch refused ${JSON.stringify(out.Failed)}`);
   }
@@ -66,11 +69,15 @@ const expectedOrder = (messages: Workload, group: string) => messages.filter((m)
 
 async function allSettled(queues: QueuePair, ledger: string, messages: Workload, timeoutMs: number): Promise<void> {
   const succeeding = messages.filter((m) => !m.permanent).length;
-  await eventually(async () => {
-    const depth = await suite.emulator.depth(queues.queueUrl);
-    const done = new Set(readLedger(ledger).map((line) => line.id)).size;
-    return done === succeeding && depth.visible + depth.inFlight + depth.delayed === 0 ? true : undefined;
-  }, timeoutMs, `${succeeding} successes and an empty queue`);
+  await eventually(
+    async () => {
+      const depth = await suite.emulator.depth(queues.queueUrl);
+      const done = new Set(readLedger(ledger).map((line) => line.id)).size;
+      return done === succeeding && depth.visible + depth.inFlight + depth.delayed === 0 ? true : undefined;
+    },
+    timeoutMs,
+    `${succeeding} successes and an empty queue`,
+  );
 }
 
 describe('FIFO end to end on the stack’s FIFO topic and queue (fauxqs)', () => {
@@ -93,14 +100,24 @@ describe('FIFO end to end on the stack’s FIFO topic and queue (fauxqs)', () =>
     // Each dead letter keeps its group in the FIFO DLQ, as SQS's own redrive does: read as
     // SQS shows it, each group's dead letters come in publish order.
     const dead = await suite.emulator.consume(queues.dlqUrl);
-    expect(dead.map((m) => (JSON.parse(m.Body!) as { id: string }).id).sort()).toEqual(messages.filter((m) => m.permanent).map((m) => m.id).sort());
+    expect(dead.map((m) => (JSON.parse(m.Body!) as { id: string }).id).sort()).toEqual(
+      messages
+        .filter((m) => m.permanent)
+        .map((m) => m.id)
+        .sort(),
+    );
     for (const group of GROUPS) {
       const letters = dead.filter((letter) => letter.Attributes?.MessageGroupId === group);
-      expect(letters.map((letter) => (JSON.parse(letter.Body!) as { id: string }).id)).toEqual(messages.filter((m) => m.group === group && m.permanent).map((m) => m.id));
+      expect(letters.map((letter) => (JSON.parse(letter.Body!) as { id: string }).id)).toEqual(
+        messages.filter((m) => m.group === group && m.permanent).map((m) => m.id),
+      );
     }
     for (const letter of dead) {
       const id = (JSON.parse(letter.Body!) as { id: string }).id;
-      expect(parseDeadLetterRecord(letter.MessageAttributes!['x-dead-letter']!.StringValue!)).toMatchObject({ reason: 'non-retryable', messageGroupId: id.split('-')[0] });
+      expect(parseDeadLetterRecord(letter.MessageAttributes!['x-dead-letter']!.StringValue!)).toMatchObject({
+        reason: 'non-retryable',
+        messageGroupId: id.split('-')[0],
+      });
     }
   }, 120_000);
 

@@ -21,7 +21,15 @@ afterAll(async () => {
   await Promise.all([redis?.stop(), dynamo?.stop()]);
 });
 
-const report = (workerId: string, seenAt: number, ratePerSecond = 0) => ({ workerId, pacePerSecond: ratePerSecond, ratePerSecond, pausedUntil: 0, breaker: 'closed' as const, recoveredAt: 0, seenAt });
+const report = (workerId: string, seenAt: number, ratePerSecond = 0) => ({
+  workerId,
+  pacePerSecond: ratePerSecond,
+  ratePerSecond,
+  pausedUntil: 0,
+  breaker: 'closed' as const,
+  recoveredAt: 0,
+  seenAt,
+});
 
 async function redisStore(): Promise<RedisFleetStore> {
   const client = createClient({ url: redis.url });
@@ -83,7 +91,12 @@ describe('a fleet sharing backpressure through Redis', () => {
     const store = await redisStore();
     const worker = (workerId: string) =>
       new Dependencies(
-        resolveBackpressure({ holdMs: 60_000, rateLimitEvidence: 1, breaker: { minimumRequests: 1, cooldownMs: 200, maxCooldownMs: 200 }, fleet: { store, workerId, syncIntervalMs: 100 } }),
+        resolveBackpressure({
+          holdMs: 60_000,
+          rateLimitEvidence: 1,
+          breaker: { minimumRequests: 1, cooldownMs: 200, maxCooldownMs: 200 },
+          fleet: { store, workerId, syncIntervalMs: 100 },
+        }),
         10,
         () => Date.now(),
         () => 0,
@@ -121,9 +134,15 @@ describe('a fleet sharing backpressure through Redis', () => {
   it('goes on alone, without waiting on it, when the store is down', async () => {
     const down = fleetStateStore({ store: 'redis', url: 'redis://127.0.0.1:1' }, pino({ level: 'silent' }));
     const changes: string[] = [];
-    const gates = new Dependencies(resolveBackpressure({ breaker: false, rateLimitEvidence: 1, fleet: { store: down.value, syncIntervalMs: 100, timeoutMs: 100 } }), 10, () => Date.now(), () => 0, {
-      onFleetStoreHealth: (health) => changes.push(health.kind),
-    });
+    const gates = new Dependencies(
+      resolveBackpressure({ breaker: false, rateLimitEvidence: 1, fleet: { store: down.value, syncIntervalMs: 100, timeoutMs: 100 } }),
+      10,
+      () => Date.now(),
+      () => 0,
+      {
+        onFleetStoreHealth: (health) => changes.push(health.kind),
+      },
+    );
     const gate = gates.get('api');
     const first = await gate.admit();
     if (first.kind !== 'run') throw new Error(`expected a call, got ${first.kind}`);

@@ -16,7 +16,8 @@ const redisServer = redisForSuite();
 const ledgerPath = () => join(mkdtempSync(join(tmpdir(), 'requeue-ledger-')), 'ledger.jsonl');
 
 /** Jobs whose dependency rate-limits once each: enough for it to push back, so the worker talks to the fleet. */
-const rateLimitedOnce = (count: number) => Array.from({ length: count }, (_, i) => simulation(`job-${i}`, { outcome: 'rate_limit', failTimes: 1, retryAfterMs: 300 }));
+const rateLimitedOnce = (count: number) =>
+  Array.from({ length: count }, (_, i) => simulation(`job-${i}`, { outcome: 'rate_limit', failTimes: 1, retryAfterMs: 300 }));
 
 async function drained(queues: QueuePair) {
   const depth = await suite.emulator.depth(queues.queueUrl);
@@ -33,11 +34,15 @@ describe('the worker app with WORKER_FLEET_STATE', () => {
     await client.connect();
     try {
       await sendAll(suite.emulator.sqs, queues.queueUrl, rateLimitedOnce(20));
-      const reports = await eventually(async () => {
-        const keys = await client.keys('requeue:fleet:*');
-        const fields = keys.length > 0 ? await client.hGetAll(keys[0]!) : {};
-        return Object.keys(fields).length > 0 ? Object.values(fields).map((json) => JSON.parse(json) as { workerId: string }) : undefined;
-      }, 20_000, 'a report in Redis');
+      const reports = await eventually(
+        async () => {
+          const keys = await client.keys('requeue:fleet:*');
+          const fields = keys.length > 0 ? await client.hGetAll(keys[0]!) : {};
+          return Object.keys(fields).length > 0 ? Object.values(fields).map((json) => JSON.parse(json) as { workerId: string }) : undefined;
+        },
+        20_000,
+        'a report in Redis',
+      );
       expect(reports[0]!.workerId).toMatch(/-\d+\/simulation$/);
       await eventually(() => drained(queues), 30_000, 'the queue to drain');
       expect(new Set(readSimulationLedger(ledger).map((line) => line.id)).size).toBe(20);

@@ -33,9 +33,17 @@ describe('a publisher cannot take another message’s identity through x-retry (
 
       const forged = JSON.stringify({ v: 1, attempt: 1, firstReceivedAt: Date.now(), originalMessageId: victim.messageId });
       await suite.emulator.sqs.send(
-        new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: 'attacker', MessageAttributes: { 'x-retry': { DataType: 'String', StringValue: forged } } }),
+        new SendMessageCommand({
+          QueueUrl: queues.queueUrl,
+          MessageBody: 'attacker',
+          MessageAttributes: { 'x-retry': { DataType: 'String', StringValue: forged } },
+        }),
       );
-      await eventually(() => (calls.filter((call) => call.body === 'victim').length === 2 ? true : undefined), 20_000, `the victim’s retry to run: ${JSON.stringify(calls)}`);
+      await eventually(
+        () => (calls.filter((call) => call.body === 'victim').length === 2 ? true : undefined),
+        20_000,
+        `the victim’s retry to run: ${JSON.stringify(calls)}`,
+      );
       const attacker = calls.find((call) => call.body === 'attacker')!;
       expect(attacker.key).toBe(attacker.messageId);
       expect(calls.filter((call) => call.body === 'victim').map((call) => call.key)).toEqual([victim.messageId, victim.messageId]);

@@ -14,8 +14,23 @@ const ONE_MIB_ERROR = 1_040_000;
 /** A dead letter anyone who can write to the DLQ could send: its error `a.a.a.…`, the shape that made the fingerprint's patterns quadratic. */
 async function forgeDeadLetter(queues: QueuePair, errorLength: number): Promise<void> {
   const now = Date.now();
-  const record = { reason: 'non-retryable' as const, errorType: 'FORGED', error: 'a.'.repeat(errorLength / 2), attempts: 1, firstReceivedAt: now, deadLetteredAt: now, sourceQueue: queues.queueUrl, originalMessageId: 'x' };
-  await suite.emulator.sqs.send(new SendMessageCommand({ QueueUrl: queues.dlqUrl, MessageBody: '{}', MessageAttributes: { 'x-dead-letter': { DataType: 'String', StringValue: encodeDeadLetterRecord(record) } } }));
+  const record = {
+    reason: 'non-retryable' as const,
+    errorType: 'FORGED',
+    error: 'a.'.repeat(errorLength / 2),
+    attempts: 1,
+    firstReceivedAt: now,
+    deadLetteredAt: now,
+    sourceQueue: queues.queueUrl,
+    originalMessageId: 'x',
+  };
+  await suite.emulator.sqs.send(
+    new SendMessageCommand({
+      QueueUrl: queues.dlqUrl,
+      MessageBody: '{}',
+      MessageAttributes: { 'x-dead-letter': { DataType: 'String', StringValue: encodeDeadLetterRecord(record) } },
+    }),
+  );
 }
 
 describe('dead letters with huge crafted error texts (fauxqs)', () => {

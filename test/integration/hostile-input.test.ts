@@ -10,7 +10,11 @@ const suite = emulatorSuite();
 
 const send = (queueUrl: string, body: string, override?: string) =>
   suite.emulator.sqs.send(
-    new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body, ...(override ? { MessageAttributes: { 'x-retry-policy': { DataType: 'String', StringValue: override } } } : {}) }),
+    new SendMessageCommand({
+      QueueUrl: queueUrl,
+      MessageBody: body,
+      ...(override ? { MessageAttributes: { 'x-retry-policy': { DataType: 'String', StringValue: override } } } : {}),
+    }),
   );
 
 describe('a hostile or careless publisher cannot stall or turn the worker into a hammer (fauxqs)', () => {
@@ -30,11 +34,18 @@ describe('a hostile or careless publisher cannot stall or turn the worker into a
     expect(Math.max(...handled.filter((h) => h.body.startsWith('ordinary')).map((h) => h.at)) - sentAt).toBeLessThan(8_000);
     expect(worker.health().ready).toBe(true);
     // The message's own wait honours Retry-After, which ends past its deadline: a dead letter now.
-    const [dead] = await eventually(async () => {
-      const letters = await suite.emulator.drain(queues.dlqUrl);
-      return letters.length ? letters : undefined;
-    }, 10_000, 'the poisoned message in the DLQ');
-    expect(parseDeadLetterRecord(dead!.MessageAttributes!['x-dead-letter']!.StringValue!)).toMatchObject({ reason: 'deadline-exceeded', errorType: 'RATE_LIMIT' });
+    const [dead] = await eventually(
+      async () => {
+        const letters = await suite.emulator.drain(queues.dlqUrl);
+        return letters.length ? letters : undefined;
+      },
+      10_000,
+      'the poisoned message in the DLQ',
+    );
+    expect(parseDeadLetterRecord(dead!.MessageAttributes!['x-dead-letter']!.StringValue!)).toMatchObject({
+      reason: 'deadline-exceeded',
+      errorType: 'RATE_LIMIT',
+    });
   }, 40_000);
 
   it('x-retry-policy asking for 1,000 attempts with no delay gets the operator’s budget and at least 1 s between calls', async () => {
@@ -51,10 +62,14 @@ describe('a hostile or careless publisher cannot stall or turn the worker into a
       { backpressure: false },
     );
     await send(queues.queueUrl, 'hammer', '{"maxAttempts":1000,"backoff":{"type":"fixed","delayMs":0,"jitter":"none"}}');
-    const [dead] = await eventually(async () => {
-      const letters = await suite.emulator.drain(queues.dlqUrl);
-      return letters.length ? letters : undefined;
-    }, 15_000, 'the dead letter');
+    const [dead] = await eventually(
+      async () => {
+        const letters = await suite.emulator.drain(queues.dlqUrl);
+        return letters.length ? letters : undefined;
+      },
+      15_000,
+      'the dead letter',
+    );
     expect(calls).toHaveLength(3);
     for (let i = 1; i < calls.length; i++) expect(calls[i]! - calls[i - 1]!).toBeGreaterThanOrEqual(900);
     expect(parseDeadLetterRecord(dead!.MessageAttributes!['x-dead-letter']!.StringValue!)).toMatchObject({ reason: 'max-attempts', attempts: 3 });

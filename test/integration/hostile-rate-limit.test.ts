@@ -40,7 +40,12 @@ describe('one hostile 429 every 5 s on a shared host (webhook worker process, fa
     const queues = await suite.emulator.createQueues();
     const host = await sharedHost();
     const origin = `http://127.0.0.1:${host.port}`;
-    const worker = await suite.workerProcess(queues, { WORKER_HANDLER: 'webhook', WEBHOOK_URL: `${origin}/hook`, WEBHOOK_ALLOW_HOSTS: `127.0.0.1:${host.port}`, LOG_LEVEL: 'error' });
+    const worker = await suite.workerProcess(queues, {
+      WORKER_HANDLER: 'webhook',
+      WEBHOOK_URL: `${origin}/hook`,
+      WEBHOOK_ALLOW_HOSTS: `127.0.0.1:${host.port}`,
+      LOG_LEVEL: 'error',
+    });
     await waitUntilReady(worker);
     const send = (body: object) => suite.emulator.sqs.send(new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: JSON.stringify(body) }));
 

@@ -31,7 +31,9 @@ describe('an idempotency store that hangs (Redis stopped with SIGSTOP, fauxqs)',
       await eventually(() => (worker.health().ready ? true : undefined), 10_000, 'ready with the store up');
       process.kill(redis.process.pid!, 'SIGSTOP');
       const stoppedAt = performance.now();
-      await suite.emulator.sqs.send(new SendMessageBatchCommand({ QueueUrl: queues.queueUrl, Entries: Array.from({ length: 10 }, (_, i) => ({ Id: String(i), MessageBody: `job-${i}` })) }));
+      await suite.emulator.sqs.send(
+        new SendMessageBatchCommand({ QueueUrl: queues.queueUrl, Entries: Array.from({ length: 10 }, (_, i) => ({ Id: String(i), MessageBody: `job-${i}` })) }),
+      );
       await eventually(() => (worker.health().ready ? undefined : true), 15_000, 'not ready with the store hung');
       const notReadyAfterMs = performance.now() - stoppedAt;
       process.stdout.write(`hung store: not ready ${(notReadyAfterMs / 1000).toFixed(1)} s after SIGSTOP\n`);

@@ -23,7 +23,8 @@ afterAll(async () => {
 
 const ledgerPath = () => join(mkdtempSync(join(tmpdir(), 'requeue-ledger-')), 'ledger.jsonl');
 
-const worker = (queues: QueuePair, ledger: string, env: Record<string, string>) => suite.workerProcess(queues, { SIMULATION_LEDGER: ledger, WORKER_IDEMPOTENCY_KEY: 'body.id', ...env });
+const worker = (queues: QueuePair, ledger: string, env: Record<string, string>) =>
+  suite.workerProcess(queues, { SIMULATION_LEDGER: ledger, WORKER_IDEMPOTENCY_KEY: 'body.id', ...env });
 
 async function drained(queues: QueuePair) {
   const depth = await suite.emulator.depth(queues.queueUrl);
@@ -34,12 +35,22 @@ describe('the worker app with WORKER_IDEMPOTENCY', () => {
   it.each(['redis', 'dynamodb'] as const)('runs a job published 5 times once (%s store, key body.id)', async (store) => {
     const queues = await suite.emulator.createQueues();
     const ledger = ledgerPath();
-    const env = store === 'redis' ? { WORKER_IDEMPOTENCY: redis.url } : { WORKER_IDEMPOTENCY: `dynamodb:${await dynamo.createIdempotencyTable()}`, AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint };
+    const env =
+      store === 'redis'
+        ? { WORKER_IDEMPOTENCY: redis.url }
+        : { WORKER_IDEMPOTENCY: `dynamodb:${await dynamo.createIdempotencyTable()}`, AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint };
     const started = await worker(queues, ledger, env);
     await waitUntilReady(started);
-    await sendAll(suite.emulator.sqs, queues.queueUrl, [...Array.from({ length: 5 }, () => simulation('job-1', { outcome: 'ok', durationMs: 50 })), simulation('job-2')]);
+    await sendAll(suite.emulator.sqs, queues.queueUrl, [
+      ...Array.from({ length: 5 }, () => simulation('job-1', { outcome: 'ok', durationMs: 50 })),
+      simulation('job-2'),
+    ]);
     await eventually(() => drained(queues), 30_000, 'the queue to drain');
-    expect(readSimulationLedger(ledger).map((line) => line.id).sort()).toEqual(['job-1', 'job-2']);
+    expect(
+      readSimulationLedger(ledger)
+        .map((line) => line.id)
+        .sort(),
+    ).toEqual(['job-1', 'job-2']);
     expect(await suite.emulator.depth(queues.dlqUrl)).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
   });
 

@@ -39,7 +39,9 @@ async function idempotentEngine(queues: QueuePair, handler: MessageHandler, extr
 }
 
 async function publish(queueUrl: string, bodies: object[]) {
-  await suite.emulator.sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: bodies.map((body, i) => ({ Id: String(i), MessageBody: JSON.stringify(body) })) }));
+  await suite.emulator.sqs.send(
+    new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: bodies.map((body, i) => ({ Id: String(i), MessageBody: JSON.stringify(body) })) }),
+  );
 }
 
 async function drained(queues: QueuePair) {
@@ -55,7 +57,10 @@ describe('idempotent handlers with a real Redis store (redis-server, fauxqs)', (
       calls.push((body as { orderId: string }).orderId);
       await new Promise((resolve) => setTimeout(resolve, 50));
     });
-    await publish(queues.queueUrl, Array.from({ length: 5 }, () => ({ orderId: 'order-1', amountCents: 500 })));
+    await publish(
+      queues.queueUrl,
+      Array.from({ length: 5 }, () => ({ orderId: 'order-1', amountCents: 500 })),
+    );
     await eventually(() => drained(queues), 20_000, 'the queue to drain');
     expect(calls).toEqual(['order-1']);
     expect(await suite.emulator.depth(queues.dlqUrl)).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
@@ -97,13 +102,19 @@ describe('idempotent handlers with a real Redis store (redis-server, fauxqs)', (
     await idempotentEngine(queues, async ({ body }) => void calls.push(body), { validatePayload: true });
     await publish(queues.queueUrl, [{ orderId: 'order-4', amountCents: 100 }]);
     await eventually(() => drained(queues), 20_000, 'the first to complete');
-    await publish(queues.queueUrl, [{ orderId: 'order-4', amountCents: 100 }, { orderId: 'order-4', amountCents: 999 }]);
+    await publish(queues.queueUrl, [
+      { orderId: 'order-4', amountCents: 100 },
+      { orderId: 'order-4', amountCents: 999 },
+    ]);
     const [letter] = await eventually(async () => {
       const letters = await suite.emulator.drain(queues.dlqUrl);
       return letters.length > 0 ? letters : undefined;
     });
     expect(JSON.parse(letter!.Body!)).toEqual({ orderId: 'order-4', amountCents: 999 });
-    expect(JSON.parse(letter!.MessageAttributes!['x-dead-letter']!.StringValue!)).toMatchObject({ reason: 'non-retryable', errorType: 'IDEMPOTENCY_KEY_REUSED' });
+    expect(JSON.parse(letter!.MessageAttributes!['x-dead-letter']!.StringValue!)).toMatchObject({
+      reason: 'non-retryable',
+      errorType: 'IDEMPOTENCY_KEY_REUSED',
+    });
     await eventually(() => drained(queues), 20_000, 'the equal duplicate to be acknowledged');
     expect(calls).toEqual([{ orderId: 'order-4', amountCents: 100 }]);
   });
@@ -116,9 +127,14 @@ describe('idempotent handlers with a real Redis store (redis-server, fauxqs)', (
     await client.connect();
     clients.push(client);
     const calls: string[] = [];
-    const engine = await suite.engine(queues, async ({ body }) => void calls.push((body as { orderId: string }).orderId), {}, {
-      idempotency: { store: new CachePersistenceLayer({ client }), key: (message) => (message.body as { orderId?: string }).orderId },
-    });
+    const engine = await suite.engine(
+      queues,
+      async ({ body }) => void calls.push((body as { orderId: string }).orderId),
+      {},
+      {
+        idempotency: { store: new CachePersistenceLayer({ client }), key: (message) => (message.body as { orderId?: string }).orderId },
+      },
+    );
     const port = new URL(local.url).port;
     await local.stop();
     await publish(queues.queueUrl, [{ orderId: 'order-5' }]);
@@ -141,7 +157,10 @@ describe('idempotent handlers with a real Redis store (redis-server, fauxqs)', (
     chargeIdempotency.store = await redisStore();
     const app = await NestFactory.createApplicationContext(chargeModule(suite.emulator.sqs, queues), { logger: false });
     try {
-      await publish(queues.queueUrl, Array.from({ length: 5 }, () => ({ chargeId: 'ch-1', amountCents: 900 })));
+      await publish(
+        queues.queueUrl,
+        Array.from({ length: 5 }, () => ({ chargeId: 'ch-1', amountCents: 900 })),
+      );
       await eventually(() => drained(queues), 20_000, 'the queue to drain');
       expect(charges).toEqual(['ch-1']);
     } finally {

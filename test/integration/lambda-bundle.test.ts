@@ -34,13 +34,17 @@ function synthesize(handledLog: string): Synthesized {
     retryPolicy: { jitter: 'none', types: { TEMPORARY: { backoff: { type: 'fixed', delayMs: 1000 } } } },
   });
   const assembly = app.synth();
-  const template = assembly.getStackByName('Hooks').template as { Resources: Record<string, { Type: string; Properties: { Code?: { S3Key?: string }; Handler?: string } }> };
-  const fn = Object.values(template.Resources).find((resource) => resource.Type === 'AWS::Lambda::Function' && resource.Properties.Handler?.startsWith('index.'))!;
+  const template = assembly.getStackByName('Hooks').template as {
+    Resources: Record<string, { Type: string; Properties: { Code?: { S3Key?: string }; Handler?: string } }>;
+  };
+  const fn = Object.values(template.Resources).find(
+    (resource) => resource.Type === 'AWS::Lambda::Function' && resource.Properties.Handler?.startsWith('index.'),
+  )!;
   const hash = fn.Properties.Code!.S3Key!.replace(/\.zip$/, '');
   return { templatePath: join(outdir, 'Hooks.template.json'), bundle: join(outdir, `asset.${hash}`, 'index.mjs'), handler: fn.Properties.Handler };
 }
 
-describe('QueueWorkerFunction bundles a handler entry, and `requeue local --invoke` runs the bundle on the stack\'s queue', () => {
+describe("QueueWorkerFunction bundles a handler entry, and `requeue local --invoke` runs the bundle on the stack's queue", () => {
   it('synthesizes one ES module holding the engine, which retries on the local queue as on Lambda', async () => {
     const handledLog = join(mkdtempSync(join(tmpdir(), 'requeue-handled-')), 'handled.log');
     const synthesized = synthesize(handledLog);
@@ -50,7 +54,9 @@ describe('QueueWorkerFunction bundles a handler entry, and `requeue local --invo
     expect(bundle).not.toMatch(/from\s+["']@(requeue|aws-sdk)\//);
     expect(bundle).toContain('sqsHandler');
 
-    const child = spawn(process.execPath, [CLI, 'local', '--template', synthesized.templatePath, '--port', '0', '--json', '--invoke'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'local', '--template', synthesized.templatePath, '--port', '0', '--json', '--invoke'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const closed = once(child, 'close');
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -64,7 +70,11 @@ describe('QueueWorkerFunction bundles a handler entry, and `requeue local --invo
       } finally {
         sqs.destroy();
       }
-      await eventually(() => (existsSync(handledLog) && readFileSync(handledLog, 'utf8').includes('hook-1 2') ? true : undefined), 20_000, 'the retried job to succeed');
+      await eventually(
+        () => (existsSync(handledLog) && readFileSync(handledLog, 'utf8').includes('hook-1 2') ? true : undefined),
+        20_000,
+        'the retried job to succeed',
+      );
       // Both invocations reported everything done: the retry was a delayed copy, not a redelivery.
       expect(stderr).toContain(`Invoking ${synthesized.bundle} (handler) as WorkerFunction`);
       expect(stderr).toMatch(/as WorkerFunction\w+, 10 record\(s\) at most per call/);

@@ -124,7 +124,9 @@ describe('the Lambda adapter against the SQS protocol (fauxqs)', () => {
     const mapping = await startEventSourceMapping(suite.emulator.sqs, queues.queueUrl, handler);
     try {
       for (const id of ['a0', 'a1', 'a2', 'a3']) {
-        await suite.emulator.sqs.send(new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: JSON.stringify({ id }), MessageGroupId: 'a', MessageDeduplicationId: id }));
+        await suite.emulator.sqs.send(
+          new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: JSON.stringify({ id }), MessageGroupId: 'a', MessageDeduplicationId: id }),
+        );
       }
       await eventually(() => drained(queues), 20_000, 'the group to drain');
     } finally {
@@ -161,10 +163,19 @@ describe('the Lambda adapter against the SQS protocol (fauxqs)', () => {
     });
     // The default logger wrote the dead-lettered line the dashboard's by-cause table reads, as JSON on stdout.
     const line = written.map((chunk) => chunk.trim()).find((chunk) => chunk.includes('"msg":"dead-lettered"'));
-    expect(JSON.parse(line!)).toMatchObject({ level: 50, msg: 'dead-lettered', reason: 'max-attempts', deadLetterGroup: expect.stringMatching(/^[0-9a-f]{8}$/) });
+    expect(JSON.parse(line!)).toMatchObject({
+      level: 50,
+      msg: 'dead-lettered',
+      reason: 'max-attempts',
+      deadLetterGroup: expect.stringMatching(/^[0-9a-f]{8}$/),
+    });
     // One attempt, as RETRY_POLICY says: exhausted at once, not retried.
     const [deadLetter] = await suite.emulator.drain(queues.dlqUrl);
-    expect(JSON.parse(deadLetter!.MessageAttributes!['x-dead-letter']!.StringValue!)).toMatchObject({ reason: 'max-attempts', attempts: 1, errorType: 'TEMPORARY' });
+    expect(JSON.parse(deadLetter!.MessageAttributes!['x-dead-letter']!.StringValue!)).toMatchObject({
+      reason: 'max-attempts',
+      attempts: 1,
+      errorType: 'TEMPORARY',
+    });
   });
 
   it('one function on two queues sends each record’s retry back to the queue it came from', async () => {
@@ -180,11 +191,18 @@ describe('the Lambda adapter against the SQS protocol (fauxqs)', () => {
         },
         { sqs: suite.emulator.sqs },
       );
-      const mappings = [await startEventSourceMapping(suite.emulator.sqs, a.queueUrl, handler), await startEventSourceMapping(suite.emulator.sqs, b.queueUrl, handler)];
+      const mappings = [
+        await startEventSourceMapping(suite.emulator.sqs, a.queueUrl, handler),
+        await startEventSourceMapping(suite.emulator.sqs, b.queueUrl, handler),
+      ];
       try {
         await sendAll(suite.emulator.sqs, a.queueUrl, [{ body: 'from-a' }]);
         await sendAll(suite.emulator.sqs, b.queueUrl, [{ body: 'from-b' }]);
-        await eventually(() => (calls.filter((call) => call.attempt === 2).length === 2 ? true : undefined), 15_000, `both retries to run: ${JSON.stringify(calls)}`);
+        await eventually(
+          () => (calls.filter((call) => call.attempt === 2).length === 2 ? true : undefined),
+          15_000,
+          `both retries to run: ${JSON.stringify(calls)}`,
+        );
         const retryOf = (body: string) => calls.find((call) => call.body === body && call.attempt === 2)!.messageId;
         const deliveredBy = (index: number) => mappings[index]!.invocations.flatMap((invocation) => invocation.records);
         expect(deliveredBy(0)).toContain(retryOf('from-a'));
@@ -204,11 +222,22 @@ describe('the Lambda adapter against the SQS protocol (fauxqs)', () => {
       async (message) => {
         ran.push((message.body as { id: string }).id);
       },
-      { ...withQueues(queues), idempotency: { store: new DynamoDBPersistenceLayer({ tableName, awsSdkV3Client: dynamo().client }), key: (message) => (message.body as { id: string }).id } },
+      {
+        ...withQueues(queues),
+        idempotency: {
+          store: new DynamoDBPersistenceLayer({ tableName, awsSdkV3Client: dynamo().client }),
+          key: (message) => (message.body as { id: string }).id,
+        },
+      },
     );
     const mapping = await startEventSourceMapping(suite.emulator.sqs, queues.queueUrl, handler, { batchSize: 1 });
     try {
-      await sendAll(suite.emulator.sqs, queues.queueUrl, [{ body: '{"id":"charge-1"}' }, { body: '{"id":"charge-1"}' }, { body: '{"id":"charge-1"}' }, { body: '{"id":"charge-2"}' }]);
+      await sendAll(suite.emulator.sqs, queues.queueUrl, [
+        { body: '{"id":"charge-1"}' },
+        { body: '{"id":"charge-1"}' },
+        { body: '{"id":"charge-1"}' },
+        { body: '{"id":"charge-2"}' },
+      ]);
       await eventually(() => drained(queues), 15_000, 'the queue to drain');
     } finally {
       await mapping.stop();

@@ -14,7 +14,9 @@ const suite = emulatorSuite();
 
 /** The stack's queue: SQS's 1 MiB less the 8 KiB kept for a dead letter's reason. */
 const QUEUE_LIMIT = 1_040_384;
-const TEN_ATTRIBUTES: Record<string, MessageAttributeValue> = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`meta${i}`, { DataType: 'String', StringValue: `v${i}` }]));
+const TEN_ATTRIBUTES: Record<string, MessageAttributeValue> = Object.fromEntries(
+  Array.from({ length: 10 }, (_, i) => [`meta${i}`, { DataType: 'String', StringValue: `v${i}` }]),
+);
 
 interface Job {
   message: Outgoing;
@@ -43,8 +45,10 @@ function corpus(): Job[] {
   for (let i = 0; i < 5; i++) jobs.push(deadLetters(job(`permanent-${i}`, { outcome: 'permanent' }), 'non-retryable'));
   for (let i = 0; i < 12; i++) jobs.push(succeeds(job(`limited-${i}`, { outcome: 'rate_limit', failTimes: 3, retryAfterMs: 3000 })));
   // Ten attributes: no room for x-retry, nor for x-dead-letter.
-  for (const failTimes of [1, 2]) for (let i = 0; i < 3; i++) jobs.push(succeeds(job(`crowded-${failTimes}-${i}`, { outcome: 'transient', failTimes }, { attributes: TEN_ATTRIBUTES })));
-  for (let i = 0; i < 3; i++) jobs.push(deadLetters(job(`crowded-permanent-${i}`, { outcome: 'permanent' }, { attributes: TEN_ATTRIBUTES }), NO_ROOM_FOR_REASON));
+  for (const failTimes of [1, 2])
+    for (let i = 0; i < 3; i++) jobs.push(succeeds(job(`crowded-${failTimes}-${i}`, { outcome: 'transient', failTimes }, { attributes: TEN_ATTRIBUTES })));
+  for (let i = 0; i < 3; i++)
+    jobs.push(deadLetters(job(`crowded-permanent-${i}`, { outcome: 'permanent' }, { attributes: TEN_ATTRIBUTES }), NO_ROOM_FOR_REASON));
   // Within 1 KB of the queue's limit: a retry copy may not fit; a dead letter's reason does (the DLQ takes 8 KiB more).
   for (const under of [1000, 50]) {
     jobs.push(succeeds(job(`large-${under}-flaky`, { outcome: 'transient', failTimes: 1 }, { bytes: QUEUE_LIMIT - under })));
@@ -53,7 +57,9 @@ function corpus(): Job[] {
   return jobs;
 }
 
-const FAST_RETRIES = JSON.stringify({ types: { DEFAULT: { backoff: { type: 'fixed', delayMs: 1000 } }, TEMPORARY: { backoff: { type: 'fixed', delayMs: 1000 } } } });
+const FAST_RETRIES = JSON.stringify({
+  types: { DEFAULT: { backoff: { type: 'fixed', delayMs: 1000 } }, TEMPORARY: { backoff: { type: 'fixed', delayMs: 1000 } } },
+});
 
 describe("messages at SQS's limits, on the emulator that refuses what SQS refuses", () => {
   it('every success succeeds and every dead letter reaches the DLQ by the worker with a reason triage shows; none by the redrive backstop', async () => {
@@ -66,15 +72,23 @@ describe("messages at SQS's limits, on the emulator that refuses what SQS refuse
     const expected = new Map(jobs.map((j) => [(JSON.parse(j.message.body) as { id: string }).id, j.end]));
     const deadLetterCount = jobs.filter((j) => j.end.kind === 'dead-lettered').length;
 
-    await eventually(async () => {
-      const [queue, dlq] = await Promise.all([suite.emulator.depth(queues.queueUrl), suite.emulator.depth(queues.dlqUrl)]);
-      const done = new Set(readSimulationLedger(ledger).map((line) => line.id)).size;
-      return queue.visible + queue.inFlight + queue.delayed === 0 && dlq.visible === deadLetterCount && done === jobs.length - deadLetterCount ? true : undefined;
-    }, 90_000, 'every job to end').catch(async (error: unknown) => {
+    await eventually(
+      async () => {
+        const [queue, dlq] = await Promise.all([suite.emulator.depth(queues.queueUrl), suite.emulator.depth(queues.dlqUrl)]);
+        const done = new Set(readSimulationLedger(ledger).map((line) => line.id)).size;
+        return queue.visible + queue.inFlight + queue.delayed === 0 && dlq.visible === deadLetterCount && done === jobs.length - deadLetterCount
+          ? true
+          : undefined;
+      },
+      90_000,
+      'every job to end',
+    ).catch(async (error: unknown) => {
       const done = new Set(readSimulationLedger(ledger).map((line) => line.id));
       const open = [...expected].filter(([id, end]) => end.kind === 'succeeded' && !done.has(id)).map(([id]) => id);
       const depths = { queue: await suite.emulator.depth(queues.queueUrl), dlq: await suite.emulator.depth(queues.dlqUrl) };
-      throw new Error(`${(error as Error).message}: not yet succeeded ${JSON.stringify(open)}; ${JSON.stringify(depths)}\n${worker.output().slice(-6000)}`, { cause: error });
+      throw new Error(`${(error as Error).message}: not yet succeeded ${JSON.stringify(open)}; ${JSON.stringify(depths)}\n${worker.output().slice(-6000)}`, {
+        cause: error,
+      });
     });
 
     const triage = await triageDeadLetters({ sqs: suite.emulator.sqs, dlqUrl: queues.dlqUrl });
@@ -82,15 +96,27 @@ describe("messages at SQS's limits, on the emulator that refuses what SQS refuse
     const accounting = account(expected, ledger, letters);
     expect({ lost: accounting.lost, misplaced: accounting.misplaced }).toEqual({ lost: [], misplaced: [] });
     expect(accounting.deadLettered).toEqual({ 'non-retryable': 7, [NO_ROOM_FOR_REASON]: 3 });
-    expect(triage.groups.map((group) => [group.reason, group.count]).sort()).toEqual([[NO_ROOM_FOR_REASON, 3], ['non-retryable', 7]]);
+    expect(triage.groups.map((group) => [group.reason, group.count]).sort()).toEqual([
+      [NO_ROOM_FOR_REASON, 3],
+      ['non-retryable', 7],
+    ]);
     expect(triage.groups.some((group) => group.reason === REDRIVE_BACKSTOP)).toBe(false);
 
     // A letter with no room went unchanged, its ten attributes all kept; its reason is in the log, pointing at it.
     const crowded = letters.filter((letter) => letter.Body!.includes('crowded-permanent'));
     for (const letter of crowded) expect(Object.keys(letter.MessageAttributes ?? {}).sort()).toEqual(Object.keys(TEN_ATTRIBUTES).sort());
-    const noRoomLines = worker.output().split('\n').filter((line) => line.includes('"noRoom":"attributes"'));
+    const noRoomLines = worker
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"noRoom":"attributes"'));
     expect(noRoomLines).toHaveLength(3);
-    for (const letter of crowded) expect(noRoomLines.some((line) => line.includes(`"deadLetterMessageId":"${letter.MessageId}"`) && line.includes('"reason":"non-retryable"') && line.includes('"deadLetterGroup"'))).toBe(true);
+    for (const letter of crowded)
+      expect(
+        noRoomLines.some(
+          (line) =>
+            line.includes(`"deadLetterMessageId":"${letter.MessageId}"`) && line.includes('"reason":"non-retryable"') && line.includes('"deadLetterGroup"'),
+        ),
+      ).toBe(true);
     expect(worker.output()).not.toContain('already has 10 attributes');
     // No attempt went to a deferral: a job succeeds by attempt failTimes + 1 (sooner when
     // a failure came while the dependency was paused, which defers without an attempt).

@@ -17,7 +17,7 @@ async function npm(args: string[], env: Record<string, string> = {}) {
   );
 }
 
-describe("npm scripts say what the project says, and npm adds nothing after a failure", () => {
+describe('npm scripts say what the project says, and npm adds nothing after a failure', () => {
   let emulator: Emulator;
   let queues: QueuePair;
   beforeAll(async () => {

@@ -14,7 +14,10 @@ const run = promisify(execFile);
 function pretendOlderNode(): string {
   const dir = mkdtempSync(join(tmpdir(), 'requeue-old-node-'));
   const preload = join(dir, 'pretend-20.mjs');
-  writeFileSync(preload, "Object.defineProperty(process.versions, 'node', { value: '20.20.2' }); Object.defineProperty(process, 'version', { value: 'v20.20.2' });\n");
+  writeFileSync(
+    preload,
+    "Object.defineProperty(process.versions, 'node', { value: '20.20.2' }); Object.defineProperty(process, 'version', { value: 'v20.20.2' });\n",
+  );
   return preload;
 }
 
@@ -64,8 +67,18 @@ describe('npm ci on an older Node', () => {
     const { engines } = JSON.parse(readFileSync(root('package.json'), 'utf8')) as { engines: { node: string } };
     const minimal = { name: 'requeue-install-check', version: '0.0.0', private: true, engines, dependencies: { 'left-pad': '1.3.0' } };
     writeFileSync(join(project, 'package.json'), JSON.stringify(minimal));
-    const leftPad = { version: '1.3.0', resolved: 'http://127.0.0.1:1/left-pad-1.3.0.tgz', integrity: 'sha512-XI5MPzVNApjAyhQzphX8BkmKsKUxD4LdyK24iZeQEhHrPJ+GNGHp+i7v2D9jTzK3ddYoBEQE8Q0k+1z4E6n8Ag==' };
-    const lock = { name: minimal.name, version: '0.0.0', lockfileVersion: 3, requires: true, packages: { '': { ...minimal, name: minimal.name }, 'node_modules/left-pad': leftPad } };
+    const leftPad = {
+      version: '1.3.0',
+      resolved: 'http://127.0.0.1:1/left-pad-1.3.0.tgz',
+      integrity: 'sha512-XI5MPzVNApjAyhQzphX8BkmKsKUxD4LdyK24iZeQEhHrPJ+GNGHp+i7v2D9jTzK3ddYoBEQE8Q0k+1z4E6n8Ag==',
+    };
+    const lock = {
+      name: minimal.name,
+      version: '0.0.0',
+      lockfileVersion: 3,
+      requires: true,
+      packages: { '': { ...minimal, name: minimal.name }, 'node_modules/left-pad': leftPad },
+    };
     writeFileSync(join(project, 'package-lock.json'), JSON.stringify(lock));
     const startedAt = Date.now();
     const result = await failure('npm', ['ci'], { cwd: project, env: { NODE_OPTIONS: `--import=${pretendOlderNode()}`, HOME: process.env.HOME } });

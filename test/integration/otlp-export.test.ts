@@ -23,7 +23,9 @@ async function startCollector(): Promise<{ url: string; exports: Export[]; serve
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       exports.push({ path: request.url ?? '', contentType: request.headers['content-type'] ?? '', body: Buffer.concat(chunks) });
-      response.writeHead(200, { 'content-type': request.headers['content-type'] ?? 'application/json' }).end(request.headers['content-type']?.includes('json') ? '{}' : '');
+      response
+        .writeHead(200, { 'content-type': request.headers['content-type'] ?? 'application/json' })
+        .end(request.headers['content-type']?.includes('json') ? '{}' : '');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -52,7 +54,9 @@ describe('the worker app exports spans over OTLP when the OTEL_* variables ask',
       OTEL_BSP_SCHEDULE_DELAY: '600000',
     });
     await waitUntilReady(worker);
-    await suite.emulator.sqs.send(new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: JSON.stringify(simulation('traced-1', { outcome: 'success' })) }));
+    await suite.emulator.sqs.send(
+      new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: JSON.stringify(simulation('traced-1', { outcome: 'success' })) }),
+    );
     await eventually(async () => {
       const depth = await suite.emulator.depth(queues.queueUrl);
       return depth.visible + depth.inFlight === 0 ? true : undefined;

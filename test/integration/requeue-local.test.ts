@@ -64,10 +64,22 @@ describe('npx requeue local', () => {
 
   it('says what to do when there is no template, and refuses a bad port', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'requeue-local-'));
-    await expect(run(process.execPath, [CLI, 'local'], { cwd: empty })).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('run `npx cdk synth`') });
-    await expect(run(process.execPath, [CLI, 'local', '--port', 'http'], { cwd: synthesizedApp() })).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--port takes a port') });
-    await expect(run(process.execPath, [CLI, 'local', '--template', join(empty, 'nope.json')], { cwd: empty })).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('cannot read the template') });
-    await expect(run(process.execPath, [CLI, 'local', '--file', 'dist/handler.js'], { cwd: synthesizedApp() })).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--file goes with --invoke') });
+    await expect(run(process.execPath, [CLI, 'local'], { cwd: empty })).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('run `npx cdk synth`'),
+    });
+    await expect(run(process.execPath, [CLI, 'local', '--port', 'http'], { cwd: synthesizedApp() })).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--port takes a port'),
+    });
+    await expect(run(process.execPath, [CLI, 'local', '--template', join(empty, 'nope.json')], { cwd: empty })).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('cannot read the template'),
+    });
+    await expect(run(process.execPath, [CLI, 'local', '--file', 'dist/handler.js'], { cwd: synthesizedApp() })).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--file goes with --invoke'),
+    });
     await expect(run(process.execPath, [CLI, 'local', '--port', '0', '--invoke'], { cwd: synthesizedApp() })).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringContaining('--invoke needs a Lambda function with an SQS event source in the template (QueueWorkerFunction)'),

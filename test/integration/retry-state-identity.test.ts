@@ -24,12 +24,15 @@ function recordingHandler(calls: Call[], by: string) {
     calls.push({ body: message.rawBody, key: message.idempotencyKey, attempt: message.attempt, by });
     const failing = /^fail-(\d+)/.exec(message.rawBody);
     if (failing && message.attempt <= Number(failing[1])) throw new RetryableError('the dependency timed out', { errorType: 'TEMPORARY' });
-    if (message.rawBody === 'victim' && calls.filter((call) => call.body === 'victim').length === 1) throw new NonRetryableError('declined', { errorType: 'DECLINED' });
+    if (message.rawBody === 'victim' && calls.filter((call) => call.body === 'victim').length === 1)
+      throw new NonRetryableError('declined', { errorType: 'DECLINED' });
   };
 }
 
 async function deadLetterOf(queues: QueuePair): Promise<Record<string, MessageAttributeValue>> {
-  const out = await suite.emulator.sqs.send(new ReceiveMessageCommand({ QueueUrl: queues.dlqUrl, MaxNumberOfMessages: 1, MessageAttributeNames: ['All'], VisibilityTimeout: 0 }));
+  const out = await suite.emulator.sqs.send(
+    new ReceiveMessageCommand({ QueueUrl: queues.dlqUrl, MaxNumberOfMessages: 1, MessageAttributeNames: ['All'], VisibilityTimeout: 0 }),
+  );
   return (out.Messages?.[0]?.MessageAttributes ?? {}) as Record<string, MessageAttributeValue>;
 }
 
@@ -48,10 +51,19 @@ describe('signed x-retry against the writers of the DLQ, and through a key rotat
 
     // A DLQ writer: the victim's genuine signed state on its own body, and a state it wrote naming another identity.
     const forged = JSON.stringify({ v: 1, attempt: 1, firstReceivedAt: Date.now() - 1000, originalMessageId: 'order-4711-victim' });
-    for (const [body, xRetry] of [['moved', genuine['x-retry']!.StringValue!], ['forged', forged]]) {
-      await suite.emulator.sqs.send(new SendMessageCommand({ QueueUrl: queues.dlqUrl, MessageBody: body, MessageAttributes: { 'x-retry': { DataType: 'String', StringValue: xRetry } } }));
+    for (const [body, xRetry] of [
+      ['moved', genuine['x-retry']!.StringValue!],
+      ['forged', forged],
+    ]) {
+      await suite.emulator.sqs.send(
+        new SendMessageCommand({ QueueUrl: queues.dlqUrl, MessageBody: body, MessageAttributes: { 'x-retry': { DataType: 'String', StringValue: xRetry } } }),
+      );
     }
-    const result = await replayDeadLetters({ sqs: suite.emulator.sqs, dlqUrl: queues.dlqUrl }, {}, { to: queues.queueUrl, resetAttempts: false, dryRun: false, signer: new RetryStateSigner([OLD_KEY]) });
+    const result = await replayDeadLetters(
+      { sqs: suite.emulator.sqs, dlqUrl: queues.dlqUrl },
+      {},
+      { to: queues.queueUrl, resetAttempts: false, dryRun: false, signer: new RetryStateSigner([OLD_KEY]) },
+    );
 
     expect(result.replayed).toHaveLength(3);
     const own = result.replayed.filter((replayed) => replayed.ownIdentity !== undefined);

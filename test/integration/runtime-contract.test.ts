@@ -13,13 +13,24 @@ type Runtime = (queues: QueuePair, handler: ReturnType<typeof contractHandler>) 
 
 /** The container worker: `SqsWorker` polling the queue. */
 const worker: Runtime = async (queues, handler) => {
-  await suite.engine(queues, handler as MessageHandler, { maxAttempts: 3, jitter: 'none', types: { TEMPORARY: { backoff: { type: 'fixed', delayMs: 0 } } } }, { schema: job });
+  await suite.engine(
+    queues,
+    handler as MessageHandler,
+    { maxAttempts: 3, jitter: 'none', types: { TEMPORARY: { backoff: { type: 'fixed', delayMs: 0 } } } },
+    { schema: job },
+  );
   return async () => undefined;
 };
 
 /** The Lambda adapter, invoked by a stand-in for Lambda's event source mapping on the same queue. */
 const lambda: Runtime = async (queues, handler) => {
-  const fn = sqsHandler(handler, { sqs: suite.emulator.sqs, queueUrl: queues.queueUrl, deadLetterQueueUrl: queues.dlqUrl, retryPolicy: contractPolicy(), schema: job });
+  const fn = sqsHandler(handler, {
+    sqs: suite.emulator.sqs,
+    queueUrl: queues.queueUrl,
+    deadLetterQueueUrl: queues.dlqUrl,
+    retryPolicy: contractPolicy(),
+    schema: job,
+  });
   const mapping = await startEventSourceMapping(suite.emulator.sqs, queues.queueUrl, fn);
   return () => mapping.stop();
 };
@@ -34,12 +45,20 @@ describe.each([
     const succeeded = new Set<string>();
     const stop = await runtime(queues, contractHandler(runs, succeeded));
     try {
-      await sendAll(suite.emulator.sqs, queues.queueUrl, CORPUS.map(({ body }) => ({ body })));
+      await sendAll(
+        suite.emulator.sqs,
+        queues.queueUrl,
+        CORPUS.map(({ body }) => ({ body })),
+      );
       const deadLetters = Object.values(EXPECTED).filter((e) => e.end !== 'succeeded').length;
-      await eventually(async () => {
-        const [queue, dlq] = await Promise.all([suite.emulator.depth(queues.queueUrl), suite.emulator.depth(queues.dlqUrl)]);
-        return queue.visible + queue.inFlight + queue.delayed === 0 && dlq.visible === deadLetters ? true : undefined;
-      }, 30_000, 'every job to end');
+      await eventually(
+        async () => {
+          const [queue, dlq] = await Promise.all([suite.emulator.depth(queues.queueUrl), suite.emulator.depth(queues.dlqUrl)]);
+          return queue.visible + queue.inFlight + queue.delayed === 0 && dlq.visible === deadLetters ? true : undefined;
+        },
+        30_000,
+        'every job to end',
+      );
     } finally {
       await stop();
     }

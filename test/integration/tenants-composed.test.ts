@@ -16,7 +16,7 @@ interface Job {
 }
 
 describe('tenants with backpressure and idempotency (on the emulator)', () => {
-  it("a rate-limited tenant waits without starving the other or using attempts, and a duplicate runs once", async () => {
+  it('a rate-limited tenant waits without starving the other or using attempts, and a duplicate runs once', async () => {
     const queues = await suite.emulator.createQueues();
     const runs: Array<{ id: string; attempt: number; at: number }> = [];
     let pausedAt: number | undefined;
@@ -29,22 +29,34 @@ describe('tenants with backpressure and idempotency (on the emulator)', () => {
         throw new RetryableError('a answered 429', { errorType: 'RATE_LIMIT', retryAfterMs: 1_500 });
       }
     };
-    await suite.engine(queues, handler, {}, {
-      maxInFlight: 2,
-      prefetch: 20,
-      tenants: { key: 'body.tenant' },
-      // Each tenant calls its own API: the dependency is the tenant.
-      dependencyKey: (message) => (message.body as Job).tenant,
-      backpressure: { rateLimitEvidence: 1 },
-      idempotency: { store: new DynamoDBPersistenceLayer({ tableName: await dynamo().createIdempotencyTable(), awsSdkV3Client: dynamo().client }), key: (message) => (message.body as Job).id },
-    });
+    await suite.engine(
+      queues,
+      handler,
+      {},
+      {
+        maxInFlight: 2,
+        prefetch: 20,
+        tenants: { key: 'body.tenant' },
+        // Each tenant calls its own API: the dependency is the tenant.
+        dependencyKey: (message) => (message.body as Job).tenant,
+        backpressure: { rateLimitEvidence: 1 },
+        idempotency: {
+          store: new DynamoDBPersistenceLayer({ tableName: await dynamo().createIdempotencyTable(), awsSdkV3Client: dynamo().client }),
+          key: (message) => (message.body as Job).id,
+        },
+      },
+    );
     const jobs = (tenant: string, count: number) => Array.from({ length: count }, (_, i) => ({ body: JSON.stringify({ tenant, id: `${tenant}${i}` }) }));
     // b1 is delivered twice: the idempotency key (its id) runs it once.
     await sendAll(suite.emulator.sqs, queues.queueUrl, [...jobs('a', 10), ...jobs('b', 4), { body: '{"tenant":"b","id":"b1"}' }]);
-    await eventually(async () => {
-      const depth = await suite.emulator.depth(queues.queueUrl);
-      return depth.visible + depth.inFlight + depth.delayed === 0 && runs.filter((r) => r.id.startsWith('a')).length >= 11 ? true : undefined;
-    }, 30_000, 'every job to run');
+    await eventually(
+      async () => {
+        const depth = await suite.emulator.depth(queues.queueUrl);
+        return depth.visible + depth.inFlight + depth.delayed === 0 && runs.filter((r) => r.id.startsWith('a')).length >= 11 ? true : undefined;
+      },
+      30_000,
+      'every job to run',
+    );
 
     console.info(`runs, ms from the 429: ${runs.map((r) => `${r.id}@${r.attempt} +${r.at - pausedAt!}`).join(', ')}`);
     const ranOf = (id: string) => runs.filter((r) => r.id === id);

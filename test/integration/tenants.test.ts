@@ -41,7 +41,9 @@ describe('tenants take turns for the handlers (body.tenant key, on the emulator)
   it("starts a quiet tenant's jobs among the first, where without tenants they wait behind the whole burst", async () => {
     const fair = await startOrder({ tenants: { key: 'body.tenant' } });
     const plain = await startOrder({});
-    console.info(`start positions of b's jobs: with tenants ${['b0', 'b1'].map((id) => fair.indexOf(id))}, without ${['b0', 'b1'].map((id) => plain.indexOf(id))}`);
+    console.info(
+      `start positions of b's jobs: with tenants ${['b0', 'b1'].map((id) => fair.indexOf(id))}, without ${['b0', 'b1'].map((id) => plain.indexOf(id))}`,
+    );
     expect(Math.max(fair.indexOf('b0'), fair.indexOf('b1'))).toBeLessThan(8);
     expect(Math.min(plain.indexOf('b0'), plain.indexOf('b1'))).toBeGreaterThanOrEqual(10);
     // Within a tenant, arrival order holds.
@@ -53,7 +55,9 @@ describe('tenants take turns for the handlers (body.tenant key, on the emulator)
     const perMessage = (i: number) => `burst-${i}`;
     const listed = await startOrder({ tenants: { key: 'body.tenant', values: ['a', 'b'] } }, perMessage);
     const unlisted = await startOrder({ tenants: { key: 'body.tenant' } }, perMessage);
-    console.info(`start positions of b's jobs against a tenant per burst message: listed ${['b0', 'b1'].map((id) => listed.indexOf(id))}, not ${['b0', 'b1'].map((id) => unlisted.indexOf(id))}`);
+    console.info(
+      `start positions of b's jobs against a tenant per burst message: listed ${['b0', 'b1'].map((id) => listed.indexOf(id))}, not ${['b0', 'b1'].map((id) => unlisted.indexOf(id))}`,
+    );
     // The invented values share one turn: b takes every other start.
     expect(Math.max(listed.indexOf('b0'), listed.indexOf('b1'))).toBeLessThan(8);
     // Without the list every invented value is a tenant of its own, ahead of b: what docs/worker.md warns of.
@@ -74,7 +78,9 @@ describe('tenants take turns for the handlers (body.tenant key, on the emulator)
     };
     const fair = await startOrderAfterBurst({ tenants: { key: 'body.tenant', prefetch: 200 } });
     const plain = await startOrderAfterBurst({});
-    console.info(`start positions of b's later jobs: with tenants ${['b1', 'b2'].map((id) => fair.indexOf(id))}, without ${['b1', 'b2'].map((id) => plain.indexOf(id))}`);
+    console.info(
+      `start positions of b's later jobs: with tenants ${['b1', 'b2'].map((id) => fair.indexOf(id))}, without ${['b1', 'b2'].map((id) => plain.indexOf(id))}`,
+    );
     // Sent in batches of 10 behind a's 100: with the read-ahead, b's jobs start as soon as the worker has read them.
     expect(Math.max(fair.indexOf('b1'), fair.indexOf('b2'))).toBeLessThan(60);
     expect(Math.min(plain.indexOf('b1'), plain.indexOf('b2'))).toBeGreaterThan(90);
@@ -82,13 +88,25 @@ describe('tenants take turns for the handlers (body.tenant key, on the emulator)
 
   it('refuses a key or cap it cannot use, naming the option', async () => {
     const queues = await suite.emulator.createQueues();
-    const refusal = (tenants: unknown) => suite.engine(queues, async () => undefined, {}, { tenants: tenants as SqsWorkerOptions['tenants'] }).then(() => undefined, (error: unknown) => error);
-    expect(await refusal({ key: 'customer' })).toMatchObject({ option: 'tenants.key', message: expect.stringMatching(/group, attribute\.<name> or body\.<path>/) });
+    const refusal = (tenants: unknown) =>
+      suite
+        .engine(queues, async () => undefined, {}, { tenants: tenants as SqsWorkerOptions['tenants'] })
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+    expect(await refusal({ key: 'customer' })).toMatchObject({
+      option: 'tenants.key',
+      message: expect.stringMatching(/group, attribute\.<name> or body\.<path>/),
+    });
     expect(await refusal({ key: 'body.' })).toBeInstanceOf(SqsWorkerConfigError);
     expect(await refusal({ key: 'group', maxInFlight: '150%' })).toMatchObject({ option: 'tenants.maxInFlight' });
     expect(await refusal({ key: 'group', maxInFlight: 0 })).toMatchObject({ option: 'tenants.maxInFlight' });
     expect(await refusal({ key: 'group', prefetch: -1 })).toMatchObject({ option: 'tenants.prefetch' });
-    expect(await refusal({ key: 'group', values: [] })).toMatchObject({ option: 'tenants.values', message: expect.stringMatching(/must list 1 to 10000 tenant values/) });
+    expect(await refusal({ key: 'group', values: [] })).toMatchObject({
+      option: 'tenants.values',
+      message: expect.stringMatching(/must list 1 to 10000 tenant values/),
+    });
     expect(await refusal({ key: 'group', values: ['a', ''] })).toMatchObject({ option: 'tenants.values' });
   });
 });

@@ -9,7 +9,9 @@ import { ensureDebianPackage } from '../support/debian-package.js';
 import { eventually } from '../support/emulator.js';
 
 const run = promisify(execFile);
-const ROOT = [fileURLToPath(new URL('../..', import.meta.url)), fileURLToPath(new URL('../../..', import.meta.url))].find((dir) => existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'apps')))!;
+const ROOT = [fileURLToPath(new URL('../..', import.meta.url)), fileURLToPath(new URL('../../..', import.meta.url))].find(
+  (dir) => existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'apps')),
+)!;
 
 const tmux = (...args: string[]) => run('tmux', args).then(({ stdout }) => stdout);
 

@@ -24,7 +24,8 @@ afterAll(() => {
 });
 beforeEach(() => exporter.reset());
 
-const traced = (queues: QueuePair, handler: MessageHandler) => suite.engine(queues, handler, { types: { TEMPORARY: { backoff: { type: 'fixed', delayMs: 0 } } } }, { tracing: { tracerProvider } });
+const traced = (queues: QueuePair, handler: MessageHandler) =>
+  suite.engine(queues, handler, { types: { TEMPORARY: { backoff: { type: 'fixed', delayMs: 0 } } } }, { tracing: { tracerProvider } });
 
 const processSpans = (messageId: string) =>
   exporter
@@ -81,7 +82,10 @@ describe('tracing across attempts (fauxqs, in-memory span exporter)', () => {
     const spans = await eventually(() => (processSpans(id).length === 2 ? processSpans(id) : undefined), 15_000, 'two process spans');
     const last = spans[1]!;
     expect(last.spanContext().traceId).toBe(spans[0]!.spanContext().traceId);
-    expect(last.events.at(-1)).toMatchObject({ name: 'requeue.dead-letter', attributes: { 'requeue.reason': 'non-retryable', 'requeue.error': 'card declined' } });
+    expect(last.events.at(-1)).toMatchObject({
+      name: 'requeue.dead-letter',
+      attributes: { 'requeue.reason': 'non-retryable', 'requeue.error': 'card declined' },
+    });
     expect(last.attributes['requeue.outcome']).toBe('dead-lettered');
     expect(last.status).toMatchObject({ code: 2, message: 'dead-lettered: non-retryable' });
 
@@ -96,7 +100,11 @@ describe('tracing across attempts (fauxqs, in-memory span exporter)', () => {
     const queues = await suite.emulator.createQueues({ rawMessageDelivery: false });
     await traced(queues, () => Promise.resolve());
     await suite.emulator.sns.send(
-      new PublishCommand({ TopicArn: queues.topicArn, Message: '{"id":"env"}', MessageAttributes: { traceparent: { DataType: 'String', StringValue: PUBLISHER_TRACEPARENT } } }),
+      new PublishCommand({
+        TopicArn: queues.topicArn,
+        Message: '{"id":"env"}',
+        MessageAttributes: { traceparent: { DataType: 'String', StringValue: PUBLISHER_TRACEPARENT } },
+      }),
     );
     const span = await eventually(() => exporter.getFinishedSpans().find((s) => s.name.startsWith('process ')), 15_000, 'a process span');
     expect(span.spanContext().traceId).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
@@ -123,7 +131,9 @@ describe('tracing across attempts (fauxqs, in-memory span exporter)', () => {
     const publisher = new RequeuePublisher({ sqs: suite.emulator.sqs, sns: suite.emulator.sns, tracing: { tracerProvider } });
     const request = tracerProvider.getTracer('app').startSpan('POST /orders');
     await context.with(trace.setSpan(context.active(), request), () =>
-      kind === 'queue' ? publisher.send(queues.queueUrl, { body: { id: 'o-1' }, attributes: { tenant: 'acme' } }) : publisher.publish(queues.topicArn, { body: { id: 'o-1' } }),
+      kind === 'queue'
+        ? publisher.send(queues.queueUrl, { body: { id: 'o-1' }, attributes: { tenant: 'acme' } })
+        : publisher.publish(queues.topicArn, { body: { id: 'o-1' } }),
     );
     request.end();
     const process = await eventually(() => exporter.getFinishedSpans().find((s) => s.name.startsWith('process ')), 15_000, 'a process span');

@@ -37,11 +37,18 @@ describe('webhook egress with a proxy in the environment', () => {
     const body = JSON.stringify({ url: `http://localhost:${receiver.port}/hook`, payload: { job: 1 } });
     await suite.emulator.sqs.send(new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: body }));
 
-    const [dead] = await eventually(async () => {
-      const letters = await suite.emulator.drain(queues.dlqUrl);
-      return letters.length ? letters : undefined;
-    }, 20_000, 'the refused message in the DLQ');
-    expect(parseDeadLetterRecord(dead!.MessageAttributes!['x-dead-letter']!.StringValue!)).toMatchObject({ reason: 'non-retryable', errorType: 'EGRESS_REFUSED' });
+    const [dead] = await eventually(
+      async () => {
+        const letters = await suite.emulator.drain(queues.dlqUrl);
+        return letters.length ? letters : undefined;
+      },
+      20_000,
+      'the refused message in the DLQ',
+    );
+    expect(parseDeadLetterRecord(dead!.MessageAttributes!['x-dead-letter']!.StringValue!)).toMatchObject({
+      reason: 'non-retryable',
+      errorType: 'EGRESS_REFUSED',
+    });
     expect(proxy.seen).toEqual([]);
     expect(receiver.seen).toEqual([]);
   });
@@ -67,7 +74,10 @@ describe('publisher-chosen hosts (2,000 distinct refused targets)', () => {
     // The shutdown flushes the metrics: count the distinct Dependency dimensions written.
     worker.child.kill('SIGTERM');
     await worker.exited;
-    const emf = worker.output().split('\n').filter((line) => line.startsWith('{') && line.includes('"_aws":{'));
+    const emf = worker
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{') && line.includes('"_aws":{'));
     expect(emf.length).toBeGreaterThan(0);
     const perDependency = new Set(
       emf.flatMap((line) => {

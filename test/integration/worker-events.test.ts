@@ -31,11 +31,18 @@ describe('the worker event stream (fauxqs)', () => {
     // Awaited on the stream itself: four settles (ok, flaky's retry and its success, bad).
     await eventually(() => (settled().length >= 4 ? true : undefined), 15_000, 'four settled events');
 
-    const outcomes = (originalMessageId: string) => settled().filter((e) => e.originalMessageId === originalMessageId).map((e) => e.outcome.kind);
+    const outcomes = (originalMessageId: string) =>
+      settled()
+        .filter((e) => e.originalMessageId === originalMessageId)
+        .map((e) => e.outcome.kind);
     expect(outcomes(ids.ok!)).toEqual(['deleted']);
     expect(outcomes(ids.flaky!)).toEqual(['retry', 'deleted']);
     expect(outcomes(ids.bad!)).toEqual(['dead-letter']);
-    expect(settled().find((e) => e.outcome.kind === 'dead-letter')?.outcome).toMatchObject({ reason: 'non-retryable', errorType: 'HTTP_4XX', carriesRecord: true });
+    expect(settled().find((e) => e.outcome.kind === 'dead-letter')?.outcome).toMatchObject({
+      reason: 'non-retryable',
+      errorType: 'HTTP_4XX',
+      carriesRecord: true,
+    });
     expect(settled().find((e) => e.outcome.kind === 'retry')?.outcome).toMatchObject({ nextAttempt: 2, errorType: 'TEMPORARY', transport: 'copy' });
 
     // Per delivery: received, then handled, then settled.

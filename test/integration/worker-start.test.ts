@@ -43,7 +43,9 @@ describe('a worker whose consumers cannot start', () => {
       AWS_EC2_METADATA_DISABLED: 'true',
     });
     expect((await worker.exited).code).toBe(1);
-    expect(lastLine(worker.output())).toMatch(/^requeue worker: no consumer could start in 1 s; simulation: no usable AWS credentials for .*: configure the standard chain/);
+    expect(lastLine(worker.output())).toMatch(
+      /^requeue worker: no consumer could start in 1 s; simulation: no usable AWS credentials for .*: configure the standard chain/,
+    );
   }, 30_000);
 
   it('keeps running the consumers that started, naming the one that did not, which keeps trying', async () => {
@@ -52,13 +54,23 @@ describe('a worker whose consumers cannot start', () => {
       { name: 'orders', queueUrl: good.queueUrl, dlqUrl: good.dlqUrl },
       { name: 'refunds', queueUrl: good.queueUrl.replace(/[^/]+$/, 'refunds-not-created'), dlqUrl: good.dlqUrl },
     ];
-    const worker = await suite.workerProcess(good, { WORKER_QUEUE_URL: '', WORKER_DLQ_URL: '', WORKER_CONSUMERS: JSON.stringify(consumers), WORKER_START_TIMEOUT_MS: '1000' });
-    await eventually(async () => (worker.output().includes('consumer refunds has not started in 1 s') ? true : undefined), 20_000, 'the failing consumer to be named');
+    const worker = await suite.workerProcess(good, {
+      WORKER_QUEUE_URL: '',
+      WORKER_DLQ_URL: '',
+      WORKER_CONSUMERS: JSON.stringify(consumers),
+      WORKER_START_TIMEOUT_MS: '1000',
+    });
+    await eventually(
+      async () => (worker.output().includes('consumer refunds has not started in 1 s') ? true : undefined),
+      20_000,
+      'the failing consumer to be named',
+    );
     expect(worker.output()).toContain('it keeps trying while orders run(s)');
     expect(worker.child.exitCode).toBeNull();
     const ready = await fetch(`http://127.0.0.1:${worker.healthPort}/health/ready`);
     expect(ready.status).toBe(503);
-    const { consumers: health } = ((await ready.json()) as { details: Record<string, { consumers: Record<string, { ready: boolean; error?: string }> }> }).details['sqs-worker']!;
+    const { consumers: health } = ((await ready.json()) as { details: Record<string, { consumers: Record<string, { ready: boolean; error?: string }> }> })
+      .details['sqs-worker']!;
     expect(health.orders?.ready).toBe(true);
     expect(health.refunds?.error).toContain('does not exist');
   }, 30_000);
@@ -69,6 +81,8 @@ describe('a worker whose consumers cannot start', () => {
     await waitUntilReady(worker);
     worker.child.kill('SIGINT');
     expect((await worker.exited).code).toBe(0);
-    expect(worker.output()).toContain('requeue worker: SIGINT: stopping; running handlers finish and open long polls return (up to 2 s, WORKER_WAIT_TIME_SECONDS); Ctrl-C again exits at once');
+    expect(worker.output()).toContain(
+      'requeue worker: SIGINT: stopping; running handlers finish and open long polls return (up to 2 s, WORKER_WAIT_TIME_SECONDS); Ctrl-C again exits at once',
+    );
   }, 30_000);
 });

@@ -37,5 +37,10 @@ export function startShell(file: string, args: string[], options: { cwd?: string
 /** The command lines of the README's `sh` blocks, without their comments. */
 export function readmeCommands(readme: string): string[] {
   const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!);
-  return blocks.flatMap((block) => block.split('\n').map((line) => line.replace(/\s+#.*$/, '').trim()).filter(Boolean));
+  return blocks.flatMap((block) =>
+    block
+      .split('\n')
+      .map((line) => line.replace(/\s+#.*$/, '').trim())
+      .filter(Boolean),
+  );
 }

@@ -48,17 +48,21 @@ describe('a newcomer walks the README on a fresh clone', () => {
   });
 
   const older = installedOlderNode();
-  it.runIf(older)(`on the machine's older Node (${older ?? 'none'}), \`npm ci\` refuses at once, saying which Node it needs`, async () => {
-    const started = Date.now();
-    const result = await shell('npm ci', { cwd: clone, env: newcomerEnv(dirname(older!)) });
-    const seconds = (Date.now() - started) / 1000;
-    console.info(`npm ci on ${older}: exit ${result.code} in ${seconds.toFixed(1)} s`);
-    expect(result.code).not.toBe(0);
-    expect(result.stdout + result.stderr).toMatch(/EBADENGINE[\s\S]*>=22\.15/);
-    // Before any download: npm reads the engines first, and nothing is installed.
-    expect(existsSync(join(clone, 'node_modules', '.package-lock.json'))).toBe(false);
-    expect(seconds).toBeLessThan(30);
-  }, 60_000);
+  it.runIf(older)(
+    `on the machine's older Node (${older ?? 'none'}), \`npm ci\` refuses at once, saying which Node it needs`,
+    async () => {
+      const started = Date.now();
+      const result = await shell('npm ci', { cwd: clone, env: newcomerEnv(dirname(older!)) });
+      const seconds = (Date.now() - started) / 1000;
+      console.info(`npm ci on ${older}: exit ${result.code} in ${seconds.toFixed(1)} s`);
+      expect(result.code).not.toBe(0);
+      expect(result.stdout + result.stderr).toMatch(/EBADENGINE[\s\S]*>=22\.15/);
+      // Before any download: npm reads the engines first, and nothing is installed.
+      expect(existsSync(join(clone, 'node_modules', '.package-lock.json'))).toBe(false);
+      expect(seconds).toBeLessThan(30);
+    },
+    60_000,
+  );
 
   it('on Node 24, `npm ci && npm run demo` installs, builds and accounts for every message, pairing SNS and SQS ids', async () => {
     const [install, demo] = installAndDemo.split(' && ') as [string, string];
@@ -106,17 +110,27 @@ describe('`npm start` as the README and its banner say', () => {
     const published = await shell(banner().publish.replace('\\\n', ' '), { cwd: clone, env: node24 });
     expect(published.code, published.stderr).toBe(0);
     expect(JSON.parse(published.stdout)).toMatchObject({ MessageId: expect.stringMatching(UUID) });
-    const done = await eventually(() => /"originalMessageId":"([^"]+)","attempt":2,"msg":"done on attempt 2"/.exec(npm.output())?.[1], 30_000, 'the retried success');
+    const done = await eventually(
+      () => /"originalMessageId":"([^"]+)","attempt":2,"msg":"done on attempt 2"/.exec(npm.output())?.[1],
+      30_000,
+      'the retried success',
+    );
     expect(npm.output()).toMatch(new RegExp(`"originalMessageId":"${done}","attempt":1,"errorType":"TEMPORARY".*"msg":"handler failed; retrying"`));
   }, 120_000);
 
   it('`npx requeue dlq list` finds the local stack, alone and with the DLQ URL the banner prints', async () => {
-    const permanent = banner().publish.replace('\\\n', ' ').replace(/--message '.*'$/, `--message '{"id":"broken","simulate":{"outcome":"permanent"}}'`);
+    const permanent = banner()
+      .publish.replace('\\\n', ' ')
+      .replace(/--message '.*'$/, `--message '{"id":"broken","simulate":{"outcome":"permanent"}}'`);
     expect((await shell(permanent, { cwd: clone, env: node24 })).code).toBe(0);
-    const listed = await eventually(async () => {
-      const result = await shell('npx requeue dlq list --json', { cwd: clone, env: node24 });
-      return result.code === 0 && result.stdout.includes('broken') ? result : undefined;
-    }, 30_000, 'the dead letter');
+    const listed = await eventually(
+      async () => {
+        const result = await shell('npx requeue dlq list --json', { cwd: clone, env: node24 });
+        return result.code === 0 && result.stdout.includes('broken') ? result : undefined;
+      },
+      30_000,
+      'the dead letter',
+    );
     const [letter] = JSON.parse(listed.stdout) as Array<{ reason: string; body: string }>;
     expect(letter).toMatchObject({ reason: 'non-retryable' });
     const byUrl = await shell(`npx requeue dlq list --dlq ${banner().dlqUrl}`, { cwd: clone, env: node24 });

@@ -16,11 +16,19 @@ function packageDir(files: Record<string, string>): string {
   return dir;
 }
 
-describe('the packaging check of a tarball\'s contents', () => {
-  const manifest = { exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' } }, dependencies: { zod: '^4' }, peerDependencies: { '@aws-sdk/client-sqs': '^3' } };
+describe("the packaging check of a tarball's contents", () => {
+  const manifest = {
+    exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' } },
+    dependencies: { zod: '^4' },
+    peerDependencies: { '@aws-sdk/client-sqs': '^3' },
+  };
 
   it('passes a tarball that ships its entry points and imports only what it declares', async () => {
-    const dir = packageDir({ 'dist/index.js': "import { z } from 'zod';\nimport { SQSClient } from '@aws-sdk/client-sqs';\nimport { a } from './a.js';\nimport { readFile } from 'node:fs';\n", 'dist/index.d.ts': '' });
+    const dir = packageDir({
+      'dist/index.js':
+        "import { z } from 'zod';\nimport { SQSClient } from '@aws-sdk/client-sqs';\nimport { a } from './a.js';\nimport { readFile } from 'node:fs';\n",
+      'dist/index.d.ts': '',
+    });
     await expect(checkContents(pkg, manifest, ['dist/index.js', 'dist/index.d.ts'], dir)).resolves.toBeUndefined();
   });
 
@@ -31,7 +39,9 @@ describe('the packaging check of a tarball\'s contents', () => {
 
   it('fails on an import the manifest does not declare, static or dynamic, naming file and package', async () => {
     const statics = packageDir({ 'dist/index.js': "import {\n  x,\n} from '@requeue/retry/sub';\n", 'dist/index.d.ts': '' });
-    await expect(checkContents(pkg, manifest, ['dist/index.js', 'dist/index.d.ts'], statics)).rejects.toThrow(/dist\/index\.js imports @requeue\/retry, which package\.json does not declare/);
+    await expect(checkContents(pkg, manifest, ['dist/index.js', 'dist/index.d.ts'], statics)).rejects.toThrow(
+      /dist\/index\.js imports @requeue\/retry, which package\.json does not declare/,
+    );
     const dynamic = packageDir({ 'dist/index.js': "const m = await import('pino');\n", 'dist/index.d.ts': '' });
     await expect(checkContents(pkg, manifest, ['dist/index.js', 'dist/index.d.ts'], dynamic)).rejects.toThrow(/imports pino/);
   });

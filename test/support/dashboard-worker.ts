@@ -2,7 +2,12 @@ import { eventually, type Emulator, type QueuePair } from './emulator.js';
 import { startWorkerProcess, waitUntilReady, type WorkerProcess } from './worker-process.js';
 
 /** The worker app on `queues` with its local dashboard on, ready; its dashboard's URL, origin and token. */
-export async function startWorkerWithDashboard(emulator: Emulator, queues: QueuePair, track: (worker: WorkerProcess) => WorkerProcess, env: Record<string, string> = {}) {
+export async function startWorkerWithDashboard(
+  emulator: Emulator,
+  queues: QueuePair,
+  track: (worker: WorkerProcess) => WorkerProcess,
+  env: Record<string, string> = {},
+) {
   const worker = track(
     startWorkerProcess({
       WORKER_QUEUE_URL: queues.queueUrl,

@@ -8,10 +8,25 @@ export const CORPUS_RETRY_KEY = 'dead-letter-corpus-key-0123456789abcdef';
 
 /** Five causes, each with ids, numbers and URLs that vary from one dead letter to the next. */
 export const CORPUS_CAUSES: Array<{ count: number; reason?: DeadLetterReason; errorType?: string; error?: (n: number) => string }> = [
-  { count: 3_000, reason: 'max-attempts', errorType: 'HTTP_5XX', error: (n) => `POST https://hooks.example.com/orders/${n}: 503 Service Unavailable after ${n % 7 + 1} ms` },
-  { count: 2_500, reason: 'non-retryable', errorType: 'HTTP_4XX', error: (n) => `POST https://api.pay.example/v1/charges/ch_${n}: 400 (request ${n.toString(16).padStart(6, '0')}9f3a2b)` },
+  {
+    count: 3_000,
+    reason: 'max-attempts',
+    errorType: 'HTTP_5XX',
+    error: (n) => `POST https://hooks.example.com/orders/${n}: 503 Service Unavailable after ${(n % 7) + 1} ms`,
+  },
+  {
+    count: 2_500,
+    reason: 'non-retryable',
+    errorType: 'HTTP_4XX',
+    error: (n) => `POST https://api.pay.example/v1/charges/ch_${n}: 400 (request ${n.toString(16).padStart(6, '0')}9f3a2b)`,
+  },
   { count: 2_000, reason: 'max-attempts', errorType: 'TIMEOUT', error: (n) => `handler timed out after ${30_000 + n} ms` },
-  { count: 1_500, reason: 'non-retryable', errorType: 'VALIDATION', error: (n) => `body failed validation: items.${n % 5}.amount: Expected number, received string` },
+  {
+    count: 1_500,
+    reason: 'non-retryable',
+    errorType: 'VALIDATION',
+    error: (n) => `body failed validation: items.${n % 5}.amount: Expected number, received string`,
+  },
   // Moved by SQS's own redrive: no x-dead-letter record.
   { count: 1_000 },
 ];
@@ -29,7 +44,16 @@ export function deadLetterCorpus(sourceQueue: string): Outgoing[] {
       const body = JSON.stringify({ cause: c, n });
       if (!cause.reason) return { body };
       const originalMessageId = `m-${c}-${n}`;
-      const record = { reason: cause.reason, errorType: cause.errorType!, error: cause.error!(n), attempts: 3, firstReceivedAt: now - 60_000, deadLetteredAt: now - n, sourceQueue, originalMessageId };
+      const record = {
+        reason: cause.reason,
+        errorType: cause.errorType!,
+        error: cause.error!(n),
+        attempts: 3,
+        firstReceivedAt: now - 60_000,
+        deadLetteredAt: now - n,
+        sourceQueue,
+        originalMessageId,
+      };
       const state = signer.sign({ v: 1, attempt: 3, firstReceivedAt: now - 60_000, originalMessageId }, messageDigest(body, {}));
       return {
         body,

@@ -18,7 +18,8 @@ export function answerDeadLetterSourceQueues(client: SQSClient, emulator: SQSCli
 }
 
 async function sourcesOf(sqs: SQSClient, dlqUrl: string): Promise<string[]> {
-  const arnOf = async (queueUrl: string) => (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))).Attributes?.QueueArn;
+  const arnOf = async (queueUrl: string) =>
+    (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))).Attributes?.QueueArn;
   const dlqArn = await arnOf(dlqUrl);
   const queues = (await sqs.send(new ListQueuesCommand({}))).QueueUrls ?? [];
   const sources: string[] = [];

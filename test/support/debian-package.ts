@@ -10,7 +10,10 @@ export function ensureDebianPackage(name: string, binary: string, neededBy: stri
   const sudo = process.getuid?.() === 0 ? '' : 'sudo ';
   try {
     // apt's progress goes to stderr: a caller's stdout may be a document (`npm run bench -- --json`).
-    execSync(`${sudo}apt-get update -qq && ${sudo}env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${name}`, { stdio: ['ignore', 2, 2], timeout: 280_000 });
+    execSync(`${sudo}apt-get update -qq && ${sudo}env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${name}`, {
+      stdio: ['ignore', 2, 2],
+      timeout: 280_000,
+    });
   } catch (cause) {
     throw new Error(`could not install ${name} with apt (needed by ${neededBy}): ${(cause as Error).message}`, { cause });
   }

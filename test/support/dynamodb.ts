@@ -26,7 +26,12 @@ export async function startDynamoDb(): Promise<LocalDynamoDb> {
     async createIdempotencyTable() {
       const TableName = `idempotency-${tables++}`;
       await client.send(
-        new CreateTableCommand({ TableName, AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], BillingMode: 'PAY_PER_REQUEST' }),
+        new CreateTableCommand({
+          TableName,
+          AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+          KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+          BillingMode: 'PAY_PER_REQUEST',
+        }),
       );
       return TableName;
     },

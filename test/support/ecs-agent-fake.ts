@@ -81,6 +81,7 @@ function invalidRequest(method: string | undefined, url: string | undefined, bod
   if (method !== 'PUT' || !url?.endsWith('/task-protection/v1/state')) return `unsupported: ${method} ${url}`;
   const { ProtectionEnabled, ExpiresInMinutes } = (body ?? {}) as { ProtectionEnabled?: unknown; ExpiresInMinutes?: unknown };
   if (typeof ProtectionEnabled !== 'boolean') return 'ProtectionEnabled is required and must be a boolean';
-  if (ExpiresInMinutes !== undefined && (!Number.isInteger(ExpiresInMinutes) || (ExpiresInMinutes as number) < 1 || (ExpiresInMinutes as number) > 2880)) return 'ExpiresInMinutes must be 1 to 2880';
+  if (ExpiresInMinutes !== undefined && (!Number.isInteger(ExpiresInMinutes) || (ExpiresInMinutes as number) < 1 || (ExpiresInMinutes as number) > 2880))
+    return 'ExpiresInMinutes must be 1 to 2880';
   return undefined;
 }

@@ -128,10 +128,23 @@ async function drain(sqs: SQSClient, queueUrl: string, hideSeconds: number): Pro
 async function consume(sqs: SQSClient, queueUrl: string): Promise<Message[]> {
   const all: Message[] = [];
   for (;;) {
-    const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageAttributeNames: ['All'], MessageSystemAttributeNames: ['All'] }));
+    const out = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 0,
+        MessageAttributeNames: ['All'],
+        MessageSystemAttributeNames: ['All'],
+      }),
+    );
     if (!out.Messages?.length) return all;
     all.push(...out.Messages);
-    await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: out.Messages.map((message, i) => ({ Id: String(i), ReceiptHandle: message.ReceiptHandle })) }));
+    await sqs.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: out.Messages.map((message, i) => ({ Id: String(i), ReceiptHandle: message.ReceiptHandle })),
+      }),
+    );
   }
 }
 

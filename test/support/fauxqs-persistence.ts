@@ -21,7 +21,8 @@ export async function keepMessagesMadeVisibleAgain(): Promise<void> {
     PersistenceManager?: { prototype: PersistenceManager };
   };
   const prototype = module.PersistenceManager?.prototype;
-  if (!prototype) throw new Error('fauxqs no longer has PersistenceManager in dist/persistence.js: check whether its visibility-0 bug is fixed, then drop this patch');
+  if (!prototype)
+    throw new Error('fauxqs no longer has PersistenceManager in dist/persistence.js: check whether its visibility-0 bug is fixed, then drop this patch');
   prototype.updateMessageReady = function updateMessageReady(this: PersistenceManager, messageId: string) {
     let statement = readyStatements.get(this);
     if (!statement) {

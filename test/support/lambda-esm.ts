@@ -18,8 +18,16 @@ export async function startEventSourceMapping(
   handler: SqsLambdaHandler,
   options: { batchSize?: number; timeoutMs?: number; queueArn?: string } = {},
 ): Promise<EventSourceMapping> {
-  const queueArn = options.queueArn ?? (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
-  const source = { function: 'test', queueUrl, queueArn, batchSize: options.batchSize ?? 10, reportsBatchItemFailures: true, timeoutSeconds: (options.timeoutMs ?? 30_000) / 1000 };
+  const queueArn =
+    options.queueArn ?? (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+  const source = {
+    function: 'test',
+    queueUrl,
+    queueArn,
+    batchSize: options.batchSize ?? 10,
+    reportsBatchItemFailures: true,
+    timeoutSeconds: (options.timeoutMs ?? 30_000) / 1000,
+  };
   const running = startLocalEventSource({ sqs, source, handler: handler as unknown as LocalSqsHandler });
   return {
     get invocations() {

@@ -57,4 +57,3 @@ export function moduleFor(sqs: SQSClient, queues: QueuePair, handlerName: string
   class TestModule {}
   return TestModule;
 }
-

@@ -36,7 +36,9 @@ type Spawned = { ok: true; server: RedisServer } | { ok: false; output: string }
 
 function spawnRedis(port: number): Promise<Spawned> {
   const dir = mkdtempSync(join(tmpdir(), 'requeue-redis-'));
-  const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   return new Promise((resolve) => {
     const timer = setTimeout(() => {

@@ -42,7 +42,10 @@ export function contractHandler(runs: Map<string, number[]>, succeeded: Set<stri
 }
 
 /** Where each job ended: succeeded, or its dead letter's reason and error type. */
-export function endings(succeeded: ReadonlySet<string>, deadLetters: Array<{ Body?: string; MessageAttributes?: Record<string, MessageAttributeValue> }>): Record<string, string> {
+export function endings(
+  succeeded: ReadonlySet<string>,
+  deadLetters: Array<{ Body?: string; MessageAttributes?: Record<string, MessageAttributeValue> }>,
+): Record<string, string> {
   const ends: Record<string, string> = {};
   for (const id of succeeded) ends[id] = 'succeeded';
   for (const letter of deadLetters) {

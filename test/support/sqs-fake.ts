@@ -193,7 +193,14 @@ export class SqsFake {
       this.sent.push(sent);
       const id = `m${++this.ids}`;
       if (QueueUrl === this.queueUrl) {
-        this.store.add({ id, body: sent.body, attributes: sent.attributes, groupId: sent.groupId, traceHeader: sent.traceHeader, visibleAt: now + (sent.delaySeconds ?? 0) * 1000 });
+        this.store.add({
+          id,
+          body: sent.body,
+          attributes: sent.attributes,
+          groupId: sent.groupId,
+          traceHeader: sent.traceHeader,
+          visibleAt: now + (sent.delaySeconds ?? 0) * 1000,
+        });
       }
       return { Id: entry.Id, MessageId: id, MD5OfMessageBody: '' };
     });
@@ -228,8 +235,17 @@ export class SqsFake {
 
   private attributes() {
     const { visibilityTimeoutSeconds = 30, maxReceiveCount } = this.options;
-    const redrive = maxReceiveCount === undefined ? {} : { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: 'arn:aws:sqs:us-east-1:000000000000:dlq', maxReceiveCount }) };
-    return { Attributes: { VisibilityTimeout: String(visibilityTimeoutSeconds), MaximumMessageSize: String(this.options.maximumMessageSize ?? SQS_LIMITS.messageBytes), ...redrive } };
+    const redrive =
+      maxReceiveCount === undefined
+        ? {}
+        : { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: 'arn:aws:sqs:us-east-1:000000000000:dlq', maxReceiveCount }) };
+    return {
+      Attributes: {
+        VisibilityTimeout: String(visibilityTimeoutSeconds),
+        MaximumMessageSize: String(this.options.maximumMessageSize ?? SQS_LIMITS.messageBytes),
+        ...redrive,
+      },
+    };
   }
 
   private waitForWork(maxMs: number): Promise<void> {

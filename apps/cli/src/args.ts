@@ -23,7 +23,8 @@ export function parseDuration(flag: string, value: string): number {
 
 export function parsePositiveInteger(flag: string, value: string): number {
   const parsed = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(parsed) || parsed < 1) throw new CliUsageError(`${flag} takes a whole number ≥ 1, got ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(parsed) || parsed < 1)
+    throw new CliUsageError(`${flag} takes a whole number ≥ 1, got ${JSON.stringify(value)}`);
   return parsed;
 }
 

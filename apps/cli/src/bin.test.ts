@@ -14,8 +14,10 @@ describe('the requeue bin', () => {
     expect(() => execFileSync('git', ['ls-files', '--error-unmatch', bin.requeue], { cwd: CLI_DIR, stdio: 'pipe' })).not.toThrow();
   });
 
-  it("is the bin the lockfile records, which is the one npm ci links", () => {
-    const lock = JSON.parse(readFileSync(join(CLI_DIR, '..', '..', 'package-lock.json'), 'utf8')) as { packages: Record<string, { bin?: Record<string, string> }> };
+  it('is the bin the lockfile records, which is the one npm ci links', () => {
+    const lock = JSON.parse(readFileSync(join(CLI_DIR, '..', '..', 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { bin?: Record<string, string> }>;
+    };
     expect(lock.packages['apps/cli']?.bin?.requeue).toBe(bin.requeue.replace(/^\.\//, ''));
   });
 

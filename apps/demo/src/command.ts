@@ -91,13 +91,16 @@ export async function runDemoCommand(argv: string[], io: DemoIo): Promise<void> 
     publishDelayMs,
     fifo: values.fifo,
     onDashboard: (url) => io.err(`dashboard: ${url}${publishDelayMs ? `  (publishing in ${publishDelayMs / 1000} s)` : ''}`),
-    holdOpen: dashboardPort === undefined ? undefined : async (finished) => {
-      if (tty) process.stderr.write('\n');
-      report = render(finished);
-      io.out(report);
-      io.err('The dashboard stays up: replay or discard dead letters there. Ctrl-C to stop.');
-      await untilInterrupted();
-    },
+    holdOpen:
+      dashboardPort === undefined
+        ? undefined
+        : async (finished) => {
+            if (tty) process.stderr.write('\n');
+            report = render(finished);
+            io.out(report);
+            io.err('The dashboard stays up: replay or discard dead letters there. Ctrl-C to stop.');
+            await untilInterrupted();
+          },
   });
   if (tty && dashboardPort === undefined) process.stderr.write('\n');
   const { summary } = summarize(workload, run);

@@ -18,7 +18,10 @@ describe('demo progress', () => {
       log('dead-lettered', 'd'),
       '{"_aws":{"CloudWatchMetrics":[]},"MessagesRetried":1}',
     ].join('\n');
-    const ledger = [{ id: 'job-a', attempt: 3, messageId: 'a3', at: 1, originalMessageId: 'a' }, { id: 'job-e', attempt: 1, messageId: 'e', at: 1, originalMessageId: 'e' }];
+    const ledger = [
+      { id: 'job-a', attempt: 3, messageId: 'a3', at: 1, originalMessageId: 'a' },
+      { id: 'job-e', attempt: 1, messageId: 'e', at: 1, originalMessageId: 'e' },
+    ];
     expect(progressOf(10, ledger, output, 5)).toEqual({ elapsedSeconds: 5, published: 10, succeeded: 2, deadLettered: 2, retrying: 1, firstAttempt: 5 });
   });
 });

@@ -9,9 +9,27 @@ const workload = [message('rate-limited-1', 'rate-limited'), message('transient-
 
 /** Worker log lines as pino writes them, one per line, mixed with output that is not ours. */
 const workerOutput = [
-  JSON.stringify({ level: 30, time: PUBLISHED_AT, msg: 'dependency rate-limiting or down; retrying without using an attempt', originalMessageId: 'o-rate', attempt: 1, errorType: 'RATE_LIMIT', delaySeconds: 2, dependency: 'simulation', cause: 'rate-limited' }),
+  JSON.stringify({
+    level: 30,
+    time: PUBLISHED_AT,
+    msg: 'dependency rate-limiting or down; retrying without using an attempt',
+    originalMessageId: 'o-rate',
+    attempt: 1,
+    errorType: 'RATE_LIMIT',
+    delaySeconds: 2,
+    dependency: 'simulation',
+    cause: 'rate-limited',
+  }),
   '{"_aws":{"CloudWatchMetrics":[]},"retrying":1}',
-  JSON.stringify({ level: 40, time: PUBLISHED_AT + 100, msg: 'handler failed; retrying', originalMessageId: 'o-transient', attempt: 1, errorType: 'TEMPORARY', delaySeconds: 1 }),
+  JSON.stringify({
+    level: 40,
+    time: PUBLISHED_AT + 100,
+    msg: 'handler failed; retrying',
+    originalMessageId: 'o-transient',
+    attempt: 1,
+    errorType: 'TEMPORARY',
+    delaySeconds: 1,
+  }),
 ].join('\n');
 
 const run: DemoRun = {

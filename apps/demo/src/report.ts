@@ -73,7 +73,13 @@ function outcomesById(workload: readonly DemoMessage[], run: DemoRun): Map<strin
     for (let i = 1; i < events.length; i++) events[i]!.waitedSeconds = events[i]!.atSeconds - events[i - 1]!.atSeconds;
     const sqsMessageId = [...originalToId].find(([, demoId]) => demoId === id)?.[0];
     const snsMessageId = run.snsMessageIds[id];
-    outcomes.set(id, { ...(snsMessageId ? { snsMessageId } : {}), ...(sqsMessageId ? { sqsMessageId } : {}), end: end?.end ?? 'lost', attempts: end?.attempts ?? 0, events });
+    outcomes.set(id, {
+      ...(snsMessageId ? { snsMessageId } : {}),
+      ...(sqsMessageId ? { sqsMessageId } : {}),
+      end: end?.end ?? 'lost',
+      attempts: end?.attempts ?? 0,
+      events,
+    });
   }
   return outcomes;
 }
@@ -129,7 +135,10 @@ const pad = (text: string, width: number) => text.padEnd(width);
  * (`--dashboard`); otherwise how to keep it up, since it stops with the demo.
  */
 function deadLetterHint(keptUp: { dlqUrl: string } | undefined): string[] {
-  if (!keptUp) return ["The demo's stack stops with it: `npm run demo -- --dashboard` keeps it up after the run, with these dead letters on the dashboard and the commands to list and replay them."];
+  if (!keptUp)
+    return [
+      "The demo's stack stops with it: `npm run demo -- --dashboard` keeps it up after the run, with these dead letters on the dashboard and the commands to list and replay them.",
+    ];
   return [
     'While this runs, list them with',
     `  npx requeue dlq list --dlq ${keptUp.dlqUrl}`,
@@ -162,7 +171,8 @@ export function renderReport(workload: readonly DemoMessage[], summary: DemoSumm
   }
   const byType = (kind: 'retry' | 'deferral') => {
     const delays = new Map<string, number[]>();
-    for (const retry of summary.retries.filter((r) => r.kind === kind)) delays.set(retry.errorType, [...(delays.get(retry.errorType) ?? []), retry.delaySeconds]);
+    for (const retry of summary.retries.filter((r) => r.kind === kind))
+      delays.set(retry.errorType, [...(delays.get(retry.errorType) ?? []), retry.delaySeconds]);
     const count = [...delays.values()].reduce((sum, list) => sum + list.length, 0);
     return `${count}${count ? ` (${[...delays].map(([type, list]) => `${type} ${list.length}, delays ${Math.min(...list)}-${Math.max(...list)} s`).join('; ')})` : ''}`;
   };

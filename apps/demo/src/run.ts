@@ -49,8 +49,15 @@ export interface DemoRun {
   local: { endpoint: string; queueUrl: string; dlqUrl: string; topicArn: string };
 }
 
-
-type RetryLogEntry = { msg?: string; time: number; originalMessageId: string; attempt: number; errorType: string; delaySeconds: number; cause?: RetryLogLine['deferredBecause'] };
+type RetryLogEntry = {
+  msg?: string;
+  time: number;
+  originalMessageId: string;
+  attempt: number;
+  errorType: string;
+  delaySeconds: number;
+  cause?: RetryLogLine['deferredBecause'];
+};
 
 /** The worker's pino lines about retries (deferrals included); EMF documents and other logs are skipped. */
 export function retryLines(output: string): RetryLogLine[] {
@@ -77,7 +84,12 @@ async function waitForHealth(worker: ChildProcess, output: () => string): Promis
   while (Date.now() < deadline) {
     if (worker.exitCode !== null) throw new DemoError(`the worker exited while starting:\n${output().slice(-2000)}`);
     const url = /health on (\S+)/.exec(output())?.[1];
-    const status = url ? await fetch(url).then((r) => r.status, () => 0) : 0;
+    const status = url
+      ? await fetch(url).then(
+          (r) => r.status,
+          () => 0,
+        )
+      : 0;
     if (status === 200) return;
     await sleep(100);
   }

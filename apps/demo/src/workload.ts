@@ -14,7 +14,9 @@ export interface DemoMessage {
 
 const FIFO_GROUPS = 4;
 
-const policy = (override: object): Record<string, MessageAttributeValue> => ({ 'x-retry-policy': { DataType: 'String', StringValue: JSON.stringify(override) } });
+const policy = (override: object): Record<string, MessageAttributeValue> => ({
+  'x-retry-policy': { DataType: 'String', StringValue: JSON.stringify(override) },
+});
 
 /**
  * A realistic mix: mostly fine, some transient failures that clear on attempt 2 or 3, a
@@ -45,6 +47,9 @@ export function demoWorkload(): DemoMessage[] {
 export const DEMO_RETRY_POLICY = {
   maxAttempts: 6,
   types: Object.fromEntries(
-    ['TEMPORARY', 'RATE_LIMIT', 'QUOTA_EXCEEDED', 'DEFAULT'].map((type) => [type, { backoff: { type: 'exponential', baseMs: 1000, multiplier: 2 }, maxDelayMs: 4000 }]),
+    ['TEMPORARY', 'RATE_LIMIT', 'QUOTA_EXCEEDED', 'DEFAULT'].map((type) => [
+      type,
+      { backoff: { type: 'exponential', baseMs: 1000, multiplier: 2 }, maxDelayMs: 4000 },
+    ]),
   ),
 };

@@ -32,7 +32,9 @@ const FLEET_MEMBER_ID = `${hostname()}-${process.pid}`;
 @Module({})
 export class AppModule {
   static register({ config, queues, sqs, logger, metricsFor, engineFor }: AppDependencies): DynamicModule {
-    const consumers = (config.consumers ?? [{ name: config.handler, handler: config.handler, maxInFlight: config.maxInFlight, retryPolicy: config.retryPolicy, ...queues }]).map((consumer) => {
+    const consumers = (
+      config.consumers ?? [{ name: config.handler, handler: config.handler, maxInFlight: config.maxInFlight, retryPolicy: config.retryPolicy, ...queues }]
+    ).map((consumer) => {
       const { backpressure, ...engine } = engineFor(consumer);
       return {
         ...engine,
@@ -40,21 +42,19 @@ export class AppModule {
         handlerName: consumer.handler,
         metrics: metricsFor(consumer.queueUrl),
         // Each consumer its own member of the fleet: two of them may call the same host.
-        backpressure: backpressure && backpressure.fleet ? { ...backpressure, fleet: { ...backpressure.fleet, workerId: `${FLEET_MEMBER_ID}/${consumer.name}` } } : backpressure,
+        backpressure:
+          backpressure && backpressure.fleet
+            ? { ...backpressure, fleet: { ...backpressure.fleet, workerId: `${FLEET_MEMBER_ID}/${consumer.name}` } }
+            : backpressure,
         // Webhooks to different hosts fail apart: each host gets its own breaker and limit.
         ...(consumer.handler === 'webhook' ? { dependencyKey: webhookDependencyKey(config.webhookUrl, new EgressPolicy(config.webhookAllowHosts)) } : {}),
       };
     });
     return {
       module: AppModule,
-      imports: [
-        LoggerModule.forRoot({ pinoHttp: { logger, autoLogging: false } }),
-        TerminusModule,
-        SqsWorkerModule.forRoot({ sqs, logger, consumers }),
-      ],
+      imports: [LoggerModule.forRoot({ pinoHttp: { logger, autoLogging: false } }), TerminusModule, SqsWorkerModule.forRoot({ sqs, logger, consumers })],
       controllers: [HealthController],
       providers: [{ provide: APP_CONFIG, useValue: config }, SimulationHandler, WebhookHandler],
     };
   }
 }
-

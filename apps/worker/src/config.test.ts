@@ -18,8 +18,13 @@ describe('loadWorkerConfig', () => {
   it('needs the x-retry keys in production, at least 32 characters each, and reads them comma-separated, first signing', () => {
     const production = { NODE_ENV: 'production', WORKER_QUEUE_URL: 'https://q', WORKER_DLQ_URL: 'https://d' };
     expect(() => loadWorkerConfig(production)).toThrow(/^WORKER_RETRY_STATE_KEYS: is not set: .*openssl rand -base64 48/);
-    expect(() => loadWorkerConfig({ ...production, WORKER_RETRY_STATE_KEYS: 'short' })).toThrow(/^WORKER_RETRY_STATE_KEYS: key 1 has 5 characters; use at least 32/);
-    expect(loadWorkerConfig({ ...production, WORKER_RETRY_STATE_KEYS: `${'n'.repeat(32)}, ${'o'.repeat(32)}` }).retryStateKeys).toEqual(['n'.repeat(32), 'o'.repeat(32)]);
+    expect(() => loadWorkerConfig({ ...production, WORKER_RETRY_STATE_KEYS: 'short' })).toThrow(
+      /^WORKER_RETRY_STATE_KEYS: key 1 has 5 characters; use at least 32/,
+    );
+    expect(loadWorkerConfig({ ...production, WORKER_RETRY_STATE_KEYS: `${'n'.repeat(32)}, ${'o'.repeat(32)}` }).retryStateKeys).toEqual([
+      'n'.repeat(32),
+      'o'.repeat(32),
+    ]);
     expect(loadWorkerConfig({}).retryStateKeys).toBeUndefined();
   });
 
@@ -59,9 +64,13 @@ describe('loadWorkerConfig', () => {
     expect(loadWorkerConfig({ WORKER_FLEET_STATE: 'off' }).fleetState).toBeUndefined();
     expect(loadWorkerConfig({ WORKER_FLEET_STATE: 'redis://cache:6379' }).fleetState).toEqual({ store: 'redis', url: 'redis://cache:6379' });
     expect(loadWorkerConfig({ WORKER_FLEET_STATE: 'dynamodb:requeue-fleet' }).fleetState).toEqual({ store: 'dynamodb', tableName: 'requeue-fleet' });
-    expect(() => loadWorkerConfig({ WORKER_FLEET_STATE: 'memcached://cache' })).toThrow(/WORKER_FLEET_STATE: must be off, redis:\/\/host:port or dynamodb:<table>/);
+    expect(() => loadWorkerConfig({ WORKER_FLEET_STATE: 'memcached://cache' })).toThrow(
+      /WORKER_FLEET_STATE: must be off, redis:\/\/host:port or dynamodb:<table>/,
+    );
     expect(() => loadWorkerConfig({ WORKER_FLEET_STATE: 'dynamodb:x' })).toThrow(/WORKER_FLEET_STATE: names a DynamoDB table that cannot exist/);
-    expect(() => loadWorkerConfig({ WORKER_FLEET_STATE: 'redis://cache:6379', WORKER_BACKPRESSURE: 'off' })).toThrow(/WORKER_FLEET_STATE: .*WORKER_BACKPRESSURE is off/);
+    expect(() => loadWorkerConfig({ WORKER_FLEET_STATE: 'redis://cache:6379', WORKER_BACKPRESSURE: 'off' })).toThrow(
+      /WORKER_FLEET_STATE: .*WORKER_BACKPRESSURE is off/,
+    );
   });
 
   it('names the policy path at fault', () => {
@@ -71,7 +80,10 @@ describe('loadWorkerConfig', () => {
   it('needs both queue URLs, and both in production', () => {
     expect(() => loadWorkerConfig({ WORKER_QUEUE_URL: 'http://q' })).toThrow(WorkerConfigError);
     expect(() => loadWorkerConfig({ NODE_ENV: 'production' })).toThrow(/WORKER_QUEUE_URL/);
-    expect(loadWorkerConfig({ NODE_ENV: 'production', WORKER_QUEUE_URL: 'https://q', WORKER_DLQ_URL: 'https://d', ...KEYS }).queues).toEqual({ queueUrl: 'https://q', dlqUrl: 'https://d' });
+    expect(loadWorkerConfig({ NODE_ENV: 'production', WORKER_QUEUE_URL: 'https://q', WORKER_DLQ_URL: 'https://d', ...KEYS }).queues).toEqual({
+      queueUrl: 'https://q',
+      dlqUrl: 'https://d',
+    });
   });
 
   it('turns backpressure on by default with the measured breaker defaults, and lets each part be tuned or turned off', () => {
@@ -80,7 +92,10 @@ describe('loadWorkerConfig', () => {
       adaptiveConcurrency: true,
     });
     expect(loadWorkerConfig({ WORKER_BACKPRESSURE: 'off' }).backpressure).toBe(false);
-    expect(loadWorkerConfig({ WORKER_BREAKER: 'off', WORKER_ADAPTIVE_CONCURRENCY: 'off' }).backpressure).toEqual({ breaker: false, adaptiveConcurrency: false });
+    expect(loadWorkerConfig({ WORKER_BREAKER: 'off', WORKER_ADAPTIVE_CONCURRENCY: 'off' }).backpressure).toEqual({
+      breaker: false,
+      adaptiveConcurrency: false,
+    });
     expect(loadWorkerConfig({ WORKER_BREAKER_FAILURE_RATE: '0.8', WORKER_BREAKER_COOLDOWN_MS: '60000' }).backpressure).toMatchObject({
       breaker: { failureRate: 0.8, cooldownMs: 60_000, maxCooldownMs: 60_000 },
     });
@@ -102,7 +117,11 @@ describe('loadWorkerConfig', () => {
 
   it('reads WEBHOOK_ALLOW_HOSTS as hosts and host:port entries', () => {
     expect(loadWorkerConfig({}).webhookAllowHosts).toEqual([]);
-    expect(loadWorkerConfig({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1, Hooks.internal:8443,[::1]:9000' }).webhookAllowHosts).toEqual(['127.0.0.1', 'hooks.internal:8443', '[::1]:9000']);
+    expect(loadWorkerConfig({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1, Hooks.internal:8443,[::1]:9000' }).webhookAllowHosts).toEqual([
+      '127.0.0.1',
+      'hooks.internal:8443',
+      '[::1]:9000',
+    ]);
     expect(() => loadWorkerConfig({ WEBHOOK_ALLOW_HOSTS: 'http://x/' })).toThrow(/WEBHOOK_ALLOW_HOSTS/);
   });
 

@@ -91,7 +91,12 @@ function allowHosts(env: Env): string[] {
  * or neither outside production (the embedded emulator). With several, `queues` is the
  * first consumer's, which the local dashboard shows.
  */
-function queueSettings(env: Env, { queueUrl, dlqUrl }: { queueUrl: string | undefined; dlqUrl: string | undefined }, production: boolean, defaults: ConsumerDefaults): Pick<WorkerConfig, 'queues' | 'consumers'> {
+function queueSettings(
+  env: Env,
+  { queueUrl, dlqUrl }: { queueUrl: string | undefined; dlqUrl: string | undefined },
+  production: boolean,
+  defaults: ConsumerDefaults,
+): Pick<WorkerConfig, 'queues' | 'consumers'> {
   const fail = (variable: string, problem: string, cause?: unknown): never => {
     throw new WorkerConfigError(variable, problem, { cause });
   };
@@ -107,7 +112,10 @@ function queueSettings(env: Env, { queueUrl, dlqUrl }: { queueUrl: string | unde
 }
 
 function noQueuesInProduction(): WorkerConfigError {
-  return new WorkerConfigError('WORKER_QUEUE_URL', 'is not set, and NODE_ENV=production never starts the embedded emulator; set WORKER_QUEUE_URL and WORKER_DLQ_URL, or WORKER_CONSUMERS');
+  return new WorkerConfigError(
+    'WORKER_QUEUE_URL',
+    'is not set, and NODE_ENV=production never starts the embedded emulator; set WORKER_QUEUE_URL and WORKER_DLQ_URL, or WORKER_CONSUMERS',
+  );
 }
 
 /**
@@ -120,14 +128,20 @@ export function loadWorkerConfig(env: Env): WorkerConfig {
   if (env.NODE_ENV === 'production' && !env.WORKER_QUEUE_URL && !env.WORKER_DLQ_URL && !env.WORKER_CONSUMERS) throw noQueuesInProduction();
   const { queueUrl, deadLetterQueueUrl, handlerName, metricsNamespace, ...engine } = readWorkerEnv(env);
   const handler = handlerName ?? 'simulation';
-  if (!APP_HANDLERS.includes(handler)) throw new WorkerConfigError('WORKER_HANDLER', `must be one of ${APP_HANDLERS.join(', ')}, got ${JSON.stringify(handler)}`);
+  if (!APP_HANDLERS.includes(handler))
+    throw new WorkerConfigError('WORKER_HANDLER', `must be one of ${APP_HANDLERS.join(', ')}, got ${JSON.stringify(handler)}`);
 
   const logLevel = env.LOG_LEVEL?.trim() || 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new WorkerConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
 
   return {
     ...engine,
-    ...queueSettings(env, { queueUrl, dlqUrl: deadLetterQueueUrl }, engine.production, { handler, maxInFlight: engine.maxInFlight, retryPolicy: engine.retryPolicy, handlers: APP_HANDLERS }),
+    ...queueSettings(env, { queueUrl, dlqUrl: deadLetterQueueUrl }, engine.production, {
+      handler,
+      maxInFlight: engine.maxInFlight,
+      retryPolicy: engine.retryPolicy,
+      handlers: APP_HANDLERS,
+    }),
     region: env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || 'us-east-1',
     endpoint: readUrlSetting(env, 'AWS_ENDPOINT_URL_SQS') ?? readUrlSetting(env, 'AWS_ENDPOINT_URL'),
     handler,
@@ -142,7 +156,12 @@ export function loadWorkerConfig(env: Env): WorkerConfig {
     webhookTimeoutMs: readIntegerSetting(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 900_000),
     webhookAllowHosts: allowHosts(env),
     logLevel,
-    logRedact: env.LOG_REDACT === undefined ? [...DEFAULT_LOG_REDACT] : env.LOG_REDACT.split(',').map((path) => path.trim()).filter(Boolean),
+    logRedact:
+      env.LOG_REDACT === undefined
+        ? [...DEFAULT_LOG_REDACT]
+        : env.LOG_REDACT.split(',')
+            .map((path) => path.trim())
+            .filter(Boolean),
     // This app always writes EMF metrics, to its own namespace unless told.
     metricsNamespace: metricsNamespace ?? 'requeue',
     dashboard: dashboard(env, engine.production),

@@ -15,7 +15,10 @@ describe('WORKER_CONSUMERS: several queues in one worker', () => {
       WORKER_HANDLER: 'webhook',
       WORKER_MAX_IN_FLIGHT: '30',
       RETRY_POLICY: '{"maxAttempts":7}',
-      WORKER_CONSUMERS: JSON.stringify([{ name: 'orders', ...pair('orders') }, { name: 'ledger', ...pair('ledger'), handler: 'simulation', maxInFlight: 5, retryPolicy: { maxAttempts: 3 } }]),
+      WORKER_CONSUMERS: JSON.stringify([
+        { name: 'orders', ...pair('orders') },
+        { name: 'ledger', ...pair('ledger'), handler: 'simulation', maxInFlight: 5, retryPolicy: { maxAttempts: 3 } },
+      ]),
     });
     expect(config.consumers!.map((c) => [c.name, c.handler, c.maxInFlight, enginePolicy(c.retryPolicy).config.maxAttempts])).toEqual([
       ['orders', 'webhook', 30, 7],
@@ -35,7 +38,9 @@ describe('WORKER_CONSUMERS: several queues in one worker', () => {
   it('names the entry and field at fault, one line each', () => {
     const bad = (consumers: unknown) => () => loadWorkerConfig({ WORKER_CONSUMERS: JSON.stringify(consumers) });
     expect(bad([{ ...pair('a'), queueUrl: 'ftp://x' }])).toThrow(/^WORKER_CONSUMERS\[0\]\.queueUrl: must be an http\(s\) URL/);
-    expect(bad([pair('a'), { ...pair('b'), handler: 'nope' }])).toThrow(/^WORKER_CONSUMERS\[1\]\.handler: must be one of simulation, simulation-unchecked, webhook/);
+    expect(bad([pair('a'), { ...pair('b'), handler: 'nope' }])).toThrow(
+      /^WORKER_CONSUMERS\[1\]\.handler: must be one of simulation, simulation-unchecked, webhook/,
+    );
     expect(bad([pair('a'), pair('b')])).toThrow(/^WORKER_CONSUMERS\[1\]\.name: "simulation" is taken by an earlier consumer/);
     expect(bad([{ ...pair('a'), retryPolicy: { maxAttempts: 0 } }])).toThrow(/^WORKER_CONSUMERS\[0\]\.retryPolicy: .*maxAttempts/);
     expect(bad([])).toThrow(/^WORKER_CONSUMERS: must list at least one consumer/);

@@ -14,7 +14,10 @@ export interface ConsumerConfig {
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 const entry = z.strictObject({
-  name: z.string().regex(/^[A-Za-z][\w-]{0,63}$/, 'must be 1-64 letters, digits, - or _, starting with a letter').optional(),
+  name: z
+    .string()
+    .regex(/^[A-Za-z][\w-]{0,63}$/, 'must be 1-64 letters, digits, - or _, starting with a letter')
+    .optional(),
   queueUrl: httpUrl,
   dlqUrl: httpUrl,
   handler: z.string().optional(),
@@ -36,7 +39,11 @@ export interface ConsumerDefaults {
  * WORKER_MAX_IN_FLIGHT and RETRY_POLICY; a consumer's retryPolicy merges over the preset.
  * Undefined when the variable is unset: the single-queue variables apply.
  */
-export function loadConsumers(raw: string | undefined, defaults: ConsumerDefaults, fail: (variable: string, problem: string, cause?: unknown) => never): ConsumerConfig[] | undefined {
+export function loadConsumers(
+  raw: string | undefined,
+  defaults: ConsumerDefaults,
+  fail: (variable: string, problem: string, cause?: unknown) => never,
+): ConsumerConfig[] | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
   const { json } = readJsonSetting('WORKER_CONSUMERS', raw);
   const parsed = list.safeParse(json);
@@ -52,7 +59,14 @@ export function loadConsumers(raw: string | undefined, defaults: ConsumerDefault
     const name = consumer.name ?? handler;
     if (names.has(name)) fail(`${at}.name`, `"${name}" is taken by an earlier consumer; give each consumer its own name`);
     names.add(name);
-    return { name, queueUrl: consumer.queueUrl, dlqUrl: consumer.dlqUrl, handler, maxInFlight: consumer.maxInFlight ?? defaults.maxInFlight, retryPolicy: policyOf(consumer.retryPolicy, defaults.retryPolicy, `${at}.retryPolicy`, fail) };
+    return {
+      name,
+      queueUrl: consumer.queueUrl,
+      dlqUrl: consumer.dlqUrl,
+      handler,
+      maxInFlight: consumer.maxInFlight ?? defaults.maxInFlight,
+      retryPolicy: policyOf(consumer.retryPolicy, defaults.retryPolicy, `${at}.retryPolicy`, fail),
+    };
   });
 }
 

@@ -32,7 +32,11 @@ export async function startEmbeddedAws(port: number): Promise<EmbeddedAws> {
   try {
     return await startLocalRequeueStack({ port, template: requeueStackTemplate() });
   } catch (cause) {
-    if (isAddressInUse(cause)) throw new EmbeddedAwsError(`WORKER_EMULATOR_PORT: port ${port} is taken (another emulator or worker?); stop what listens there, or set WORKER_EMULATOR_PORT to a free port (0 for any)`, { cause });
+    if (isAddressInUse(cause))
+      throw new EmbeddedAwsError(
+        `WORKER_EMULATOR_PORT: port ${port} is taken (another emulator or worker?); stop what listens there, or set WORKER_EMULATOR_PORT to a free port (0 for any)`,
+        { cause },
+      );
     if (cause instanceof LocalProvisioningError) throw new EmbeddedAwsError(cause.message, { cause });
     throw cause;
   }

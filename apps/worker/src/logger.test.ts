@@ -22,7 +22,9 @@ function capture() {
 describe('the worker log, with the default redaction', () => {
   it('never shows a secret from a message body or a URL in the error text the engine logs', () => {
     const { logger, output } = capture();
-    const thrown = new Error('charge declined for {"card":"4111111111111111","password":"hunter2"} at https://ann:p4ssw0rd@pay.example.com/v1?api_key=sk_live_51Hx');
+    const thrown = new Error(
+      'charge declined for {"card":"4111111111111111","password":"hunter2"} at https://ann:p4ssw0rd@pay.example.com/v1?api_key=sk_live_51Hx',
+    );
     const failure = classifyFailure(thrown, Date.now());
     // What the engine writes when a handler fails and when it dead-letters.
     logger.warn({ messageId: 'm1', attempt: 1, errorType: failure.errorType, error: failure.message }, 'handler failed; retrying');
@@ -34,7 +36,11 @@ describe('the worker log, with the default redaction', () => {
   it("never shows an HTTP client error's request headers, auth or body, nor a token in its message", () => {
     const { logger, output } = capture();
     const err = Object.assign(new Error('Request failed: Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.x.y'), {
-      config: { url: 'https://pay.example.com', headers: { Authorization: 'Bearer eyJhbGciOiJIUzI1NiJ9.x.y', 'x-api-key': 'sk_live_51Hx' }, data: '{"password":"hunter2"}' },
+      config: {
+        url: 'https://pay.example.com',
+        headers: { Authorization: 'Bearer eyJhbGciOiJIUzI1NiJ9.x.y', 'x-api-key': 'sk_live_51Hx' },
+        data: '{"password":"hunter2"}',
+      },
       response: { status: 500, headers: { 'set-cookie': 'session=p4ssw0rd' } },
     });
     logger.error({ messageId: 'm1', err }, 'unexpected error while processing; the message will reappear');

@@ -57,7 +57,9 @@ function announce(health: Server, config: WorkerConfig, local: EmbeddedAws | und
 }
 
 /** Where the worker's queues are: the configured ones, or the embedded emulator's (started here). */
-async function resolveQueues(config: WorkerConfig): Promise<{ queues: { queueUrl: string; dlqUrl: string }; endpoint: string | undefined; local?: EmbeddedAws }> {
+async function resolveQueues(
+  config: WorkerConfig,
+): Promise<{ queues: { queueUrl: string; dlqUrl: string }; endpoint: string | undefined; local?: EmbeddedAws }> {
   if (config.queues !== 'embedded') return { queues: config.queues, endpoint: config.endpoint };
   let local: EmbeddedAws;
   try {
@@ -106,14 +108,25 @@ async function main(): Promise<void> {
   const metricsFor = consumerMetrics(config, queues.queueUrl, activity);
   const engines: WorkerEnvOptions[] = [];
   const engineFor = (consumer: ConsumerConfig) => {
-    const settings = { ...config, queueUrl: consumer.queueUrl, deadLetterQueueUrl: consumer.dlqUrl, handlerName: consumer.handler, maxInFlight: consumer.maxInFlight, retryPolicy: consumer.retryPolicy, metricsNamespace: undefined };
+    const settings = {
+      ...config,
+      queueUrl: consumer.queueUrl,
+      deadLetterQueueUrl: consumer.dlqUrl,
+      handlerName: consumer.handler,
+      maxInFlight: consumer.maxInFlight,
+      retryPolicy: consumer.retryPolicy,
+      metricsNamespace: undefined,
+    };
     engines.push(workerOptions(settings, { logger }));
     return engines.at(-1)!;
   };
   const app = await NestFactory.create(AppModule.register({ config, queues, sqs, logger, metricsFor, engineFor }), { bufferLogs: true });
   app.useLogger(app.get(NestPinoLogger));
   await app.listen(config.healthPort, config.healthHost).catch((error: unknown) => {
-    if (isAddressInUse(error)) fail(`WORKER_HEALTH_PORT: port ${config.healthPort} on ${config.healthHost} is taken (another worker?); stop what listens there, or set WORKER_HEALTH_PORT to a free port (0 for any)`);
+    if (isAddressInUse(error))
+      fail(
+        `WORKER_HEALTH_PORT: port ${config.healthPort} on ${config.healthHost} is taken (another worker?); stop what listens there, or set WORKER_HEALTH_PORT to a free port (0 for any)`,
+      );
     throw error;
   });
   announce(app.getHttpServer() as Server, config, local);
@@ -128,7 +141,10 @@ async function main(): Promise<void> {
         logger,
       }).catch((error: unknown) => {
         // The dashboard is a window on the work, not the work: a taken port must not stop processing.
-        logger.warn({ err: error, port: config.dashboard.port }, 'no local dashboard: its port is unavailable; set WORKER_DASHBOARD_PORT or WORKER_DASHBOARD=off');
+        logger.warn(
+          { err: error, port: config.dashboard.port },
+          'no local dashboard: its port is unavailable; set WORKER_DASHBOARD_PORT or WORKER_DASHBOARD=off',
+        );
         return undefined;
       })
     : undefined;
@@ -152,7 +168,12 @@ async function main(): Promise<void> {
  * or the orchestrator sees it; consumers that fail beside running ones are named and keep
  * trying. `0` keeps trying whatever happens.
  */
-async function requireAConsumer(service: SqsWorkerService, timeoutMs: number, logger: ReturnType<typeof createWorkerLogger>, stopping: () => boolean): Promise<void> {
+async function requireAConsumer(
+  service: SqsWorkerService,
+  timeoutMs: number,
+  logger: ReturnType<typeof createWorkerLogger>,
+  stopping: () => boolean,
+): Promise<void> {
   if (timeoutMs === 0) return;
   const { started, failing } = await service.startedWithin(timeoutMs);
   if (stopping()) return;
@@ -161,7 +182,11 @@ async function requireAConsumer(service: SqsWorkerService, timeoutMs: number, lo
     const others = failing.length > 1 ? ` (and ${failing.length - 1} other consumer(s))` : '';
     fail(`no consumer could start in ${timeoutMs / 1000} s; ${consumer}${others}: ${error.message}. Set WORKER_START_TIMEOUT_MS=0 to keep trying`);
   }
-  for (const { consumer, error } of failing) logger.error({ consumer }, `consumer ${consumer} has not started in ${timeoutMs / 1000} s (${error.message}); it keeps trying while ${started.join(', ')} run(s)`);
+  for (const { consumer, error } of failing)
+    logger.error(
+      { consumer },
+      `consumer ${consumer} has not started in ${timeoutMs / 1000} s (${error.message}); it keeps trying while ${started.join(', ')} run(s)`,
+    );
 }
 
 /**
@@ -185,7 +210,9 @@ function stopOnSignals(logger: ReturnType<typeof createWorkerLogger>, waitTimeSe
     firstAt = Date.now();
     logger.info({ signal }, 'shutting down');
     // An idle stop still waits for the long polls under way: say so, and how not to wait.
-    process.stderr.write(`requeue worker: ${signal}: stopping; running handlers finish and open long polls return (up to ${waitTimeSeconds} s, WORKER_WAIT_TIME_SECONDS); ${signal === 'SIGINT' ? 'Ctrl-C' : 'a second signal'} again exits at once\n`);
+    process.stderr.write(
+      `requeue worker: ${signal}: stopping; running handlers finish and open long polls return (up to ${waitTimeSeconds} s, WORKER_WAIT_TIME_SECONDS); ${signal === 'SIGINT' ? 'Ctrl-C' : 'a second signal'} again exits at once\n`,
+    );
     await close();
     // The last metrics flush is on stdout: a pipe's pending writes die with process.exit.
     await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));

@@ -20,11 +20,13 @@ export async function startTelemetry(env: NodeJS.ProcessEnv): Promise<Telemetry 
   const exporters = listed(env.OTEL_TRACES_EXPORTER);
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true' || exporters.every((name) => name === 'none')) return undefined;
   for (const name of exporters) {
-    if (!EXPORTERS.has(name)) throw new WorkerConfigError('OTEL_TRACES_EXPORTER', `names an exporter this worker does not ship: ${JSON.stringify(name)}; use otlp, console or none`);
+    if (!EXPORTERS.has(name))
+      throw new WorkerConfigError('OTEL_TRACES_EXPORTER', `names an exporter this worker does not ship: ${JSON.stringify(name)}; use otlp, console or none`);
   }
   for (const variable of ['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL']) {
     const protocol = env[variable]?.trim();
-    if (protocol && !PROTOCOLS.has(protocol)) throw new WorkerConfigError(variable, `must be http/protobuf, http/json or grpc, got ${JSON.stringify(protocol)}`);
+    if (protocol && !PROTOCOLS.has(protocol))
+      throw new WorkerConfigError(variable, `must be http/protobuf, http/json or grpc, got ${JSON.stringify(protocol)}`);
   }
   env.OTEL_METRICS_EXPORTER ??= 'none';
   env.OTEL_LOGS_EXPORTER ??= 'none';

@@ -50,7 +50,14 @@ export const attemptOf = (message: Message) => Number(message.Attributes?.Approx
 
 /** Runs a received batch all at once and splits it into the messages done and those that failed. */
 export async function runBatch(messages: Message[]): Promise<{ done: Message[]; failed: Message[] }> {
-  const outcomes = await Promise.all(messages.map((m) => simulate(m.Body!, attemptOf(m)).then(() => true, () => false)));
+  const outcomes = await Promise.all(
+    messages.map((m) =>
+      simulate(m.Body!, attemptOf(m)).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
   return { done: messages.filter((_, j) => outcomes[j]), failed: messages.filter((_, j) => !outcomes[j]) };
 }
 

@@ -6,7 +6,18 @@
  * the batch processor); against the SDK row, what requeue's attributes, links and
  * handler context add.
  */
-import { ROOT_CONTEXT, trace, type ContextManager, type ProxyTracerProvider, type Span, type SpanContext, type SpanOptions, type Context, type Tracer, type TracerProvider } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  trace,
+  type ContextManager,
+  type ProxyTracerProvider,
+  type Span,
+  type SpanContext,
+  type SpanOptions,
+  type Context,
+  type Tracer,
+  type TracerProvider,
+} from '@opentelemetry/api';
 import { startBenchSdk } from './bench-sdk.js';
 
 /** A context manager that makes nothing active: `with` only calls. */

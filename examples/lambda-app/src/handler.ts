@@ -16,6 +16,7 @@ interface Delivery {
 export const handler: SQSHandler = sqsHandler<Delivery>(async (message) => {
   const { url, payload } = message.body;
   const response = await fetch(url, { method: 'POST', body: JSON.stringify(payload), headers: { 'content-type': 'application/json' }, signal: message.signal });
-  if (response.status === 429 || response.status >= 500) throw new RetryableError(`${url} answered ${response.status}`, { errorType: response.status === 429 ? 'RATE_LIMIT' : 'HTTP_5XX' });
+  if (response.status === 429 || response.status >= 500)
+    throw new RetryableError(`${url} answered ${response.status}`, { errorType: response.status === 429 ? 'RATE_LIMIT' : 'HTTP_5XX' });
   if (!response.ok) throw new NonRetryableError(`${url} answered ${response.status}`, { errorType: 'HTTP_4XX' });
 });

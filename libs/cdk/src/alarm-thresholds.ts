@@ -59,7 +59,8 @@ export interface Thresholds {
 
 export function resolveThresholds(props: AlarmThresholdProps): Thresholds {
   const errorRate = atLeastZero('errorRateThreshold', props.errorRateThreshold ?? 0.3);
-  if (!Token.isUnresolved(errorRate) && errorRate >= 1) throw new InfraConfigError('errorRateThreshold', `is a fraction below 1 (0.3 is 30%), got ${errorRate}`);
+  if (!Token.isUnresolved(errorRate) && errorRate >= 1)
+    throw new InfraConfigError('errorRateThreshold', `is a fraction below 1 (0.3 is 30%), got ${errorRate}`);
   const stalledMinutes = (props.stalledFor ?? Duration.minutes(10)).toMinutes({ integral: false });
   if (!Token.isUnresolved(stalledMinutes) && (!Number.isInteger(stalledMinutes) || stalledMinutes < 1 || stalledMinutes > 1440)) {
     throw new InfraConfigError('stalledFor', `must be whole minutes from 1 to 1440, got ${stalledMinutes}`);
@@ -73,6 +74,7 @@ export function resolveThresholds(props: AlarmThresholdProps): Thresholds {
     stalledMinutes,
     exhausted: atLeastZero('exhaustedThreshold', props.exhaustedThreshold ?? 0),
     firstFailures: props.firstFailuresThreshold === undefined ? undefined : atLeastZero('firstFailuresThreshold', props.firstFailuresThreshold),
-    worstTenantDwellMs: props.worstTenantDwellThreshold === undefined ? undefined : atLeastZero('worstTenantDwellThreshold', props.worstTenantDwellThreshold.toMilliseconds()),
+    worstTenantDwellMs:
+      props.worstTenantDwellThreshold === undefined ? undefined : atLeastZero('worstTenantDwellThreshold', props.worstTenantDwellThreshold.toMilliseconds()),
   };
 }

@@ -42,7 +42,12 @@ describe('QueueWorkerService in a stack of your own', () => {
     expect(service.cluster).toBe(cluster);
     template.hasResourceProperties('AWS::ECS::Service', {
       Cluster: { Ref: stack.getLogicalId(cluster.node.defaultChild as ecs.CfnCluster) },
-      NetworkConfiguration: { AwsvpcConfiguration: Match.objectLike({ AssignPublicIp: 'DISABLED', Subnets: vpc.privateSubnets.map((s) => ({ Ref: stack.getLogicalId(s.node.defaultChild as ec2.CfnSubnet) })) }) },
+      NetworkConfiguration: {
+        AwsvpcConfiguration: Match.objectLike({
+          AssignPublicIp: 'DISABLED',
+          Subnets: vpc.privateSubnets.map((s) => ({ Ref: stack.getLogicalId(s.node.defaultChild as ec2.CfnSubnet) })),
+        }),
+      },
     });
   });
 
@@ -57,7 +62,9 @@ describe('QueueWorkerService in a stack of your own', () => {
   it('runs the image it is given', () => {
     const { stack, queues } = stackWithQueue();
     worker(stack, queues);
-    Template.fromStack(stack).hasResourceProperties('AWS::ECS::TaskDefinition', { ContainerDefinitions: [Match.objectLike({ Image: 'example/orders-worker:1' })] });
+    Template.fromStack(stack).hasResourceProperties('AWS::ECS::TaskDefinition', {
+      ContainerDefinitions: [Match.objectLike({ Image: 'example/orders-worker:1' })],
+    });
   });
 
   it('grants the task role the queue key through the grant methods: decrypt to receive, data keys to send', () => {
@@ -115,11 +122,13 @@ describe('task scale-in protection', () => {
     const [statement, ...more] = protectionStatements(stack, service);
     expect(more).toEqual([]);
     expect(statement!.Action).toBe('ecs:UpdateTaskProtection');
-    expect(JSON.stringify(statement!.Resource)).toContain(`":ecs:",{"Ref":"AWS::Region"},":",{"Ref":"AWS::AccountId"},":task/",{"Ref":"${stack.getLogicalId(cluster.node.defaultChild as ecs.CfnCluster)}"},"/*"`);
+    expect(JSON.stringify(statement!.Resource)).toContain(
+      `":ecs:",{"Ref":"AWS::Region"},":",{"Ref":"AWS::AccountId"},":task/",{"Ref":"${stack.getLogicalId(cluster.node.defaultChild as ecs.CfnCluster)}"},"/*"`,
+    );
     expect(environmentOf(Template.fromStack(stack)).WORKER_TASK_PROTECTION).toBeUndefined();
   });
 
-  it('grants nothing and turns the worker\'s protection off with taskProtection: false', () => {
+  it("grants nothing and turns the worker's protection off with taskProtection: false", () => {
     const { stack, queues } = stackWithQueue();
     const service = worker(stack, queues, { taskProtection: false });
     expect(protectionStatements(stack, service)).toEqual([]);
@@ -128,7 +137,7 @@ describe('task scale-in protection', () => {
 });
 
 describe('Fargate Spot', () => {
-  it('runs a base on on-demand Fargate and the rest weighted onto Spot, stopping within Spot\'s two-minute warning', () => {
+  it("runs a base on on-demand Fargate and the rest weighted onto Spot, stopping within Spot's two-minute warning", () => {
     const { stack, queues } = stackWithQueue();
     const service = worker(stack, queues, { spot: { onDemandBase: 2, spotWeight: 4 } });
     const template = Template.fromStack(stack);
@@ -142,15 +151,22 @@ describe('Fargate Spot', () => {
     const [definition] = Object.values(template.findResources('AWS::ECS::TaskDefinition'));
     expect(definition!.Properties.ContainerDefinitions[0].StopTimeout).toBe(120);
     expect(environmentOf(template).WORKER_DRAIN_TIMEOUT_MS).toBe('105000');
-    template.hasResourceProperties('AWS::Events::Rule', { EventPattern: Match.objectLike({ source: ['aws.ecs'], detail: Match.objectLike({ stopCode: ['SpotInterruption'], lastStatus: ['STOPPED'] }) }) });
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: Match.objectLike({ source: ['aws.ecs'], detail: Match.objectLike({ stopCode: ['SpotInterruption'], lastStatus: ['STOPPED'] }) }),
+    });
     expect(service.spotInterruptions).toBeDefined();
   });
 
-  it('refuses a drain that would not end before Spot\'s SIGKILL, and graphs interruptions on the dashboard', () => {
+  it("refuses a drain that would not end before Spot's SIGKILL, and graphs interruptions on the dashboard", () => {
     const { stack, queues } = stackWithQueue();
     expect(() => worker(stack, queues, { spot: {}, drainTimeout: Duration.seconds(110) })).toThrow(/^drainTimeout: must be at most 105 s/);
     const service = worker(stack, queues, { spot: {} });
-    new QueueMonitoring(stack, 'Monitoring', { queue: queues.queue, deadLetterQueue: queues.deadLetterQueue, service: service.service, spotInterruptions: service.spotInterruptions });
+    new QueueMonitoring(stack, 'Monitoring', {
+      queue: queues.queue,
+      deadLetterQueue: queues.deadLetterQueue,
+      service: service.service,
+      spotInterruptions: service.spotInterruptions,
+    });
     const [dashboard] = Object.values(Template.fromStack(stack).findResources('AWS::CloudWatch::Dashboard'));
     expect(JSON.stringify(dashboard!.Properties.DashboardBody)).toContain('Spot interruptions');
   });
@@ -183,9 +199,13 @@ describe('tokens', () => {
 
   it('refuses a token where the construct computes with the number, saying why, and passes the backlog target through', () => {
     const { stack, queues } = stackWithQueue();
-    expect(() => worker(stack, queues, { drainTimeout: Duration.seconds(new CfnParameter(stack, 'Drain', { type: 'Number' }).valueAsNumber) })).toThrow(/^drainTimeout: must be a concrete number, not a token/);
+    expect(() => worker(stack, queues, { drainTimeout: Duration.seconds(new CfnParameter(stack, 'Drain', { type: 'Number' }).valueAsNumber) })).toThrow(
+      /^drainTimeout: must be a concrete number, not a token/,
+    );
     worker(stack, queues, { backlogPerTask: new CfnParameter(stack, 'Backlog', { type: 'Number' }).valueAsNumber });
-    Template.fromStack(stack).hasResourceProperties('AWS::ApplicationAutoScaling::ScalingPolicy', { TargetTrackingScalingPolicyConfiguration: { TargetValue: { Ref: 'Backlog' } } });
+    Template.fromStack(stack).hasResourceProperties('AWS::ApplicationAutoScaling::ScalingPolicy', {
+      TargetTrackingScalingPolicyConfiguration: { TargetValue: { Ref: 'Backlog' } },
+    });
   });
 
   it('still rejects concrete numbers out of range', () => {
@@ -195,7 +215,7 @@ describe('tokens', () => {
 });
 
 describe('QueueMonitoring for any queue', () => {
-  it('watches an imported queue without a topic, under the default namespace, with the engine\'s metric names', () => {
+  it("watches an imported queue without a topic, under the default namespace, with the engine's metric names", () => {
     const stack = new Stack(new App(), 'Ops', { env: { account: '123456789012', region: 'eu-west-1' } });
     const queue = sqs.Queue.fromQueueArn(stack, 'Queue', 'arn:aws:sqs:eu-west-1:123456789012:billing');
     const deadLetterQueue = sqs.Queue.fromQueueArn(stack, 'Dlq', 'arn:aws:sqs:eu-west-1:123456789012:billing-dlq');
@@ -205,9 +225,15 @@ describe('QueueMonitoring for any queue', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: MetricName.deadLettered,
       Namespace: 'requeue',
-      Dimensions: Match.arrayWith([{ Name: 'Queue', Value: 'billing' }, { Name: 'Reason', Value: 'max-attempts' }]),
+      Dimensions: Match.arrayWith([
+        { Name: 'Queue', Value: 'billing' },
+        { Name: 'Reason', Value: 'max-attempts' },
+      ]),
     });
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApproximateNumberOfMessagesVisible', Dimensions: [{ Name: 'QueueName', Value: 'billing-dlq' }] });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: 'billing-dlq' }],
+    });
   });
 
   it('notifies the alarm topic it is given instead of making one', () => {
@@ -232,7 +258,7 @@ describe('the package', () => {
 });
 
 describe('dead letters by cause', () => {
-  it('tables the queue\'s dead letters by cause from the worker\'s logs, under triage\'s group ids', () => {
+  it("tables the queue's dead letters by cause from the worker's logs, under triage's group ids", () => {
     const { stack, queues } = stackWithQueue();
     const service = worker(stack, queues);
     new QueueMonitoring(stack, 'Monitoring', { queue: queues.queue, deadLetterQueue: queues.deadLetterQueue, workerLogGroup: service.logGroup });

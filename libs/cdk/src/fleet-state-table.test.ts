@@ -10,7 +10,12 @@ function service(withTable: boolean) {
   const stack = new Stack(new App(), 'Orders');
   const queues = new RetryingQueue(stack, 'Orders', { queueName: 'orders' });
   const fleetStateTable = withTable ? new FleetStateTable(stack, 'FleetState') : undefined;
-  new QueueWorkerService(stack, 'Worker', { queue: queues.queue, deadLetterQueue: queues.deadLetterQueue, image, ...(fleetStateTable ? { fleetStateTable } : {}) });
+  new QueueWorkerService(stack, 'Worker', {
+    queue: queues.queue,
+    deadLetterQueue: queues.deadLetterQueue,
+    image,
+    ...(fleetStateTable ? { fleetStateTable } : {}),
+  });
   return Template.fromStack(stack);
 }
 
@@ -31,7 +36,9 @@ describe('FleetStateTable with QueueWorkerService', () => {
     });
     expect(dynamoDbActions(template)).toEqual(['dynamodb:UpdateItem']);
     template.hasResourceProperties('AWS::ECS::TaskDefinition', {
-      ContainerDefinitions: [Match.objectLike({ Environment: Match.arrayWith([{ Name: 'WORKER_FLEET_STATE', Value: Match.objectLike({ 'Fn::Join': Match.anyValue() }) }]) })],
+      ContainerDefinitions: [
+        Match.objectLike({ Environment: Match.arrayWith([{ Name: 'WORKER_FLEET_STATE', Value: Match.objectLike({ 'Fn::Join': Match.anyValue() }) }]) }),
+      ],
     });
   });
 
@@ -39,7 +46,9 @@ describe('FleetStateTable with QueueWorkerService', () => {
     const template = service(false);
     template.resourceCountIs('AWS::DynamoDB::Table', 0);
     expect(dynamoDbActions(template)).toEqual([]);
-    const environment = Object.values(template.findResources('AWS::ECS::TaskDefinition')).flatMap((task) => task.Properties.ContainerDefinitions[0].Environment as Array<{ Name: string }>);
+    const environment = Object.values(template.findResources('AWS::ECS::TaskDefinition')).flatMap(
+      (task) => task.Properties.ContainerDefinitions[0].Environment as Array<{ Name: string }>,
+    );
     expect(environment.map((variable) => variable.Name)).not.toContain('WORKER_FLEET_STATE');
   });
 });

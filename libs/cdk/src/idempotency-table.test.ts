@@ -66,6 +66,8 @@ describe('IdempotencyTable with QueueWorkerService', () => {
     const props = { queue: queues.queue, deadLetterQueue: queues.deadLetterQueue, image };
     expect(() => new QueueWorkerService(stack, 'A', { ...props, idempotencyKey: 'message' })).toThrow(InfraConfigError);
     const table = new IdempotencyTable(stack, 'Idempotency');
-    expect(() => new QueueWorkerService(stack, 'B', { ...props, idempotencyTable: table, idempotencyKey: 'orderId' })).toThrow('idempotencyKey: must be message or a path into the body');
+    expect(() => new QueueWorkerService(stack, 'B', { ...props, idempotencyTable: table, idempotencyKey: 'orderId' })).toThrow(
+      'idempotencyKey: must be message or a path into the body',
+    );
   });
 });

@@ -26,7 +26,11 @@ export interface IdempotencyTableProps {
  * persistence layer writes, and the fleet's reports fit too. On-demand, point-in-time
  * recovery, encrypted.
  */
-export function keyValueTable(scope: Construct, props: { encryptionKey?: kms.IKey; removalPolicy?: RemovalPolicy }, defaultRemovalPolicy: RemovalPolicy): dynamodb.Table {
+export function keyValueTable(
+  scope: Construct,
+  props: { encryptionKey?: kms.IKey; removalPolicy?: RemovalPolicy },
+  defaultRemovalPolicy: RemovalPolicy,
+): dynamodb.Table {
   return new dynamodb.Table(scope, 'Table', {
     partitionKey: { name: 'id', type: dynamodb.AttributeType.STRING },
     billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,

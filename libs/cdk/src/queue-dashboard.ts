@@ -34,16 +34,18 @@ export function buildDashboard(scope: Construct, props: DashboardInput, worker: 
   const q = props.queue;
   const visible = q.metricApproximateNumberOfMessagesVisible({ period: MINUTE, statistic: 'Maximum' });
   const dashboard = new cloudwatch.Dashboard(scope, 'Dashboard', { dashboardName: props.dashboardName, defaultInterval: Duration.hours(3) });
+  dashboard.addWidgets(new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms, width: 24, height: 3 }));
   dashboard.addWidgets(
-    new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms, width: 24, height: 3 }),
-  );
-  dashboard.addWidgets(
-    graph('Messages: visible / in flight / delayed', [
-      visible.with({ label: 'Visible' }),
-      q.metricApproximateNumberOfMessagesNotVisible({ period: MINUTE, statistic: 'Maximum', label: 'In flight' }),
-      // Delayed is where retries wait out their backoff.
-      metricOf(q, 'ApproximateNumberOfMessagesDelayed', 'Maximum', 'Delayed (retries waiting)'),
-    ], { stacked: true }),
+    graph(
+      'Messages: visible / in flight / delayed',
+      [
+        visible.with({ label: 'Visible' }),
+        q.metricApproximateNumberOfMessagesNotVisible({ period: MINUTE, statistic: 'Maximum', label: 'In flight' }),
+        // Delayed is where retries wait out their backoff.
+        metricOf(q, 'ApproximateNumberOfMessagesDelayed', 'Maximum', 'Delayed (retries waiting)'),
+      ],
+      { stacked: true },
+    ),
     graph('Age of oldest message (s)', [q.metricApproximateAgeOfOldestMessage({ period: MINUTE, statistic: 'Maximum', label: 'Oldest' })]),
     graph('Sent vs deleted per minute', [
       q.metricNumberOfMessagesSent({ period: MINUTE, statistic: 'Sum', label: 'Sent' }),
@@ -112,7 +114,10 @@ function functionGraphs(fn: lambda.IFunction): cloudwatch.GraphWidget[] {
       fn.metricErrors({ period: MINUTE, label: 'Errors' }),
       fn.metricThrottles({ period: MINUTE, label: 'Throttles' }),
     ]),
-    graph('Function: duration (ms)', [fn.metricDuration({ period: MINUTE, statistic: 'p50', label: 'p50' }), fn.metricDuration({ period: MINUTE, statistic: 'p99', label: 'p99' })]),
+    graph('Function: duration (ms)', [
+      fn.metricDuration({ period: MINUTE, statistic: 'p50', label: 'p50' }),
+      fn.metricDuration({ period: MINUTE, statistic: 'p99', label: 'p99' }),
+    ]),
     graph('Function: concurrent executions', [fn.metric('ConcurrentExecutions', { period: MINUTE, statistic: 'Maximum', label: 'Concurrent' })]),
   ];
 }

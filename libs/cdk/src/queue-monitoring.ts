@@ -124,7 +124,12 @@ export class QueueMonitoring extends Construct {
     if (props.alarmEmail) this.alarmTopic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
     this.alarms = this.buildAlarms(props, resolveThresholds(props), worker);
     const tenants = props.tenants ?? props.worstTenantDwellThreshold !== undefined;
-    this.dashboard = buildDashboard(this, { ...props, tenants }, worker, Object.values(this.alarms).filter((a) => a !== undefined));
+    this.dashboard = buildDashboard(
+      this,
+      { ...props, tenants },
+      worker,
+      Object.values(this.alarms).filter((a) => a !== undefined),
+    );
   }
 
   /**
@@ -137,7 +142,14 @@ export class QueueMonitoring extends Construct {
     this.notifyingAlarms.push(alarm);
   }
 
-  private alarm(props: QueueMonitoringProps, id: string, description: string, metric: cloudwatch.IMetric, threshold: number, evaluationPeriods = 1): cloudwatch.Alarm {
+  private alarm(
+    props: QueueMonitoringProps,
+    id: string,
+    description: string,
+    metric: cloudwatch.IMetric,
+    threshold: number,
+    evaluationPeriods = 1,
+  ): cloudwatch.Alarm {
     const created = new cloudwatch.Alarm(this, id, {
       alarmDescription: description,
       metric,

@@ -84,13 +84,17 @@ export class QueueWorkerFunction extends Construct {
     const batchSize = wholeNumber('batchSize', props.batchSize ?? 10, 1, props.maxBatchingWindow ? 10_000 : 10);
     const maxConcurrency = wholeNumber('maxConcurrency', props.maxConcurrency ?? 10, 2, 1000);
     if ((props.entry === undefined) === (props.code === undefined)) {
-      const problem = props.entry === undefined ? "give the handler's source file as entry (bundled at synth) or your own bundle as code" : 'give entry or code, not both';
+      const problem =
+        props.entry === undefined ? "give the handler's source file as entry (bundled at synth) or your own bundle as code" : 'give entry or code, not both';
       throw new InfraConfigError('entry', problem);
     }
     super(scope, id);
     this.metricsNamespace = metricsNamespace;
     this.logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
-    this.role = new iam.Role(this, 'Role', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'), description: 'requeue worker function: consume, requeue, dead-letter and log, nothing else' });
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: 'requeue worker function: consume, requeue, dead-letter and log, nothing else',
+    });
     this.logGroup.grantWrite(this.role);
     grantWorkerRights(this.role, props.queue, props.deadLetterQueue);
     acknowledgeKeyGrants(this.role);

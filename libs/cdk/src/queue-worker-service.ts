@@ -67,13 +67,25 @@ export class QueueWorkerService extends Construct {
       taskRole: this.taskRole,
       runtimePlatform: { cpuArchitecture: props.cpuArchitecture ?? ecs.CpuArchitecture.X86_64, operatingSystemFamily: ecs.OperatingSystemFamily.LINUX },
     });
-    this.container = addWorkerContainer(taskDefinition, { ...props, logGroup: this.logGroup, settings, retryStateKeys: retryStateKeysSecret(this, props.retryStateKeys) });
+    this.container = addWorkerContainer(taskDefinition, {
+      ...props,
+      logGroup: this.logGroup,
+      settings,
+      retryStateKeys: retryStateKeysSecret(this, props.retryStateKeys),
+    });
     acknowledgeTaskFindings(taskDefinition);
     this.service = this.buildService(network, taskDefinition, settings, props.spot && spotStrategy(props.spot, this.cluster));
     this.spotInterruptions = props.spot ? spotInterruptionsMetric(this, this.cluster, this.service) : undefined;
     if (props.taskProtection !== false) this.allowTaskProtection();
     this.backlogPerTaskMetric = backlogPerTask(props.queue, this.cluster, this.service);
-    scaleOnBacklog(this, { queue: props.queue, cluster: this.cluster, service: this.service, minCapacity: settings.minCapacity, maxCapacity: settings.maxCapacity, targetBacklogPerTask: settings.backlogPerTask });
+    scaleOnBacklog(this, {
+      queue: props.queue,
+      cluster: this.cluster,
+      service: this.service,
+      minCapacity: settings.minCapacity,
+      maxCapacity: settings.maxCapacity,
+      targetBacklogPerTask: settings.backlogPerTask,
+    });
   }
 
   /**
@@ -90,14 +102,20 @@ export class QueueWorkerService extends Construct {
    * which exists once the task runs, so the cluster is as narrow as a policy can be.
    */
   private allowTaskProtection(): void {
-    const tasks = Stack.of(this).formatArn({ service: 'ecs', resource: 'task', resourceName: `${this.cluster.clusterName}/*`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+    const tasks = Stack.of(this).formatArn({
+      service: 'ecs',
+      resource: 'task',
+      resourceName: `${this.cluster.clusterName}/*`,
+      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+    });
     this.taskRole.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['ecs:UpdateTaskProtection'], resources: [tasks] }));
     // cdk-nag names the resource with a reference as <LogicalId>; an imported cluster's name is plain text.
     const cfnCluster = this.cluster.node.defaultChild as CfnElement | undefined;
     const clusterName = cfnCluster instanceof CfnElement ? `<${Stack.of(cfnCluster).getLogicalId(cfnCluster)}>` : this.cluster.clusterName;
     Validations.of(this.taskRole).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ecs:<AWS::Region>:<AWS::AccountId>:task/${clusterName}/*]`,
-      reason: 'ecs:UpdateTaskProtection for the worker to protect itself while busy: a task ARN is known only once the task runs, so the cluster\'s tasks are the narrowest resource IAM allows.',
+      reason:
+        "ecs:UpdateTaskProtection for the worker to protect itself while busy: a task ARN is known only once the task runs, so the cluster's tasks are the narrowest resource IAM allows.",
     });
   }
 
@@ -114,7 +132,12 @@ export class QueueWorkerService extends Construct {
     return role;
   }
 
-  private buildService(network: WorkerNetwork, taskDefinition: ecs.FargateTaskDefinition, settings: Settings, capacityProviderStrategies: ecs.CapacityProviderStrategy[] | undefined): ecs.FargateService {
+  private buildService(
+    network: WorkerNetwork,
+    taskDefinition: ecs.FargateTaskDefinition,
+    settings: Settings,
+    capacityProviderStrategies: ecs.CapacityProviderStrategy[] | undefined,
+  ): ecs.FargateService {
     const securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: network.vpc,
       description: 'requeue worker: outbound only, no ingress',
@@ -134,8 +157,6 @@ export class QueueWorkerService extends Construct {
       ...(capacityProviderStrategies ? { capacityProviderStrategies } : {}),
     });
   }
-
-
 }
 
 /**

@@ -130,7 +130,9 @@ export class RetryingQueue extends Construct {
     const named = (name: string) => (fifo ? `${name}.fifo` : name);
 
     const encrypted = {
-      ...(props.encryptionKey ? { encryption: sqs.QueueEncryption.KMS, encryptionMasterKey: props.encryptionKey } : { encryption: sqs.QueueEncryption.SQS_MANAGED }),
+      ...(props.encryptionKey
+        ? { encryption: sqs.QueueEncryption.KMS, encryptionMasterKey: props.encryptionKey }
+        : { encryption: sqs.QueueEncryption.SQS_MANAGED }),
       enforceSSL: true,
       retentionPeriod: FOURTEEN_DAYS,
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
@@ -155,7 +157,9 @@ export class RetryingQueue extends Construct {
       // cannot carry x-retry either, and waits by visibility instead.
       maxMessageSizeBytes: SQS_MAX_MESSAGE_BYTES - RESERVED_BYTES,
       visibilityTimeout,
-      ...(props.highThroughput ? { deduplicationScope: sqs.DeduplicationScope.MESSAGE_GROUP, fifoThroughputLimit: sqs.FifoThroughputLimit.PER_MESSAGE_GROUP_ID } : {}),
+      ...(props.highThroughput
+        ? { deduplicationScope: sqs.DeduplicationScope.MESSAGE_GROUP, fifoThroughputLimit: sqs.FifoThroughputLimit.PER_MESSAGE_GROUP_ID }
+        : {}),
       receiveMessageWaitTime: Duration.seconds(20),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: this.maxReceiveCount },
     });

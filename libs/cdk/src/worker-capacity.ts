@@ -24,7 +24,11 @@ export function spotStrategy(spot: SpotCapacity, cluster: ecs.ICluster): ecs.Cap
   // An imported cluster must have FARGATE and FARGATE_SPOT already (docs/infra.md).
   if (cluster instanceof ecs.Cluster) cluster.enableFargateCapacityProviders();
   return [
-    { capacityProvider: 'FARGATE', base: wholeNumber('spot.onDemandBase', spot.onDemandBase ?? 1, 0, 100_000), weight: wholeNumber('spot.onDemandWeight', spot.onDemandWeight ?? 1, 0, 1000) },
+    {
+      capacityProvider: 'FARGATE',
+      base: wholeNumber('spot.onDemandBase', spot.onDemandBase ?? 1, 0, 100_000),
+      weight: wholeNumber('spot.onDemandWeight', spot.onDemandWeight ?? 1, 0, 1000),
+    },
     { capacityProvider: 'FARGATE_SPOT', weight: wholeNumber('spot.spotWeight', spot.spotWeight ?? 3, 1, 1000) },
   ];
 }
@@ -36,12 +40,19 @@ export function spotStrategy(spot: SpotCapacity, cluster: ecs.ICluster): ecs.Cap
  */
 export function spotInterruptionsMetric(scope: Construct, cluster: ecs.ICluster, service: ecs.FargateService): cloudwatch.Metric {
   const rule = new events.Rule(scope, 'SpotInterruptions', {
-    description: 'requeue worker: its tasks that Fargate Spot reclaimed (counted by the rule\'s MatchedEvents)',
+    description: "requeue worker: its tasks that Fargate Spot reclaimed (counted by the rule's MatchedEvents)",
     eventPattern: {
       source: ['aws.ecs'],
       detailType: ['ECS Task State Change'],
       detail: { clusterArn: [cluster.clusterArn], group: [`service:${service.serviceName}`], stopCode: ['SpotInterruption'], lastStatus: ['STOPPED'] },
     },
   });
-  return new cloudwatch.Metric({ namespace: 'AWS/Events', metricName: 'MatchedEvents', dimensionsMap: { RuleName: rule.ruleName }, statistic: 'Sum', period: Duration.minutes(5), label: 'Spot interruptions' });
+  return new cloudwatch.Metric({
+    namespace: 'AWS/Events',
+    metricName: 'MatchedEvents',
+    dimensionsMap: { RuleName: rule.ruleName },
+    statistic: 'Sum',
+    period: Duration.minutes(5),
+    label: 'Spot interruptions',
+  });
 }

@@ -41,7 +41,7 @@ export function resolveWorkerNetwork(scope: Construct, props: WorkerNetworkProps
 /** Thrown before anything is added to the tree, so a bad prop leaves no half-built construct. */
 export function validateWorkerNetwork(props: WorkerNetworkProps): void {
   if (props.cluster && props.vpc) {
-    throw new InfraConfigError('vpc', 'cannot be given with cluster: the tasks run in the cluster\'s own VPC; pass one or the other');
+    throw new InfraConfigError('vpc', "cannot be given with cluster: the tasks run in the cluster's own VPC; pass one or the other");
   }
 }
 
@@ -55,7 +55,8 @@ function defaultVpc(scope: Construct): ec2.Vpc {
   });
   Validations.of(vpc).acknowledge({
     id: 'AwsSolutions-VPC7',
-    reason: 'This VPC carries only outbound task traffic and its security group admits nothing in; flow logs are billed per GB. Pass a VPC or cluster of your own, with flow logs, when you need them.',
+    reason:
+      'This VPC carries only outbound task traffic and its security group admits nothing in; flow logs are billed per GB. Pass a VPC or cluster of your own, with flow logs, when you need them.',
   });
   return vpc;
 }

@@ -42,16 +42,39 @@ export function scaleOnBacklog(scope: Construct, input: BacklogScalingInput): vo
       scaleInCooldown: 5 * MINUTE,
       customizedMetricSpecification: {
         metrics: [
-          { id: ids.visible, returnData: false, metricStat: { metric: { namespace: 'AWS/SQS', metricName: 'ApproximateNumberOfMessagesVisible', dimensions: [{ name: 'QueueName', value: input.queue.queueName }] }, stat: 'Maximum' } },
+          {
+            id: ids.visible,
+            returnData: false,
+            metricStat: {
+              metric: {
+                namespace: 'AWS/SQS',
+                metricName: 'ApproximateNumberOfMessagesVisible',
+                dimensions: [{ name: 'QueueName', value: input.queue.queueName }],
+              },
+              stat: 'Maximum',
+            },
+          },
           {
             id: ids.running,
             returnData: false,
             metricStat: {
-              metric: { namespace: 'ECS/ContainerInsights', metricName: 'RunningTaskCount', dimensions: [{ name: 'ClusterName', value: input.cluster.clusterName }, { name: 'ServiceName', value: input.service.serviceName }] },
+              metric: {
+                namespace: 'ECS/ContainerInsights',
+                metricName: 'RunningTaskCount',
+                dimensions: [
+                  { name: 'ClusterName', value: input.cluster.clusterName },
+                  { name: 'ServiceName', value: input.service.serviceName },
+                ],
+              },
               stat: 'Average',
             },
           },
-          { id: 'backlog', returnData: true, label: 'Visible messages per running task', expression: 'IF(FILL(running, 0) > 0, visible / FILL(running, 0), visible)' },
+          {
+            id: 'backlog',
+            returnData: true,
+            label: 'Visible messages per running task',
+            expression: 'IF(FILL(running, 0) > 0, visible / FILL(running, 0), visible)',
+          },
         ],
       },
     },
@@ -63,10 +86,17 @@ function scaleOutFromZero(scope: Construct, target: appscaling.ScalableTarget, i
   const period = Duration.minutes(1);
   const waitingWithNoTask = new cloudwatch.MathExpression({
     expression: 'IF(FILL(running, 0) == 0 AND visible > 0, 1, 0)',
-    usingMetrics: { visible: input.queue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }), running: runningTaskCount(input.cluster, input.service) },
+    usingMetrics: {
+      visible: input.queue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
+      running: runningTaskCount(input.cluster, input.service),
+    },
     period,
   });
-  const action = new appscaling.StepScalingAction(scope, 'ScaleOutFromZero', { scalingTarget: target, adjustmentType: appscaling.AdjustmentType.CHANGE_IN_CAPACITY, cooldown: Duration.minutes(1) });
+  const action = new appscaling.StepScalingAction(scope, 'ScaleOutFromZero', {
+    scalingTarget: target,
+    adjustmentType: appscaling.AdjustmentType.CHANGE_IN_CAPACITY,
+    cooldown: Duration.minutes(1),
+  });
   action.addAdjustment({ adjustment: 1, lowerBound: 0 });
   const alarm = new cloudwatch.Alarm(scope, 'WorkWaitingWithNoTask', {
     alarmDescription: 'requeue worker scaling: messages wait and no task runs; start one (target tracking cannot leave zero)',

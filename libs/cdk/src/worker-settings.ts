@@ -14,7 +14,17 @@ export const DEFAULT_METRICS_NAMESPACE = 'requeue';
 /** The props the settings come from; each is documented, with its default, on `QueueWorkerServiceProps`. */
 export type WorkerSettingsProps = Pick<
   QueueWorkerServiceProps,
-  'handler' | 'retryPolicy' | 'metricsNamespace' | 'maxInFlight' | 'drainTimeout' | 'cpu' | 'memoryLimitMiB' | 'minCapacity' | 'maxCapacity' | 'backlogPerTask' | 'spot'
+  | 'handler'
+  | 'retryPolicy'
+  | 'metricsNamespace'
+  | 'maxInFlight'
+  | 'drainTimeout'
+  | 'cpu'
+  | 'memoryLimitMiB'
+  | 'minCapacity'
+  | 'maxCapacity'
+  | 'backlogPerTask'
+  | 'spot'
 >;
 
 /** `QueueWorkerService`'s props, validated and with their defaults. Numbers may be tokens. */
@@ -63,7 +73,10 @@ export function resolveSettings(props: WorkerSettingsProps): Settings {
 /** `METRICS_NAMESPACE` as CloudWatch takes it. */
 export function validMetricsNamespace(metricsNamespace: string): string {
   if (!Token.isUnresolved(metricsNamespace) && (!/^[\w.\-/#:]{1,255}$/.test(metricsNamespace) || metricsNamespace.startsWith('AWS/'))) {
-    throw new InfraConfigError('metricsNamespace', `must be 1-255 of letters, digits and . - _ / # : and not start with AWS/, got ${JSON.stringify(metricsNamespace)}`);
+    throw new InfraConfigError(
+      'metricsNamespace',
+      `must be 1-255 of letters, digits and . - _ / # : and not start with AWS/, got ${JSON.stringify(metricsNamespace)}`,
+    );
   }
   return metricsNamespace;
 }
@@ -81,7 +94,13 @@ export function validRetryPolicy(retryPolicy: RetryPolicyJson): RetryPolicyJson 
 
 /** The container's stop timeout: the drain plus a margin, within Fargate's limit. */
 function stopTimeoutAfter(drainTimeout: Duration): Duration {
-  const drainSeconds = concrete('drainTimeout', drainTimeout.toSeconds(), 'the container\'s stop timeout is computed from it at synth', 0, FARGATE_MAX_STOP_TIMEOUT_SECONDS);
+  const drainSeconds = concrete(
+    'drainTimeout',
+    drainTimeout.toSeconds(),
+    "the container's stop timeout is computed from it at synth",
+    0,
+    FARGATE_MAX_STOP_TIMEOUT_SECONDS,
+  );
   const stopSeconds = drainSeconds + STOP_MARGIN_SECONDS;
   if (stopSeconds > FARGATE_MAX_STOP_TIMEOUT_SECONDS) {
     throw new InfraConfigError(

@@ -12,13 +12,16 @@ const TENANT_KEY = /^(group|attribute\..+|body\.[^.]+(\.[^.]+)*)$/;
 /** `QueueWorkerServiceProps.tenants` as the worker's environment, checked at synth. */
 export function tenantEnvironment(tenants: TenantOptions | undefined, maxInFlight: number): Record<string, string> {
   if (tenants === undefined) return {};
-  if (!TENANT_KEY.test(tenants.key)) throw new InfraConfigError('tenants.key', `must be group, attribute.<name> or body.<path>, got ${JSON.stringify(tenants.key)}`);
+  if (!TENANT_KEY.test(tenants.key))
+    throw new InfraConfigError('tenants.key', `must be group, attribute.<name> or body.<path>, got ${JSON.stringify(tenants.key)}`);
   const environment: Record<string, string> = { WORKER_TENANT_KEY: tenants.key };
   const cap = tenants.maxInFlight;
-  if (typeof cap === 'number') environment.WORKER_TENANT_MAX_IN_FLIGHT = String(wholeNumber('tenants.maxInFlight', cap, 1, Token.isUnresolved(maxInFlight) ? 10_000 : maxInFlight));
+  if (typeof cap === 'number')
+    environment.WORKER_TENANT_MAX_IN_FLIGHT = String(wholeNumber('tenants.maxInFlight', cap, 1, Token.isUnresolved(maxInFlight) ? 10_000 : maxInFlight));
   else if (cap !== undefined) {
     const percent = Number(/^(\d+(?:\.\d+)?)%$/.exec(cap)?.[1]);
-    if (!(percent > 0 && percent <= 100)) throw new InfraConfigError('tenants.maxInFlight', `must be a whole number or a share of maxInFlight such as '50%', got ${JSON.stringify(cap)}`);
+    if (!(percent > 0 && percent <= 100))
+      throw new InfraConfigError('tenants.maxInFlight', `must be a whole number or a share of maxInFlight such as '50%', got ${JSON.stringify(cap)}`);
     environment.WORKER_TENANT_MAX_IN_FLIGHT = cap;
   }
   if (tenants.prefetch !== undefined) environment.WORKER_TENANT_PREFETCH = String(wholeNumber('tenants.prefetch', tenants.prefetch, 0, 100_000));

@@ -7,18 +7,25 @@ type SecretsManagerSdk = Pick<typeof import('@aws-sdk/client-secrets-manager'), 
 type SecretsManagerLoader = () => Promise<SecretsManagerSdk>;
 
 /** What the environment `QueueWorkerFunction` sets configures, as `sqsHandler` options; what the code passes wins. */
-export type EnvConfigured = Pick<ReceivedOptions, 'retryPolicy' | 'handlerTimeoutMs' | 'idempotency' | 'metrics' | 'retryStateKeys' | 'tracing' | 'visibilityTimeoutSeconds'>;
+export type EnvConfigured = Pick<
+  ReceivedOptions,
+  'retryPolicy' | 'handlerTimeoutMs' | 'idempotency' | 'metrics' | 'retryStateKeys' | 'tracing' | 'visibilityTimeoutSeconds'
+>;
 
 /**
  * The options the environment sets (`RETRY_POLICY`, `METRICS_NAMESPACE`,
  * `WORKER_IDEMPOTENCY`, `WORKER_RETRY_STATE_KEYS`…), read as the container worker reads
  * them, when `WORKER_QUEUE_URL` and `WORKER_DLQ_URL` are both set; none otherwise.
  */
-export async function optionsFromEnv(env: Env, loadSecretsManager: SecretsManagerLoader = () => import('@aws-sdk/client-secrets-manager')): Promise<EnvConfigured> {
+export async function optionsFromEnv(
+  env: Env,
+  loadSecretsManager: SecretsManagerLoader = () => import('@aws-sdk/client-secrets-manager'),
+): Promise<EnvConfigured> {
   if (!env.WORKER_QUEUE_URL || !env.WORKER_DLQ_URL) return {};
   const all: WorkerEnvOptions = workerOptionsFromEnv(env);
   const { retryPolicy, handlerTimeoutMs, idempotency, metrics, tracing, visibilityTimeoutSeconds } = all;
-  const retryStateKeys = all.retryStateKeys ?? (env.WORKER_RETRY_STATE_KEYS_SECRET ? await keysFromSecret(env.WORKER_RETRY_STATE_KEYS_SECRET, loadSecretsManager) : undefined);
+  const retryStateKeys =
+    all.retryStateKeys ?? (env.WORKER_RETRY_STATE_KEYS_SECRET ? await keysFromSecret(env.WORKER_RETRY_STATE_KEYS_SECRET, loadSecretsManager) : undefined);
   const picked = { retryPolicy, handlerTimeoutMs, idempotency, metrics, tracing, visibilityTimeoutSeconds, retryStateKeys };
   return Object.fromEntries(Object.entries(picked).filter(([, value]) => value !== undefined)) as EnvConfigured;
 }
@@ -38,7 +45,10 @@ async function keysFromSecret(secretId: string, load: SecretsManagerLoader): Pro
   const client = new sdk.SecretsManagerClient({});
   try {
     const { SecretString } = await client.send(new sdk.GetSecretValueCommand({ SecretId: secretId }));
-    return (SecretString ?? '').split(',').map((key) => key.trim()).filter(Boolean);
+    return (SecretString ?? '')
+      .split(',')
+      .map((key) => key.trim())
+      .filter(Boolean);
   } finally {
     client.destroy();
   }

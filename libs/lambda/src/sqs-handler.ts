@@ -13,8 +13,10 @@ import { messageOfRecord, queueUrlOfRecord } from './records.js';
  * worker: `RETRY_POLICY`, `METRICS_NAMESPACE`, `WORKER_IDEMPOTENCY`, `WORKER_HANDLER_TIMEOUT_MS`,
  * `WORKER_RETRY_STATE_KEYS` (or `WORKER_RETRY_STATE_KEYS_SECRET`, a secret read at cold start).
  */
-export interface SqsHandlerOptions<Body = unknown>
-  extends Omit<ReceivedOptions<Body>, 'handler' | 'sqs' | 'queueUrl' | 'deadLetterQueueUrl' | 'maxInFlight' | 'logger'> {
+export interface SqsHandlerOptions<Body = unknown> extends Omit<
+  ReceivedOptions<Body>,
+  'handler' | 'sqs' | 'queueUrl' | 'deadLetterQueueUrl' | 'maxInFlight' | 'logger'
+> {
   /**
    * Where the engine logs. @default JSON lines on stdout at info and above, as pino writes
    * them: the function's log group then has the `dead-lettered` lines `QueueMonitoring`'s

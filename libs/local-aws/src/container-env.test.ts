@@ -12,14 +12,35 @@ describe('containerEnvironments', () => {
         Queue: { Type: 'AWS::SQS::Queue' },
         Worker: {
           Type: 'AWS::Lambda::Function',
-          Properties: { Environment: { Variables: { WORKER_QUEUE_URL: { Ref: 'Queue' }, RETRY_POLICY: '{"maxAttempts":3}', WORKER_RETRY_STATE_KEYS_SECRET: { Ref: 'Secret' } } } },
+          Properties: {
+            Environment: {
+              Variables: { WORKER_QUEUE_URL: { Ref: 'Queue' }, RETRY_POLICY: '{"maxAttempts":3}', WORKER_RETRY_STATE_KEYS_SECRET: { Ref: 'Secret' } },
+            },
+          },
         },
-        Task: { Type: 'AWS::ECS::TaskDefinition', Properties: { ContainerDefinitions: [{ Name: 'worker', Environment: [{ Name: 'WORKER_QUEUE_URL', Value: { Ref: 'Queue' } }], Secrets: [{ Name: 'WORKER_RETRY_STATE_KEYS' }] }] } },
+        Task: {
+          Type: 'AWS::ECS::TaskDefinition',
+          Properties: {
+            ContainerDefinitions: [
+              { Name: 'worker', Environment: [{ Name: 'WORKER_QUEUE_URL', Value: { Ref: 'Queue' } }], Secrets: [{ Name: 'WORKER_RETRY_STATE_KEYS' }] },
+            ],
+          },
+        },
       },
     };
     expect(containerEnvironments(template, resolver)).toEqual([
-      { container: 'Worker', kind: 'function', environment: { WORKER_QUEUE_URL: 'http://127.0.0.1:4566/000000000000/jobs', RETRY_POLICY: '{"maxAttempts":3}' }, notLocal: ['WORKER_RETRY_STATE_KEYS_SECRET'] },
-      { container: 'Task/worker', kind: 'container', environment: { WORKER_QUEUE_URL: 'http://127.0.0.1:4566/000000000000/jobs' }, notLocal: ['WORKER_RETRY_STATE_KEYS'] },
+      {
+        container: 'Worker',
+        kind: 'function',
+        environment: { WORKER_QUEUE_URL: 'http://127.0.0.1:4566/000000000000/jobs', RETRY_POLICY: '{"maxAttempts":3}' },
+        notLocal: ['WORKER_RETRY_STATE_KEYS_SECRET'],
+      },
+      {
+        container: 'Task/worker',
+        kind: 'container',
+        environment: { WORKER_QUEUE_URL: 'http://127.0.0.1:4566/000000000000/jobs' },
+        notLocal: ['WORKER_RETRY_STATE_KEYS'],
+      },
     ]);
   });
 });

@@ -40,14 +40,23 @@ export function containerEnvironments(template: CloudFormationTemplate, resolver
       const name = typeof definition.Name === 'string' ? definition.Name : String(index);
       const variables = (definition.Environment ?? []).map((variable): [string, unknown] => [String(variable.Name), variable.Value]);
       const secrets = (definition.Secrets ?? []).map((secret) => String(secret.Name));
-      found.push({ container: `${logicalId}/${name}`, kind: 'container', ...resolved(variables, resolver, `${logicalId}.ContainerDefinitions.${name}.Environment`, secrets) });
+      found.push({
+        container: `${logicalId}/${name}`,
+        kind: 'container',
+        ...resolved(variables, resolver, `${logicalId}.ContainerDefinitions.${name}.Environment`, secrets),
+      });
     });
   }
   return found;
 }
 
 /** The variables whose values resolve here, and the names of the rest (with `notLocal` already known). */
-function resolved(variables: Array<[string, unknown]>, resolver: TemplateResolver, path: string, notLocal: string[]): Pick<ContainerEnvironment, 'environment' | 'notLocal'> {
+function resolved(
+  variables: Array<[string, unknown]>,
+  resolver: TemplateResolver,
+  path: string,
+  notLocal: string[],
+): Pick<ContainerEnvironment, 'environment' | 'notLocal'> {
   const environment: Record<string, string> = {};
   for (const [name, value] of variables) {
     try {

@@ -32,7 +32,11 @@ export async function emulatorStores(): Promise<EmulatorStores> {
       const module = (await import(new URL(path, entry).href)) as Record<string, StoreClass>;
       return module[name];
     };
-    const [Sqs, Sns, S3] = await Promise.all([load('./sqs/sqsStore.js', 'SqsStore'), load('./sns/snsStore.js', 'SnsStore'), load('./s3/s3Store.js', 'S3Store')]);
+    const [Sqs, Sns, S3] = await Promise.all([
+      load('./sqs/sqsStore.js', 'SqsStore'),
+      load('./sns/snsStore.js', 'SnsStore'),
+      load('./s3/s3Store.js', 'S3Store'),
+    ]);
     if (!Sqs || !Sns || !S3) return { stores: undefined, catchUp: () => undefined };
     const sqsStore = new Sqs() as Stores['sqsStore'] & { processAllTimers?: () => void };
     const stores = { sqsStore, snsStore: new Sns(), s3Store: new S3() } as Stores;

@@ -13,10 +13,13 @@ afterAll(() => emulator.stop());
 function publish(host: string, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
     const body = 'Action=Publish&TopicArn=arn:aws:sns:us-east-1:000000000000:Requeue-Topic&Message=hi';
-    const call = request({ host, port: emulator.port, method: 'POST', path: '/', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } }, (response) => {
-      response.resume();
-      resolve(response.statusCode ?? 0);
-    });
+    const call = request(
+      { host, port: emulator.port, method: 'POST', path: '/', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } },
+      (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      },
+    );
     call.once('error', reject);
     call.end(body);
   });

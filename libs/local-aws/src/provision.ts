@@ -124,7 +124,8 @@ async function provisionQueues({ sqs, stackName, resolver, byType, result }: Pro
   for (const [logicalId, resource] of byType('AWS::SQS::Queue')) {
     const properties = resource.Properties ?? {};
     const fifo = properties.FifoQueue === true || properties.FifoQueue === 'true';
-    const queueName = properties.QueueName !== undefined ? resolver.resolveString(properties.QueueName, `${logicalId}.QueueName`) : physicalName(stackName, logicalId, fifo);
+    const queueName =
+      properties.QueueName !== undefined ? resolver.resolveString(properties.QueueName, `${logicalId}.QueueName`) : physicalName(stackName, logicalId, fifo);
     const created = await sqs.send(new CreateQueueCommand({ QueueName: queueName, Attributes: fifo ? { FifoQueue: 'true' } : undefined }));
     const queueUrl = created.QueueUrl!;
     const arn = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }));
@@ -144,7 +145,8 @@ async function provisionTopics({ sns, stackName, resolver, byType, result }: Pro
   for (const [logicalId, resource] of byType('AWS::SNS::Topic')) {
     const properties = resource.Properties ?? {};
     const fifo = properties.FifoTopic === true || properties.FifoTopic === 'true';
-    const topicName = properties.TopicName !== undefined ? resolver.resolveString(properties.TopicName, `${logicalId}.TopicName`) : physicalName(stackName, logicalId, fifo);
+    const topicName =
+      properties.TopicName !== undefined ? resolver.resolveString(properties.TopicName, `${logicalId}.TopicName`) : physicalName(stackName, logicalId, fifo);
     // A FIFO topic's deduplication decides whether publishers must give an id: it must match.
     const deduplication = properties.ContentBasedDeduplication === true || properties.ContentBasedDeduplication === 'true';
     const attributes = fifo ? { FifoTopic: 'true', ...(deduplication ? { ContentBasedDeduplication: 'true' } : {}) } : undefined;
@@ -159,7 +161,8 @@ async function provisionSubscriptions({ sns, resolver, byType, result }: Provisi
     const properties = resource.Properties ?? {};
     if (properties.Protocol !== 'sqs') {
       // Email, HTTP and Lambda endpoints do not exist locally.
-      result.notProvisioned[`AWS::SNS::Subscription (${String(properties.Protocol)})`] = (result.notProvisioned[`AWS::SNS::Subscription (${String(properties.Protocol)})`] ?? 0) + 1;
+      result.notProvisioned[`AWS::SNS::Subscription (${String(properties.Protocol)})`] =
+        (result.notProvisioned[`AWS::SNS::Subscription (${String(properties.Protocol)})`] ?? 0) + 1;
       continue;
     }
     const subscriptionArn = await subscribe(
@@ -202,7 +205,13 @@ function physicalName(stackName: string, logicalId: string, fifo: boolean): stri
   return `${stackName}-${logicalId}`.slice(0, 80 - suffix.length) + suffix;
 }
 
-function attributesOf(resolver: TemplateResolver, logicalId: string, properties: Record<string, unknown>, applied: string[], withoutLocalEffect: string[]): Record<string, string> {
+function attributesOf(
+  resolver: TemplateResolver,
+  logicalId: string,
+  properties: Record<string, unknown>,
+  applied: string[],
+  withoutLocalEffect: string[],
+): Record<string, string> {
   const attributes: Record<string, string> = {};
   for (const [name, value] of Object.entries(properties)) {
     if (withoutLocalEffect.includes(name)) continue;

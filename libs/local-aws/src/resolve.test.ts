@@ -15,7 +15,15 @@ describe('TemplateResolver', () => {
     expect(r.resolve({ 'Fn::GetAtt': ['Queue', 'Arn'] }, 'x')).toBe('arn:aws:sqs:eu-west-1:000000000000:jobs');
     expect(r.resolve({ 'Fn::GetAtt': 'Queue.QueueName' }, 'x')).toBe('jobs');
     expect(
-      r.resolve({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':sqs:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':', { Ref: 'AWS::StackName' }]] }, 'x'),
+      r.resolve(
+        {
+          'Fn::Join': [
+            '',
+            ['arn:', { Ref: 'AWS::Partition' }, ':sqs:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':', { Ref: 'AWS::StackName' }],
+          ],
+        },
+        'x',
+      ),
     ).toBe('arn:aws:sqs:eu-west-1:000000000000:Requeue');
   });
 
@@ -32,7 +40,9 @@ describe('TemplateResolver', () => {
 
   it('names the path when a reference cannot be resolved locally, instead of guessing', () => {
     const r = resolver();
-    expect(() => r.resolve({ Ref: 'Dashboard' }, 'Outputs.DashboardUrl')).toThrow(new LocalProvisioningError('Outputs.DashboardUrl: refers to Dashboard, which is not provisioned locally'));
+    expect(() => r.resolve({ Ref: 'Dashboard' }, 'Outputs.DashboardUrl')).toThrow(
+      new LocalProvisioningError('Outputs.DashboardUrl: refers to Dashboard, which is not provisioned locally'),
+    );
     expect(() => r.resolve({ 'Fn::GetAtt': ['Queue', 'Nope'] }, 'Q.P')).toThrow(/Q.P: Queue has no attribute Nope locally/);
     expect(() => r.resolve({ 'Fn::ImportValue': 'x' }, 'Q.P')).toThrow(/Fn::ImportValue is not supported/);
     expect(() => r.resolveString({ a: 1 }, 'Q.P')).toThrow(/expected a string/);

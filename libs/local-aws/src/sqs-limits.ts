@@ -75,7 +75,10 @@ function whole(failure: SqsLimitFailure | undefined): SqsLimitCheck {
 
 function batchCheck(entries: MessageInput[], check: (entry: MessageInput) => SqsLimitFailure | undefined, requestFailure?: SqsLimitFailure): SqsLimitCheck {
   if (entries.length > SQS_LIMITS.batchEntries) {
-    return whole({ code: 'TooManyEntriesInBatchRequest', message: `Maximum number of entries per request are ${SQS_LIMITS.batchEntries}. You have sent ${entries.length}.` });
+    return whole({
+      code: 'TooManyEntriesInBatchRequest',
+      message: `Maximum number of entries per request are ${SQS_LIMITS.batchEntries}. You have sent ${entries.length}.`,
+    });
   }
   if (requestFailure) return whole(requestFailure);
   const failed = new Map<string, SqsLimitFailure>();
@@ -114,15 +117,18 @@ function messageFailure(message: MessageInput, maximumMessageSize: number): SqsL
 /** The name rules of the SendMessage reference: characters, length, reserved prefixes, periods. */
 function attributeNameProblem(name: string): string | undefined {
   const invalidName = `Message (user) attribute name '${name}' is invalid.`;
-  if (name.length === 0 || name.length > SQS_LIMITS.attributeNameLength) return `${invalidName} Reason: must be 1 to ${SQS_LIMITS.attributeNameLength} characters long.`;
+  if (name.length === 0 || name.length > SQS_LIMITS.attributeNameLength)
+    return `${invalidName} Reason: must be 1 to ${SQS_LIMITS.attributeNameLength} characters long.`;
   if (!ATTRIBUTE_NAME.test(name)) return `${invalidName} Reason: only alphanumeric characters, hyphens, underscores and periods are allowed.`;
   if (/^(aws|amazon)\./i.test(name)) return `${invalidName} Reason: the AWS. and Amazon. prefixes are reserved for use by Amazon Web Services.`;
-  if (name.startsWith('.') || name.endsWith('.') || name.includes('..')) return `${invalidName} Reason: it may not start or end with a period, nor have periods in succession.`;
+  if (name.startsWith('.') || name.endsWith('.') || name.includes('..'))
+    return `${invalidName} Reason: it may not start or end with a period, nor have periods in succession.`;
   return undefined;
 }
 
 function attributeValueProblem(name: string, value: AttributeValue): string | undefined {
-  if (!DATA_TYPE.test(value.DataType ?? '')) return `The type of message (user) attribute '${name}' is invalid. You must use only the following supported type prefixes: Binary, Number, String.`;
+  if (!DATA_TYPE.test(value.DataType ?? ''))
+    return `The type of message (user) attribute '${name}' is invalid. You must use only the following supported type prefixes: Binary, Number, String.`;
   const empty = value.DataType!.startsWith('Binary') ? binaryLength(value.BinaryValue) === 0 : !value.StringValue;
   return empty ? `Message (user) attribute '${name}' must contain a non-empty value of type '${value.DataType}'.` : undefined;
 }

@@ -7,7 +7,9 @@ export function readStackTemplate(path: string): CloudFormationTemplate {
   try {
     text = readFileSync(path, 'utf8');
   } catch (cause) {
-    throw new LocalProvisioningError(`cannot read the template ${path}: ${(cause as Error).message}. Run \`npx cdk synth\` first, or synthesize in memory.`, { cause });
+    throw new LocalProvisioningError(`cannot read the template ${path}: ${(cause as Error).message}. Run \`npx cdk synth\` first, or synthesize in memory.`, {
+      cause,
+    });
   }
   try {
     return asTemplate(JSON.parse(text), path);

@@ -5,7 +5,10 @@ import { consumerList } from './consumer-list.js';
 
 const sqs = { send: () => Promise.resolve({}) } as unknown as SQSClient;
 const other = { send: () => Promise.resolve({}) } as unknown as SQSClient;
-const queue = (name: string) => ({ queueUrl: `https://sqs.eu-west-1.amazonaws.com/1/${name}`, deadLetterQueueUrl: `https://sqs.eu-west-1.amazonaws.com/1/${name}-dlq` });
+const queue = (name: string) => ({
+  queueUrl: `https://sqs.eu-west-1.amazonaws.com/1/${name}`,
+  deadLetterQueueUrl: `https://sqs.eu-west-1.amazonaws.com/1/${name}-dlq`,
+});
 
 describe('consumerList: both forms of the module options as one list', () => {
   it('reads the one-queue form as a consumer named after its handler', () => {
@@ -33,7 +36,14 @@ describe('consumerList: both forms of the module options as one list', () => {
   });
 
   it('refuses two consumers with one name, and an empty list, naming the setting', () => {
-    const twice = () => consumerList({ sqs, consumers: [{ handlerName: 'orders', ...queue('a') }, { handlerName: 'orders', ...queue('b') }] });
+    const twice = () =>
+      consumerList({
+        sqs,
+        consumers: [
+          { handlerName: 'orders', ...queue('a') },
+          { handlerName: 'orders', ...queue('b') },
+        ],
+      });
     expect(twice).toThrow(SqsWorkerConfigError);
     expect(twice).toThrow(/^consumers\[1\]\.name: "orders" is taken by an earlier consumer/);
     expect(() => consumerList({ sqs, consumers: [] })).toThrow(/^consumers: must list at least one consumer/);

@@ -62,7 +62,10 @@ export class Consumer {
       this.startError = error instanceof Error ? error : new Error(String(error));
       // What to do is in the message of a queue that cannot be read: its stack adds nothing.
       const details = error instanceof QueueUnavailableError ? { reason: error.reason } : { err: error };
-      this.logger?.error({ consumer: this.name, ...details, retryInMs: delayMs }, `consumer ${this.name} could not start: ${this.startError.message}; trying again in ${Math.round(delayMs / 1000)} s`);
+      this.logger?.error(
+        { consumer: this.name, ...details, retryInMs: delayMs },
+        `consumer ${this.name} could not start: ${this.startError.message}; trying again in ${Math.round(delayMs / 1000)} s`,
+      );
       this.retryTimer = setTimeout(() => void this.start(Math.min(delayMs * 2, MAX_START_RETRY_MS)), delayMs);
       this.retryTimer.unref();
     }

@@ -43,7 +43,11 @@ export function resolveSqsHandler(handlerName: string, discovery: DiscoveryServi
     }
   }
   const [match, ...others] = matches;
-  if (!match || others.length > 0) throw new SqsHandlerNotFoundError(handlerName, matches.map((m) => `${String(m.wrapper.name)}.${m.method}`));
+  if (!match || others.length > 0)
+    throw new SqsHandlerNotFoundError(
+      handlerName,
+      matches.map((m) => `${String(m.wrapper.name)}.${m.method}`),
+    );
   return { handler: callerOf(match.wrapper, match.method, moduleRef), schema: match.metadata.schema, idempotency: match.metadata.idempotency };
 }
 

@@ -38,6 +38,8 @@ export class NestWorkerLogger implements WorkerLogger {
 
 function line(fields: object, message: string): string {
   if (Object.keys(fields).length === 0) return message;
-  const json = JSON.stringify(fields, (_key, value: unknown) => (value instanceof Error ? `${value.name}: ${value.message}` : typeof value === 'bigint' ? String(value) : value));
+  const json = JSON.stringify(fields, (_key, value: unknown) =>
+    value instanceof Error ? `${value.name}: ${value.message}` : typeof value === 'bigint' ? String(value) : value,
+  );
   return `${message} ${json}`;
 }

@@ -1,7 +1,10 @@
 import { ConfigurableModuleBuilder, Module, type ConfigurableModuleAsyncOptions, type DynamicModule } from '@nestjs/common';
 import { RequeuePublisher, type PublisherOptions } from '@requeue/sqs/publisher';
 
-const configurable = new ConfigurableModuleBuilder<PublisherOptions>().setClassMethodName('forRoot').setExtras({ isGlobal: false }, (module, extras) => ({ ...module, global: extras.isGlobal })).build();
+const configurable = new ConfigurableModuleBuilder<PublisherOptions>()
+  .setClassMethodName('forRoot')
+  .setExtras({ isGlobal: false }, (module, extras) => ({ ...module, global: extras.isGlobal }))
+  .build();
 
 /**
  * Provides `RequeuePublisher` for injection: `RequeuePublisherModule.forRoot({ sqs, sns })`
@@ -23,7 +26,9 @@ const configurable = new ConfigurableModuleBuilder<PublisherOptions>().setClassM
  * ```
  */
 @Module({
-  providers: [{ provide: RequeuePublisher, useFactory: (options: PublisherOptions) => new RequeuePublisher(options), inject: [configurable.MODULE_OPTIONS_TOKEN] }],
+  providers: [
+    { provide: RequeuePublisher, useFactory: (options: PublisherOptions) => new RequeuePublisher(options), inject: [configurable.MODULE_OPTIONS_TOKEN] },
+  ],
   exports: [RequeuePublisher],
 })
 export class RequeuePublisherModule {

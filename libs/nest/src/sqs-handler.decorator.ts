@@ -12,7 +12,11 @@ export interface SqsHandlerMetadata {
 export const SqsHandlerMetadataKey = DiscoveryService.createDecorator<SqsHandlerMetadata>();
 
 /** What `@SqsHandler` returns: a method decorator that checks the method takes a `WorkerMessage<Body>`. */
-export type HandlerDecorator<Body> = <M extends (message: WorkerMessage<Body>) => Promise<void>>(target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<M>) => void;
+export type HandlerDecorator<Body> = <M extends (message: WorkerMessage<Body>) => Promise<void>>(
+  target: object,
+  key: string | symbol,
+  descriptor: TypedPropertyDescriptor<M>,
+) => void;
 
 /**
  * Marks a provider method as a message handler. Give it a name to choose it from the
@@ -31,7 +35,10 @@ export type HandlerDecorator<Body> = <M extends (message: WorkerMessage<Body>) =
  * snapshotted with `.bind()`, so interceptors, tracing wrappers and request-scoped
  * providers keep working.
  */
-export function SqsHandler<S extends BodySchema>(name: string, options: { schema: S; idempotency?: IdempotencyOptions<InferBody<S>> }): HandlerDecorator<InferBody<S>>;
+export function SqsHandler<S extends BodySchema>(
+  name: string,
+  options: { schema: S; idempotency?: IdempotencyOptions<InferBody<S>> },
+): HandlerDecorator<InferBody<S>>;
 /** Without a schema the body is unchecked JSON: the method may type it as it trusts it (`never` admits any body type). */
 export function SqsHandler(name?: string, options?: { idempotency?: IdempotencyOptions }): HandlerDecorator<never>;
 export function SqsHandler(name = 'default', options: { schema?: BodySchema; idempotency?: IdempotencyOptions<never> } = {}): HandlerDecorator<never> {

@@ -120,10 +120,24 @@ describe('classifyFailure', () => {
   it('survives errors whose getters throw', () => {
     const hostile = new Error('x');
     for (const key of ['message', 'status', 'name', 'code', 'cause']) {
-      Object.defineProperty(hostile, key, { get: () => { throw new Error(`getter ${key}`); } });
+      Object.defineProperty(hostile, key, {
+        get: () => {
+          throw new Error(`getter ${key}`);
+        },
+      });
     }
     expect(() => classify(hostile)).not.toThrow();
-    const proxy = new Proxy({}, { get: () => { throw new Error('trap'); }, getPrototypeOf: () => { throw new Error('trap'); } });
+    const proxy = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('trap');
+        },
+        getPrototypeOf: () => {
+          throw new Error('trap');
+        },
+      },
+    );
     expect(classify(proxy)).toMatchObject({ retryable: false });
   });
 
@@ -148,7 +162,9 @@ describe('classifyFailure', () => {
   it('consults user rules first and skips a rule that throws', () => {
     const result = classifyFailure(httpError({ status: 404 }), NOW, {
       rules: [
-        () => { throw new Error('broken rule'); },
+        () => {
+          throw new Error('broken rule');
+        },
         (thrown) => ((thrown as { status?: number }).status === 404 ? { retryable: true, errorType: 'EVENTUALLY_CONSISTENT', message: 'not yet' } : undefined),
       ],
     });

@@ -175,7 +175,12 @@ function classifyUnscoped(thrown: unknown, now: number, options: ClassifierOptio
   }
   const message = redactSecrets(describeThrown(thrown)).slice(0, MAX_ERROR_TEXT);
   if (!isErrorLike(thrown)) {
-    return { retryable: false, reason: 'handler-bug', errorType: ErrorType.HANDLER_BUG, message: `handler threw a non-Error value: ${message}`.slice(0, MAX_ERROR_TEXT) };
+    return {
+      retryable: false,
+      reason: 'handler-bug',
+      errorType: ErrorType.HANDLER_BUG,
+      message: `handler threw a non-Error value: ${message}`.slice(0, MAX_ERROR_TEXT),
+    };
   }
   if (RetryableError.is(thrown)) {
     const failure: RetryableFailure = { retryable: true, errorType: thrown.errorType, message, ...(thrown.scope ? { scope: thrown.scope } : {}) };
@@ -198,20 +203,13 @@ function classifyUnscoped(thrown: unknown, now: number, options: ClassifierOptio
   }
   for (const [pattern, retryable, errorType] of TEXT_RULES) {
     if (pattern.test(message)) {
-      return retryable
-        ? { retryable: true, errorType, message }
-        : { retryable: false, reason: 'non-retryable', errorType, message };
+      return retryable ? { retryable: true, errorType, message } : { retryable: false, reason: 'non-retryable', errorType, message };
     }
   }
   return { retryable: true, errorType: ErrorType.DEFAULT, message };
 }
 
-function classifyStructured(
-  error: object,
-  message: string,
-  now: number,
-  statuses: StatusTables,
-): Classification | undefined {
+function classifyStructured(error: object, message: string, now: number, statuses: StatusTables): Classification | undefined {
   // AWS SDK errors: checked before the HTTP status, since throttling arrives as a 400.
   const sdkRetryable = readProperty(error, '$retryable');
   const name = readString(error, 'name') ?? '';

@@ -4,7 +4,8 @@ import { createEnginePolicy } from './decide.js';
 import { freshRetryState } from './retry-state.js';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
-const classify = (thrown: unknown, codeBugErrors?: readonly string[] | false) => classifyFailure(thrown, NOW, codeBugErrors === undefined ? {} : { codeBugErrors });
+const classify = (thrown: unknown, codeBugErrors?: readonly string[] | false) =>
+  classifyFailure(thrown, NOW, codeBugErrors === undefined ? {} : { codeBugErrors });
 const networkError = (code: string) => Object.assign(new Error(`connect ${code}`), { code });
 
 class ValidationBug extends TypeError {}
@@ -16,7 +17,12 @@ describe('a bug in the handler is dead-lettered on the same delivery', () => {
     ['SyntaxError', () => JSON.parse('{not json')],
     ['RangeError', () => new Array(-1)],
     ['URIError', () => decodeURIComponent('%')],
-    ['EvalError', () => { throw new EvalError('eval'); }],
+    [
+      'EvalError',
+      () => {
+        throw new EvalError('eval');
+      },
+    ],
   ])('%s is a handler-bug, not a retry', (name, bug) => {
     let thrown: unknown;
     try {

@@ -100,7 +100,17 @@ describe('decide: backoff per error type', () => {
   it('falls back to the maximum delay when a custom strategy throws or answers nonsense', () => {
     const broken = createEnginePolicy({
       jitter: 'none',
-      types: { DEFAULT: { maxDelayMs: 30_000, backoff: { type: 'custom', compute: () => { throw new Error('bug'); } } } },
+      types: {
+        DEFAULT: {
+          maxDelayMs: 30_000,
+          backoff: {
+            type: 'custom',
+            compute: () => {
+              throw new Error('bug');
+            },
+          },
+        },
+      },
     });
     expect(delayOf(broken.decide(atAttempt(1), new Error('x'), NOW, MID))).toBe(30);
   });
@@ -171,7 +181,11 @@ describe('decide: long delays hop', () => {
 
   it('uses 900 s hops by default for waits longer than SQS allows', () => {
     const longWait = createEnginePolicy({ jitter: 'none', types: { DAILY: { backoff: { type: 'fixed', delayMs: 3_600_000 }, maxDelayMs: 3_600_000 } } });
-    expect(longWait.decide(atAttempt(1), failure('DAILY'), NOW, MID)).toMatchObject({ action: 'hop', delaySeconds: 900, state: { notBefore: NOW + 3_600_000 } });
+    expect(longWait.decide(atAttempt(1), failure('DAILY'), NOW, MID)).toMatchObject({
+      action: 'hop',
+      delaySeconds: 900,
+      state: { notBefore: NOW + 3_600_000 },
+    });
   });
 });
 
@@ -202,7 +216,9 @@ const jitterArb: fc.Arbitrary<JitterInput> = fc.oneof(
 const backoffArb = fc.oneof(
   fc.integer({ min: 0, max: 900_000 }).map((delayMs) => ({ type: 'fixed' as const, delayMs })),
   fc.integer({ min: 0, max: 100_000 }).map((baseMs) => ({ type: 'linear' as const, baseMs })),
-  fc.record({ baseMs: fc.integer({ min: 0, max: 100_000 }), multiplier: fc.double({ min: 1, max: 5, noNaN: true }) }).map((b) => ({ type: 'exponential' as const, ...b })),
+  fc
+    .record({ baseMs: fc.integer({ min: 0, max: 100_000 }), multiplier: fc.double({ min: 1, max: 5, noNaN: true }) })
+    .map((b) => ({ type: 'exponential' as const, ...b })),
 );
 // Maxima up to 895 s: with 5 s of symmetric jitter the delay still fits one SQS delay.
 const typePolicyArb = fc.record({ backoff: backoffArb, maxDelayMs: fc.integer({ min: 0, max: 895_000 }), jitter: jitterArb });
@@ -287,7 +303,12 @@ describe('defer: systemic failures keep the attempt budget', () => {
   it('keeps the attempt and the first receive, records the error, and rounds the wait up', () => {
     const decision = policy.defer(atAttempt(3), rateLimited, 1200, NOW);
     expect(decision).toMatchObject({ action: 'hop', delaySeconds: 2, errorType: 'RATE_LIMIT' });
-    expect(decision.action === 'hop' && decision.state).toMatchObject({ attempt: 3, firstReceivedAt: NOW, lastErrorType: 'RATE_LIMIT', lastError: 'webhook answered 429' });
+    expect(decision.action === 'hop' && decision.state).toMatchObject({
+      attempt: 3,
+      firstReceivedAt: NOW,
+      lastErrorType: 'RATE_LIMIT',
+      lastError: 'webhook answered 429',
+    });
   });
 
   it('hops past the longest SQS delay with notBefore', () => {

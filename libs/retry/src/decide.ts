@@ -47,7 +47,14 @@ export function createEnginePolicy(input: RetryPolicyInput = {}): EnginePolicy {
   };
 }
 
-function decideRetry(config: ResolvedRetryPolicy, state: RetryState, failure: Classification, now: number, rng: Random, override: PolicyOverride | undefined): Decision {
+function decideRetry(
+  config: ResolvedRetryPolicy,
+  state: RetryState,
+  failure: Classification,
+  now: number,
+  rng: Random,
+  override: PolicyOverride | undefined,
+): Decision {
   const deadLetter = (reason: DeadLetterReason): DeadLetterDecision => ({
     action: 'dead-letter',
     reason,
@@ -108,7 +115,13 @@ function deferWithoutAttempt(
   const kept: RetryState = { ...state, lastErrorType: failure.errorType, lastError: failure.message };
   delete kept.notBefore;
   if (wait > config.hopCeilingSeconds * 1000) {
-    return { action: 'hop', delaySeconds: config.hopCeilingSeconds, state: { ...kept, notBefore: Math.ceil(now + wait) }, errorType: failure.errorType, error: failure.message };
+    return {
+      action: 'hop',
+      delaySeconds: config.hopCeilingSeconds,
+      state: { ...kept, notBefore: Math.ceil(now + wait) },
+      errorType: failure.errorType,
+      error: failure.message,
+    };
   }
   // The dependency's wait is a floor: round up, never down.
   const delaySeconds = Math.min(config.hopCeilingSeconds, Math.ceil(wait / 1000));
@@ -131,7 +144,8 @@ function waitOutNotBefore(config: ResolvedRetryPolicy, state: RetryState, now: n
 function limitsFor(config: ResolvedRetryPolicy, override: PolicyOverride | undefined): { maxAttempts: number; deadlineSeconds: number | undefined } {
   const ceilings = config.overrideCeilings;
   const maxAttempts = override?.maxAttempts === undefined ? config.maxAttempts : Math.min(override.maxAttempts, ceilings.maxAttempts);
-  const deadlineSeconds = override?.deadlineSeconds === undefined ? config.deadlineSeconds : Math.min(override.deadlineSeconds, ceilings.deadlineSeconds ?? Infinity);
+  const deadlineSeconds =
+    override?.deadlineSeconds === undefined ? config.deadlineSeconds : Math.min(override.deadlineSeconds, ceilings.deadlineSeconds ?? Infinity);
   return { maxAttempts, deadlineSeconds };
 }
 
@@ -150,13 +164,7 @@ function policyFor(config: ResolvedRetryPolicy, errorType: string, override: Pol
   return { backoff, maxDelayMs: maxDelayMs ?? base.maxDelayMs, jitter: jitter ?? exact };
 }
 
-function computeDelayMs(
-  policy: ErrorTypePolicy,
-  state: RetryState,
-  failure: RetryableFailure,
-  now: number,
-  rng: Random,
-): number | 'dead-letter' {
+function computeDelayMs(policy: ErrorTypePolicy, state: RetryState, failure: RetryableFailure, now: number, rng: Random): number | 'dead-letter' {
   const { backoff, maxDelayMs: capMs } = policy;
   const attempt = state.attempt;
   const decorrelated = (baseMs: number, multiplier: number): DecorrelatedInput => ({

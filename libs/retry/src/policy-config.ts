@@ -26,13 +26,16 @@ const jitterObject = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('equal') }),
   z.strictObject({ type: z.literal('decorrelated') }),
   z.strictObject({ type: z.literal('proportional'), fraction: z.number().min(0).max(1) }),
-  z.strictObject({ type: z.literal('symmetric'), ms: z.number().min(0).max(Bounds.maxSqsDelaySeconds * 1000) }),
+  z.strictObject({
+    type: z.literal('symmetric'),
+    ms: z
+      .number()
+      .min(0)
+      .max(Bounds.maxSqsDelaySeconds * 1000),
+  }),
 ]);
 /** `"full"` is shorthand for `{ "type": "full" }`, for the jitters that take no parameter. */
-const jitterSchema = z.union([
-  z.enum(['none', 'full', 'equal', 'decorrelated']).transform((type) => ({ type })),
-  jitterObject,
-]);
+const jitterSchema = z.union([z.enum(['none', 'full', 'equal', 'decorrelated']).transform((type) => ({ type })), jitterObject]);
 
 const builtInBackoffSchema = z.discriminatedUnion('type', [fixedBackoff, linearBackoff, exponentialBackoff, decorrelatedBackoff]);
 /** Strategies expressible in JSON: RETRY_POLICY and the `x-retry-policy` attribute. */
@@ -64,7 +67,11 @@ function policyInputSchema<B extends z.ZodType>(backoff: B) {
      * never raise it past these. @default the policy's own maxAttempts and deadline, 1 s
      */
     overrideCeilings: z
-      .strictObject({ maxAttempts: limitsShape.maxAttempts.optional(), deadlineSeconds: limitsShape.deadlineSeconds.optional(), minDelayMs: delayMs.optional() })
+      .strictObject({
+        maxAttempts: limitsShape.maxAttempts.optional(),
+        deadlineSeconds: limitsShape.deadlineSeconds.optional(),
+        minDelayMs: delayMs.optional(),
+      })
       .optional(),
     /** Error classes that mean a bug in the handler (`ClassifierOptions.codeBugErrors`); false retries them. */
     codeBugErrors: z.union([z.literal(false), z.array(z.string().min(1).max(64)).max(50)]).optional(),
@@ -199,7 +206,10 @@ export function resolveBackoff(backoff: Backoff | NamedCustomBackoff, strategies
   const compute = strategies[backoff.name];
   if (!compute) {
     const known = Object.keys(strategies);
-    throw new RetryPolicyConfigError(path, `no custom strategy is registered as ${JSON.stringify(backoff.name)} (${known.length ? `known: ${known.join(', ')}` : 'register one in the policy\'s strategies'})`);
+    throw new RetryPolicyConfigError(
+      path,
+      `no custom strategy is registered as ${JSON.stringify(backoff.name)} (${known.length ? `known: ${known.join(', ')}` : "register one in the policy's strategies"})`,
+    );
   }
   return { type: 'custom', compute };
 }

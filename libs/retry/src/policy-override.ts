@@ -18,15 +18,16 @@ const overrideSchema = z.strictObject({
   deadlineSeconds: limitsShape.deadlineSeconds.optional(),
   /** Replaces the backoff of every error type for this message. */
   backoff: z
-    .intersection(
-      jsonBackoffSchema,
-      z.object({ maxDelayMs: z.number().int().min(0).max(Bounds.maxDelayMs).optional(), jitter: jitterSchema.optional() }),
-    )
+    .intersection(jsonBackoffSchema, z.object({ maxDelayMs: z.number().int().min(0).max(Bounds.maxDelayMs).optional(), jitter: jitterSchema.optional() }))
     .optional(),
 });
 
 // The public shape is written out in policy-types.ts; this fails to compile if the schema drifts from it.
-void (true satisfies [PolicyOverride] extends [z.output<typeof overrideSchema>] ? ([z.output<typeof overrideSchema>] extends [PolicyOverride] ? true : false) : false);
+void (true satisfies [PolicyOverride] extends [z.output<typeof overrideSchema>]
+  ? [z.output<typeof overrideSchema>] extends [PolicyOverride]
+    ? true
+    : false
+  : false);
 
 /**
  * Parses `x-retry-policy`. An invalid override throws `InvalidRetryStateError`; the worker

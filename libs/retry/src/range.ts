@@ -16,5 +16,7 @@ export interface NumberRange {
  */
 export function outOfRange(value: unknown, { min, max, whole = true }: NumberRange): string | undefined {
   const fits = typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max && (!whole || Number.isInteger(value));
-  return fits ? undefined : `must be ${whole ? 'a whole number' : 'a number'} from ${min} to ${max}, got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`;
+  return fits
+    ? undefined
+    : `must be ${whole ? 'a whole number' : 'a number'} from ${min} to ${max}, got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`;
 }

@@ -20,7 +20,13 @@ describe('redactSecrets', () => {
   });
 
   it('leaves ordinary error text as it is', () => {
-    for (const text of ['webhook https://api.example.com/hook answered 503', 'simulated transient failure', 'TypeError in the handler: x is not a function', 'shipping to japan: 5 parcels', 'tokens: 3 left']) {
+    for (const text of [
+      'webhook https://api.example.com/hook answered 503',
+      'simulated transient failure',
+      'TypeError in the handler: x is not a function',
+      'shipping to japan: 5 parcels',
+      'tokens: 3 left',
+    ]) {
       expect(redactSecrets(text)).toBe(text);
     }
   });

@@ -26,7 +26,10 @@ export class RetryStateSigner {
     if (keys.length === 0) throw new ConfigError('retryStateKeys', 'is empty: give at least one key, the same on every worker of the queue');
     for (const [index, key] of keys.entries()) {
       if (key.length < MIN_RETRY_STATE_KEY_LENGTH) {
-        throw new ConfigError('retryStateKeys', `key ${index + 1} has ${key.length} characters; use at least ${MIN_RETRY_STATE_KEY_LENGTH} random ones (for example: openssl rand -base64 48)`);
+        throw new ConfigError(
+          'retryStateKeys',
+          `key ${index + 1} has ${key.length} characters; use at least ${MIN_RETRY_STATE_KEY_LENGTH} random ones (for example: openssl rand -base64 48)`,
+        );
       }
     }
     this.keys = keys.map((key) => Buffer.from(key, 'utf8'));

@@ -43,7 +43,9 @@ describe('x-retry codec', () => {
       fc.string(),
       fc.json(),
       fc.jsonValue().map((value) => JSON.stringify(value)),
-      fc.record({ v: fc.jsonValue(), attempt: fc.jsonValue(), firstReceivedAt: fc.jsonValue(), originalMessageId: fc.jsonValue() }).map((v) => JSON.stringify(v)),
+      fc
+        .record({ v: fc.jsonValue(), attempt: fc.jsonValue(), firstReceivedAt: fc.jsonValue(), originalMessageId: fc.jsonValue() })
+        .map((v) => JSON.stringify(v)),
     );
     fc.assert(
       fc.property(garbage, (raw) => {
@@ -116,7 +118,14 @@ describe('x-dead-letter codec', () => {
       originalMessageId: 'abc',
     };
     expect(Object.keys(JSON.parse(encodeDeadLetterRecord(record)))).toEqual([
-      'reason', 'errorType', 'error', 'attempts', 'firstReceivedAt', 'deadLetteredAt', 'sourceQueue', 'originalMessageId',
+      'reason',
+      'errorType',
+      'error',
+      'attempts',
+      'firstReceivedAt',
+      'deadLetteredAt',
+      'sourceQueue',
+      'originalMessageId',
     ]);
     expect(parseDeadLetterRecord(encodeDeadLetterRecord(record))).toEqual(record);
   });

@@ -45,7 +45,10 @@ const stateSchema = z.strictObject({
   lastError: z.string().max(MAX_ERROR_TEXT).optional(),
   notBefore: z.number().int().min(EARLIEST_PLAUSIBLE_MS).optional(),
   // HMAC-SHA256, base64url: 43 characters.
-  mac: z.string().regex(/^[A-Za-z0-9_-]{43}$/).optional(),
+  mac: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{43}$/)
+    .optional(),
 });
 
 /** The state of a message that has never failed. */

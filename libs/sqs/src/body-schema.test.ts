@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { describeIssues } from './body-schema.js';
 
-describe('describeIssues: the validator\'s words in x-dead-letter.error, bounded', () => {
+describe("describeIssues: the validator's words in x-dead-letter.error, bounded", () => {
   it('names each issue by its path, with array indexes in brackets', () => {
-    expect(describeIssues([{ message: 'Required', path: ['items', 0, { key: 'sku' }] }, { message: 'Expected number', path: ['amountCents'] }, { message: 'Bad body' }])).toBe(
-      'body failed validation: items[0].sku: Required; amountCents: Expected number; Bad body',
-    );
+    expect(
+      describeIssues([
+        { message: 'Required', path: ['items', 0, { key: 'sku' }] },
+        { message: 'Expected number', path: ['amountCents'] },
+        { message: 'Bad body' },
+      ]),
+    ).toBe('body failed validation: items[0].sku: Required; amountCents: Expected number; Bad body');
   });
 
   it('lists at most 10 issues and says how many more there were', () => {

@@ -26,7 +26,11 @@ export async function validateBody(schema: BodySchema, body: unknown): Promise<B
   try {
     result = await schema['~standard'].validate(body);
   } catch (error) {
-    return { ok: false, invalid: false, error: `the body schema (${schema['~standard'].vendor}) threw: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      ok: false,
+      invalid: false,
+      error: `the body schema (${schema['~standard'].vendor}) threw: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
   if (result.issues === undefined) return { ok: true, value: result.value };
   return { ok: false, invalid: true, error: describeIssues(result.issues) };

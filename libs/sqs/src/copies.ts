@@ -1,4 +1,13 @@
-import { DEAD_LETTER_ATTRIBUTE, encodeDeadLetterRecord, encodePolicyOverride, RETRY_POLICY_ATTRIBUTE, RETRY_STATE_ATTRIBUTE, type DeadLetterRecord, type RetryState, type RetryStateSigner } from '@requeue/retry/engine';
+import {
+  DEAD_LETTER_ATTRIBUTE,
+  encodeDeadLetterRecord,
+  encodePolicyOverride,
+  RETRY_POLICY_ATTRIBUTE,
+  RETRY_STATE_ATTRIBUTE,
+  type DeadLetterRecord,
+  type RetryState,
+  type RetryStateSigner,
+} from '@requeue/retry/engine';
 import type { DecodedMessage } from './decode.js';
 import { fitsInOneMessage, MAX_MESSAGE_ATTRIBUTES, stringAttribute, type MessageAttributes, type NoRoom } from './message-attributes.js';
 import { withTraceAttributes } from './tracing/carry.js';
@@ -16,7 +25,9 @@ export function retryCopyAttributes(message: DecodedMessage, state: RetryState, 
     [RETRY_STATE_ATTRIBUTE]: stringAttribute(signer.sign(state, message.digest)),
     ...(message.override ? { [RETRY_POLICY_ATTRIBUTE]: stringAttribute(encodePolicyOverride(message.override)) } : {}),
   };
-  return fitsInOneMessage(message.sqsBody, attributes, maxBytes) ? withTraceAttributes(message.sqsBody, attributes, message.trace?.carried, maxBytes) : undefined;
+  return fitsInOneMessage(message.sqsBody, attributes, maxBytes)
+    ? withTraceAttributes(message.sqsBody, attributes, message.trace?.carried, maxBytes)
+    : undefined;
 }
 
 export interface DeadLetterAttributes {

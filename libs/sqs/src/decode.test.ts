@@ -96,7 +96,10 @@ describe('decodeMessage', () => {
       ok: false,
       reason: 'invalid-retry-state',
     });
-    const ignored = decodeMessage({ MessageId: 'm', Body: 'x', MessageAttributes: { 'x-retry-policy': { DataType: 'String', StringValue: '{"maxAttempts":0}' } } }, NOW);
+    const ignored = decodeMessage(
+      { MessageId: 'm', Body: 'x', MessageAttributes: { 'x-retry-policy': { DataType: 'String', StringValue: '{"maxAttempts":0}' } } },
+      NOW,
+    );
     expect(ignored.ok).toBe(true);
     expect(ignored.message.override).toBeUndefined();
     expect(ignored.message.overrideProblem).toMatch(/maxAttempts/);

@@ -1,6 +1,15 @@
 import type { Message } from '@aws-sdk/client-sqs';
 import { takeParsedBody } from './parsed-bodies.js';
-import { freshRetryState, parsePolicyOverride, parseRetryState, RETRY_POLICY_ATTRIBUTE, RETRY_STATE_ATTRIBUTE, type PolicyOverride, type RetryState, type RetryStateSigner } from '@requeue/retry/engine';
+import {
+  freshRetryState,
+  parsePolicyOverride,
+  parseRetryState,
+  RETRY_POLICY_ATTRIBUTE,
+  RETRY_STATE_ATTRIBUTE,
+  type PolicyOverride,
+  type RetryState,
+  type RetryStateSigner,
+} from '@requeue/retry/engine';
 import type { SpanContext } from '@opentelemetry/api';
 import { attributeStrings, unreadableAttribute, userAttributes, type MessageAttributes } from './message-attributes.js';
 import { messageDigest } from './message-digest.js';
@@ -65,7 +74,9 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
   // dead-lettered with the rest, and says which (see keepProtoAttribute).
   const unreadable = unreadableAttribute(message.MessageAttributes as MessageAttributes | undefined);
   const attributes = (
-    unreadable === undefined ? (message.MessageAttributes ?? {}) : Object.fromEntries(Object.entries(message.MessageAttributes ?? {}).filter(([name]) => name !== unreadable))
+    unreadable === undefined
+      ? (message.MessageAttributes ?? {})
+      : Object.fromEntries(Object.entries(message.MessageAttributes ?? {}).filter(([name]) => name !== unreadable))
   ) as MessageAttributes;
   const receiveCount = positiveInt(message.Attributes?.ApproximateReceiveCount) ?? 1;
   const firstReceivedAt = positiveInt(message.Attributes?.ApproximateFirstReceiveTimestamp) ?? now;
@@ -74,7 +85,9 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
   const sqsUserAttributes = userAttributes(attributes);
   const digest = messageDigest(sqsBody, sqsUserAttributes);
   const retry = readAttribute(attributes[RETRY_STATE_ATTRIBUTE]?.StringValue, (raw) => parseRetryState(raw, now));
-  const recorded = retry.value ? withTrustedIdentity(retry.value, messageId, signer?.verifies(retry.value, digest) === true) : freshRetryState(messageId, Math.min(firstReceivedAt, now));
+  const recorded = retry.value
+    ? withTrustedIdentity(retry.value, messageId, signer?.verifies(retry.value, digest) === true)
+    : freshRetryState(messageId, Math.min(firstReceivedAt, now));
   const { value: override, problem: overrideProblem } = readAttribute(attributes[RETRY_POLICY_ATTRIBUTE]?.StringValue, parseOverride);
 
   const unwrapped = unwrapSnsEnvelope(sqsBody, attributes);

@@ -41,8 +41,18 @@ export class SqsOperationError extends Error {
 }
 
 /** A failed batch entry as a typed error, so logs carry the queue, the message and the SQS code. */
-export function batchFailure(operation: SqsOperationError['operation'], queueUrl: string, message: { messageId: string }, outcome: Extract<EntryOutcome, { ok: false }>): SqsOperationError;
-export function batchFailure(operation: SqsOperationError['operation'], queueUrl: string, message: { messageId: string }, outcome: EntryOutcome): SqsOperationError | undefined;
+export function batchFailure(
+  operation: SqsOperationError['operation'],
+  queueUrl: string,
+  message: { messageId: string },
+  outcome: Extract<EntryOutcome, { ok: false }>,
+): SqsOperationError;
+export function batchFailure(
+  operation: SqsOperationError['operation'],
+  queueUrl: string,
+  message: { messageId: string },
+  outcome: EntryOutcome,
+): SqsOperationError | undefined;
 export function batchFailure(
   operation: SqsOperationError['operation'],
   queueUrl: string,

@@ -21,10 +21,14 @@ export class HandlerStop {
   private readonly listeners = new Set<() => void>();
 
   constructor(readonly signal: AbortSignal) {
-    signal.addEventListener('abort', () => {
-      for (const listener of this.listeners) listener();
-      this.listeners.clear();
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const listener of this.listeners) listener();
+        this.listeners.clear();
+      },
+      { once: true },
+    );
   }
 
   /** Calls `listener` at shutdown, or at once when already stopping; returns how to stop listening. */
@@ -45,11 +49,7 @@ export class HandlerStop {
  * Whatever the handler does (throws synchronously, rejects with nothing, never
  * settles), this resolves.
  */
-export async function runWithTimeout(
-  run: (signal: AbortSignal) => Promise<void> | void,
-  timeoutMs: number,
-  stop: HandlerStop,
-): Promise<HandlerOutcome> {
+export async function runWithTimeout(run: (signal: AbortSignal) => Promise<void> | void, timeoutMs: number, stop: HandlerStop): Promise<HandlerOutcome> {
   const controller = new AbortController();
   let stopListening: () => void = () => undefined;
   // A handler that ignores its signal must not hold shutdown hostage.

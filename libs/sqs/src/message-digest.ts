@@ -16,5 +16,7 @@ export function messageDigest(sqsBody: string, publisherAttributes: Readonly<Rec
     .filter(([name]) => !UNBOUND_ATTRIBUTES.has(name))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([name, value]) => [name, value.DataType ?? '', value.StringValue ?? '', value.BinaryValue ? Buffer.from(value.BinaryValue).toString('base64') : '']);
-  return createHash('sha256').update(JSON.stringify([sqsBody, attributes])).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify([sqsBody, attributes]))
+    .digest('base64url');
 }

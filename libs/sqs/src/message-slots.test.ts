@@ -9,7 +9,10 @@ function slotsOnClock(maxInFlight: number, prefetch: number) {
   const receive = (count: number) => {
     for (let i = 0; i < count; i++) {
       slots.held.reserve(1);
-      slots.admit((slot) => started.push(slot), async () => undefined);
+      slots.admit(
+        (slot) => started.push(slot),
+        async () => undefined,
+      );
     }
   };
   /** Starts `perMs` messages a millisecond for `ms`, each done at once, its receives `roundTripMs` long. */
@@ -71,10 +74,13 @@ describe('MessageSlots: a message waiting in the worker', () => {
     const slotOf = new Map<string, MessageSlot>();
     const receive = (id: string) => {
       slots.held.reserve(1);
-      slots.admit((slot) => {
-        started.push(id);
-        slotOf.set(id, slot);
-      }, async () => undefined);
+      slots.admit(
+        (slot) => {
+          started.push(id);
+          slotOf.set(id, slot);
+        },
+        async () => undefined,
+      );
     };
     receive('waiting');
     receive('next');
@@ -98,7 +104,10 @@ describe('MessageSlots: a message waiting in the worker', () => {
     const slots = new MessageSlots(1, 0, () => 0);
     let slot: MessageSlot | undefined;
     slots.held.reserve(1);
-    slots.admit((given) => (slot = given), async () => undefined);
+    slots.admit(
+      (given) => (slot = given),
+      async () => undefined,
+    );
     slot!.handOff();
     expect(slot!.park()).toBe(false);
   });

@@ -116,7 +116,10 @@ export class MessageSlots {
 
   /** The tenants' dwell and running handlers since the last call (for metrics); undefined when tenants are off. */
   takeTenants(): TenantsSnapshot | undefined {
-    return this.dwell?.take(this.now(), this.waiting.load((entry) => entry.sentAt));
+    return this.dwell?.take(
+      this.now(),
+      this.waiting.load((entry) => entry.sentAt),
+    );
   }
 
   /** Gives every prefetched message back unstarted (at shutdown), and resolves once they are. */

@@ -13,7 +13,12 @@ async function flushed(record: (metrics: EmfMetrics) => void) {
     .trim()
     .split('\n')
     .filter(Boolean)
-    .map((line) => JSON.parse(line) as Record<string, unknown> & { _aws: { CloudWatchMetrics: Array<{ Namespace: string; Dimensions: string[][]; Metrics: Array<{ Name: string }> }> } });
+    .map(
+      (line) =>
+        JSON.parse(line) as Record<string, unknown> & {
+          _aws: { CloudWatchMetrics: Array<{ Namespace: string; Dimensions: string[][]; Metrics: Array<{ Name: string }> }> };
+        },
+    );
 }
 
 describe('EmfMetrics', () => {

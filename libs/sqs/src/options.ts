@@ -157,7 +157,8 @@ export interface SqsWorkerOptions<Body = unknown> {
   random?: Random;
 }
 
-type Optional = 'visibilityTimeoutSeconds' | 'maxReceiveCount' | 'fifoRetryInPlaceSeconds' | 'dependencyKey' | 'schema' | 'tracing' | 'idempotency' | 'taskProtection';
+type Optional =
+  'visibilityTimeoutSeconds' | 'maxReceiveCount' | 'fifoRetryInPlaceSeconds' | 'dependencyKey' | 'schema' | 'tracing' | 'idempotency' | 'taskProtection';
 
 export type ResolvedWorkerOptions = Required<Omit<SqsWorkerOptions, Optional | 'backpressure' | 'retryStateKeys' | 'retryPolicy' | 'tenants'>> &
   Pick<SqsWorkerOptions, Optional | 'retryStateKeys'> & {
@@ -205,7 +206,10 @@ export function resolveWorkerOptions(options: SqsWorkerOptions, defaults: { logg
     throw new SqsWorkerConfigError('tracing', 'must be false, or an object with an optional tracerProvider');
   }
   if (options.idempotency !== undefined && typeof options.idempotency?.store?.saveInProgress !== 'function') {
-    throw new SqsWorkerConfigError('idempotency', 'needs a store: a Powertools persistence layer (CachePersistenceLayer for Redis or Valkey, DynamoDBPersistenceLayer)');
+    throw new SqsWorkerConfigError(
+      'idempotency',
+      'needs a store: a Powertools persistence layer (CachePersistenceLayer for Redis or Valkey, DynamoDBPersistenceLayer)',
+    );
   }
   if (options.dependencyKey !== undefined && typeof options.dependencyKey !== 'function') {
     throw new SqsWorkerConfigError('dependencyKey', 'must be a function from the message to a key, or left out');
@@ -214,7 +218,8 @@ export function resolveWorkerOptions(options: SqsWorkerOptions, defaults: { logg
   const maxInFlight = integerIn('maxInFlight', options.maxInFlight, 50, 1, 10_000);
   const fifo = options.queueUrl.endsWith('.fifo');
   const prefetch = integerIn('prefetch', options.prefetch, fifo ? 0 : maxInFlight, 0, 10_000);
-  if (fifo && prefetch > 0) throw new SqsWorkerConfigError('prefetch', 'must be 0 on a FIFO queue: a group\'s later messages must never be taken ahead of a failed first one');
+  if (fifo && prefetch > 0)
+    throw new SqsWorkerConfigError('prefetch', "must be 0 on a FIFO queue: a group's later messages must never be taken ahead of a failed first one");
   const backoff = options.pollBackoff ?? { initialMs: 200, maxMs: 20_000 };
   return {
     ...options,

@@ -183,7 +183,10 @@ export class Poller {
   private recordSuccess(): void {
     const now = this.options.now();
     if (this.consecutiveFailures > 0) {
-      this.options.logger.info({ queueUrl: redactUrlCredentials(this.options.queueUrl), failures: this.consecutiveFailures }, 'receiving again after poll failures');
+      this.options.logger.info(
+        { queueUrl: redactUrlCredentials(this.options.queueUrl), failures: this.consecutiveFailures },
+        'receiving again after poll failures',
+      );
     }
     this.consecutiveFailures = 0;
     this.lastActivityAt = now;

@@ -57,13 +57,22 @@ export class MessageProcessor {
   /** `parking`: the message's slot, which a wait in the worker on a standard queue leaves for the others while it lasts. */
   async process(raw: Message, receivedAt: number, handOffSlot: () => void, parking?: SlotParking): Promise<Settled> {
     const { options, executor, unusedReceives, tracer } = this.context;
-    const decoded = decodeMessage(raw, receivedAt, { unusedReceives: unusedReceives.of(raw.MessageId ?? ''), parseOverride: options.retryPolicy.parseOverride, traced: tracer !== undefined, signer: options.retryStateSigner });
+    const decoded = decodeMessage(raw, receivedAt, {
+      unusedReceives: unusedReceives.of(raw.MessageId ?? ''),
+      parseOverride: options.retryPolicy.parseOverride,
+      traced: tracer !== undefined,
+      signer: options.retryStateSigner,
+    });
     const message = decoded.message;
     if (tracer) message.trace = tracer.start(traceFacts(message));
     try {
-      if (!decoded.ok) return await this.settle(message, { kind: 'undecodable', reason: decoded.reason, errorType: decoded.errorType, error: decoded.error }, handOffSlot);
+      if (!decoded.ok)
+        return await this.settle(message, { kind: 'undecodable', reason: decoded.reason, errorType: decoded.errorType, error: decoded.error }, handOffSlot);
       if (message.overrideProblem) {
-        options.logger.warn({ messageId: message.messageId, problem: message.overrideProblem }, 'ignoring invalid x-retry-policy; the configured policy applies');
+        options.logger.warn(
+          { messageId: message.messageId, problem: message.overrideProblem },
+          'ignoring invalid x-retry-policy; the configured policy applies',
+        );
       }
       const start = decideDelivery(this.decisionFacts(message, RECEIVED, receivedAt));
       if (start.kind !== 'run') return await executor.execute(message, start, handOffSlot);
@@ -135,7 +144,9 @@ export class MessageProcessor {
     const gate = this.context.dependencies?.get(dependencyKeyOf(options.dependencyKey, input, this.context.queueName));
     const admission = gate ? await gate.admit(message.state.attempt === 1) : undefined;
     if (gate && admission && admission.kind !== 'run') {
-      return admission.kind === 'stopped' ? { kind: 'gate-stopped' } : { kind: 'gate-closed', untilMs: admission.untilMs, cause: admission.cause, dependency: gate.key };
+      return admission.kind === 'stopped'
+        ? { kind: 'gate-stopped' }
+        : { kind: 'gate-closed', untilMs: admission.untilMs, cause: admission.cause, dependency: gate.key };
     }
     const claim = this.context.idempotency ? await this.context.idempotency.claim(input) : undefined;
     if (claim && claim.kind !== 'run' && claim.kind !== 'unguarded') {
@@ -169,7 +180,11 @@ export class MessageProcessor {
     // the message's failure, so a message that alone keeps failing cannot retry forever.
     const confirmedUntil = gate?.confirmedUntil(call);
     if (gate && confirmedUntil !== undefined) {
-      return { kind: 'failed', failure, confirmed: { untilMs: confirmedUntil, cause: call.kind === 'rate-limited' ? 'rate-limited' : 'breaker-open', dependency: gate.key } };
+      return {
+        kind: 'failed',
+        failure,
+        confirmed: { untilMs: confirmedUntil, cause: call.kind === 'rate-limited' ? 'rate-limited' : 'breaker-open', dependency: gate.key },
+      };
     }
     return { kind: 'failed', failure };
   }
@@ -186,7 +201,9 @@ export class MessageProcessor {
     if (problem !== undefined) {
       this.context.options.logger.warn(
         { messageId: message.messageId, err: problem },
-        succeeded ? 'could not mark the idempotency key completed; duplicates will wait for its in-progress record to expire' : 'could not clear the idempotency key; the retry waits for its in-progress record to expire',
+        succeeded
+          ? 'could not mark the idempotency key completed; duplicates will wait for its in-progress record to expire'
+          : 'could not clear the idempotency key; the retry waits for its in-progress record to expire',
       );
     }
   }
@@ -196,7 +213,8 @@ export class MessageProcessor {
     const { logger } = this.context.options;
     const fields = { messageId: message.messageId, originalMessageId: message.state.originalMessageId };
     if (verdict.kind === 'duplicate') logger.info(fields, 'duplicate of a completed idempotency key: acknowledged without running the handler');
-    if (verdict.kind === 'store-unavailable') logger.warn({ ...fields, err: verdict.error }, 'idempotency store unreachable: the message waits in the queue, unrun');
+    if (verdict.kind === 'store-unavailable')
+      logger.warn({ ...fields, err: verdict.error }, 'idempotency store unreachable: the message waits in the queue, unrun');
   }
 }
 

@@ -45,10 +45,12 @@ export function keepProtoAttribute(client: SQSClient): void {
       const result = await next(args);
       const found = recovered.get(context);
       if (!found) return result;
-      const messages = (result.output as { Messages?: Array<{ MessageId?: string; MessageAttributes?: Record<string, MessageAttributeValue> }> }).Messages ?? [];
+      const messages =
+        (result.output as { Messages?: Array<{ MessageId?: string; MessageAttributes?: Record<string, MessageAttributeValue> }> }).Messages ?? [];
       for (const message of messages) {
         const value = found.get(message.MessageId ?? '');
-        if (value && message.MessageAttributes) Object.defineProperty(message.MessageAttributes, PROTO_ATTRIBUTE, { value, enumerable: true, writable: true, configurable: true });
+        if (value && message.MessageAttributes)
+          Object.defineProperty(message.MessageAttributes, PROTO_ATTRIBUTE, { value, enumerable: true, writable: true, configurable: true });
       }
       return result;
     },

@@ -46,7 +46,11 @@ export interface GivenQueueFacts {
  * message within one timeout, as soon as the hidden retry would have. The heartbeat keeps
  * it invisible meanwhile.
  */
-function inPlaceBounds(fifo: boolean, visibilityTimeoutSeconds: number, given: number | undefined): Pick<QueueFacts, 'retryInPlaceSeconds' | 'deferInPlaceSeconds'> {
+function inPlaceBounds(
+  fifo: boolean,
+  visibilityTimeoutSeconds: number,
+  given: number | undefined,
+): Pick<QueueFacts, 'retryInPlaceSeconds' | 'deferInPlaceSeconds'> {
   const retryInPlaceSeconds = Math.min(fifo ? (given ?? DEFAULT_IN_PLACE_SECONDS) : DEFAULT_IN_PLACE_SECONDS, visibilityTimeoutSeconds);
   return { retryInPlaceSeconds, deferInPlaceSeconds: fifo ? 0 : Math.min(DEFER_IN_PLACE_SECONDS, visibilityTimeoutSeconds) };
 }
@@ -62,12 +66,21 @@ export async function readQueueFacts(sqs: SQSClient, queueUrl: string, given: Gi
   if (given.visibilityTimeoutSeconds !== undefined && given.maxReceiveCount !== undefined) {
     const { visibilityTimeoutSeconds, maxReceiveCount } = given;
     const bounds = inPlaceBounds(fifo, visibilityTimeoutSeconds, given.fifoRetryInPlaceSeconds);
-    return { visibilityTimeoutSeconds, maxReceiveCount, fifo, ...bounds, maximumMessageSize: MAX_MESSAGE_BYTES, deadLetterMaximumMessageSize: MAX_MESSAGE_BYTES };
+    return {
+      visibilityTimeoutSeconds,
+      maxReceiveCount,
+      fifo,
+      ...bounds,
+      maximumMessageSize: MAX_MESSAGE_BYTES,
+      deadLetterMaximumMessageSize: MAX_MESSAGE_BYTES,
+    };
   }
   const [response, deadLetterSize] = await Promise.all([
-    sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['VisibilityTimeout', 'RedrivePolicy', 'MaximumMessageSize'] })).catch((error: unknown) => {
-      throw queueUnavailable(error, queueUrl);
-    }),
+    sqs
+      .send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['VisibilityTimeout', 'RedrivePolicy', 'MaximumMessageSize'] }))
+      .catch((error: unknown) => {
+        throw queueUnavailable(error, queueUrl);
+      }),
     deadLetterQueueUrl === undefined ? undefined : readMaximumMessageSize(sqs, deadLetterQueueUrl),
   ]);
   const redrive = response.Attributes?.RedrivePolicy;

@@ -7,10 +7,18 @@ const sdkError = (name: string, message: string, extra: object = {}) => Object.a
 describe('queueUnavailable', () => {
   it.each([
     [sdkError('CredentialsProviderError', 'Could not load credentials from any providers'), 'no-credentials', 'configure the standard chain'],
-    [sdkError('InvalidClientTokenId', 'The security token included in the request is invalid.', { $metadata: { httpStatusCode: 403 } }), 'no-credentials', 'AWS_ACCESS_KEY_ID'],
+    [
+      sdkError('InvalidClientTokenId', 'The security token included in the request is invalid.', { $metadata: { httpStatusCode: 403 } }),
+      'no-credentials',
+      'AWS_ACCESS_KEY_ID',
+    ],
     [sdkError('QueueDoesNotExist', 'The specified queue does not exist.'), 'no-queue', 'check its URL'],
     [sdkError('AWS.SimpleQueueService.NonExistentQueue', 'The specified queue does not exist.'), 'no-queue', 'check its URL'],
-    [sdkError('AccessDenied', 'User is not authorized to perform: sqs:getqueueattributes', { $metadata: { httpStatusCode: 403 } }), 'access-denied', 'sqs:GetQueueAttributes'],
+    [
+      sdkError('AccessDenied', 'User is not authorized to perform: sqs:getqueueattributes', { $metadata: { httpStatusCode: 403 } }),
+      'access-denied',
+      'sqs:GetQueueAttributes',
+    ],
     [sdkError('Error', 'getaddrinfo ENOTFOUND sqs.us-east-1.localhost', { code: 'ENOTFOUND' }), 'unreachable', 'AWS_ENDPOINT_URL'],
     [sdkError('TypeError', 'fetch failed', { cause: { code: 'ECONNREFUSED' } }), 'unreachable', 'is it running?'],
     [sdkError('InternalError', 'We encountered an internal error.'), 'other', 'InternalError: We encountered an internal error.'],

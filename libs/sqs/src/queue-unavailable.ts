@@ -21,7 +21,15 @@ export class QueueUnavailableError extends Error {
   }
 }
 
-const CREDENTIAL_ERRORS = new Set(['CredentialsProviderError', 'InvalidClientTokenId', 'UnrecognizedClientException', 'SignatureDoesNotMatch', 'ExpiredToken', 'ExpiredTokenException', 'InvalidSignatureException']);
+const CREDENTIAL_ERRORS = new Set([
+  'CredentialsProviderError',
+  'InvalidClientTokenId',
+  'UnrecognizedClientException',
+  'SignatureDoesNotMatch',
+  'ExpiredToken',
+  'ExpiredTokenException',
+  'InvalidSignatureException',
+]);
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH']);
 
 /** The SDK's error for a queue call, as one line saying what went wrong and what to do. */
@@ -35,13 +43,19 @@ export function queueUnavailable(error: unknown, queueUrl: string): QueueUnavail
   const shown = redactUrlCredentials(queueUrl);
   const fail = (reason: QueueUnavailableReason, text: string) => new QueueUnavailableError(shown, reason, text, { cause: error });
   if (CREDENTIAL_ERRORS.has(errorName) || /could not load credentials/i.test(message)) {
-    return fail('no-credentials', `no usable AWS credentials for ${shown} (${errorName || message}): configure the standard chain (AWS_PROFILE, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a task role); an emulator takes any values`);
+    return fail(
+      'no-credentials',
+      `no usable AWS credentials for ${shown} (${errorName || message}): configure the standard chain (AWS_PROFILE, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a task role); an emulator takes any values`,
+    );
   }
   if (errorName === 'QueueDoesNotExist' || errorName.includes('NonExistentQueue')) {
     return fail('no-queue', `queue ${shown} does not exist: check its URL, and for an emulator AWS_ENDPOINT_URL and the region`);
   }
   if (errorName.includes('AccessDenied') || status === 403) {
-    return fail('access-denied', `access to ${shown} denied (${errorName || status}): the role needs sqs:GetQueueAttributes, sqs:ReceiveMessage, sqs:DeleteMessage, sqs:ChangeMessageVisibility and sqs:SendMessage on it, and sqs:SendMessage on the DLQ`);
+    return fail(
+      'access-denied',
+      `access to ${shown} denied (${errorName || status}): the role needs sqs:GetQueueAttributes, sqs:ReceiveMessage, sqs:DeleteMessage, sqs:ChangeMessageVisibility and sqs:SendMessage on it, and sqs:SendMessage on the DLQ`,
+    );
   }
   if ((code !== undefined && UNREACHABLE_CODES.has(code)) || /ECONNREFUSED|ENOTFOUND|getaddrinfo/.test(message)) {
     return fail('unreachable', `nothing answers for ${shown} (${code ?? message}): check AWS_ENDPOINT_URL (for an emulator, is it running?) and the network`);

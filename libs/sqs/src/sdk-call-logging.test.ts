@@ -14,7 +14,13 @@ const cannedHandler = {
 
 function clientWithLogger() {
   const logger = { debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: vi.fn() };
-  const client = new SQSClient({ region: 'us-east-1', endpoint: 'http://127.0.0.1:1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' }, requestHandler: cannedHandler, logger });
+  const client = new SQSClient({
+    region: 'us-east-1',
+    endpoint: 'http://127.0.0.1:1',
+    credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+    requestHandler: cannedHandler,
+    logger,
+  });
   return { client, logger };
 }
 

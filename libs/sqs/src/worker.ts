@@ -83,7 +83,13 @@ export class SqsWorker<Body = unknown> {
     // With a schema the body is its output; without one, `Body` is the caller's own claim.
     this.options = resolveWorkerOptions(options as unknown as SqsWorkerOptions, { logger: silentLogger, metrics: noMetrics });
     // Known once started: the protection's lifetime follows the queue's visibility timeout.
-    this.slots = new MessageSlots(this.options.maxInFlight, this.options.prefetch, this.options.now, { busy: () => this.protection?.busy(), idle: () => this.protection?.idle() }, this.options.tenants);
+    this.slots = new MessageSlots(
+      this.options.maxInFlight,
+      this.options.prefetch,
+      this.options.now,
+      { busy: () => this.protection?.busy(), idle: () => this.protection?.idle() },
+      this.options.tenants,
+    );
     keepProtoAttribute(this.options.sqs);
     this.batch = new SqsBatchClient(this.options.sqs, this.options.batchWaitMs);
     this.queueName = this.options.queueUrl.split('/').pop() ?? this.options.queueUrl;
@@ -113,7 +119,8 @@ export class SqsWorker<Body = unknown> {
     const { options } = this;
     const facts = await readQueueFacts(options.sqs, options.queueUrl, options, options.deadLetterQueueUrl);
     const noRoom = deadLetterRoomProblem(facts);
-    if (noRoom) options.logger.warn({ queueUrl: redactUrlCredentials(options.queueUrl), deadLetterQueueUrl: redactUrlCredentials(options.deadLetterQueueUrl) }, noRoom);
+    if (noRoom)
+      options.logger.warn({ queueUrl: redactUrlCredentials(options.queueUrl), deadLetterQueueUrl: redactUrlCredentials(options.deadLetterQueueUrl) }, noRoom);
     const heartbeat = new VisibilityHeartbeat({
       batch: this.batch,
       queueUrl: options.queueUrl,
@@ -123,8 +130,17 @@ export class SqsWorker<Body = unknown> {
     });
     this.protection = taskProtectionFor(options.taskProtection, { ...options, visibilityTimeoutSeconds: facts.visibilityTimeoutSeconds });
     const { deadLetterMaximumMessageSize } = facts;
-    const executor = new OutcomeExecutor({ options, deadLetterMaximumMessageSize, batch: this.batch, heartbeat, unusedReceives: this.unusedReceives, events: this.events });
-    const idempotency = options.idempotency ? await IdempotencyGuard.create(options.idempotency, this.queueName, options.handlerTimeoutMs, options.now) : undefined;
+    const executor = new OutcomeExecutor({
+      options,
+      deadLetterMaximumMessageSize,
+      batch: this.batch,
+      heartbeat,
+      unusedReceives: this.unusedReceives,
+      events: this.events,
+    });
+    const idempotency = options.idempotency
+      ? await IdempotencyGuard.create(options.idempotency, this.queueName, options.handlerTimeoutMs, options.now)
+      : undefined;
     this.idempotency = idempotency;
     const processor = new MessageProcessor({
       options,
@@ -164,7 +180,10 @@ export class SqsWorker<Body = unknown> {
     this.metricsTimer = setInterval(() => void this.flushMetrics(), options.metricsFlushIntervalMs);
     this.metricsTimer.unref();
     poller.start();
-    options.logger.info({ queueUrl: redactUrlCredentials(options.queueUrl), maxInFlight: options.maxInFlight, prefetch: options.prefetch, pollers: options.pollers, ...facts }, 'worker started');
+    options.logger.info(
+      { queueUrl: redactUrlCredentials(options.queueUrl), maxInFlight: options.maxInFlight, prefetch: options.prefetch, pollers: options.pollers, ...facts },
+      'worker started',
+    );
   }
 
   /**

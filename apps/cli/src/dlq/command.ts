@@ -39,8 +39,10 @@ const filterOptions = {
 const REASONS = [...DEAD_LETTER_REASONS, NO_ROOM_FOR_REASON, REDRIVE_BACKSTOP];
 
 function filterFrom(values: { reason?: string; 'error-type'?: string; 'older-than'?: string; group?: string }): DlqFilter {
-  if (values.reason !== undefined && !REASONS.includes(values.reason)) throw new CliUsageError(`--reason must be one of ${REASONS.join(', ')}, got ${JSON.stringify(values.reason)}`);
-  if (values.group !== undefined && !/^[0-9a-f]{8}$/.test(values.group)) throw new CliUsageError(`--group takes a group id as \`requeue dlq triage\` prints it (8 hex characters), got ${JSON.stringify(values.group)}`);
+  if (values.reason !== undefined && !REASONS.includes(values.reason))
+    throw new CliUsageError(`--reason must be one of ${REASONS.join(', ')}, got ${JSON.stringify(values.reason)}`);
+  if (values.group !== undefined && !/^[0-9a-f]{8}$/.test(values.group))
+    throw new CliUsageError(`--group takes a group id as \`requeue dlq triage\` prints it (8 hex characters), got ${JSON.stringify(values.group)}`);
   return {
     group: values.group,
     reason: values.reason,
@@ -151,6 +153,8 @@ async function replayCommand(rest: string[], io: CliIo): Promise<void> {
       io.out(`${result.dryRun ? 'would replay' : 'replayed'} ${messageId} -> ${to}${ownIdentity ? ` as a new identity: ${ownIdentity}` : ''}`);
     }
     for (const { messageId, why } of result.skipped) io.err(`skipped ${messageId}: ${why}`);
-    io.out(`${result.replayed.length} message(s) ${result.dryRun ? 'would be replayed (dry run: nothing changed)' : 'replayed'}${result.skipped.length ? `, ${result.skipped.length} skipped` : ''}`);
+    io.out(
+      `${result.replayed.length} message(s) ${result.dryRun ? 'would be replayed (dry run: nothing changed)' : 'replayed'}${result.skipped.length ? `, ${result.skipped.length} skipped` : ''}`,
+    );
   }
 }

@@ -32,9 +32,24 @@ export function entryTable(entries: readonly DlqEntry[]): string {
     clip(summary.error ?? '', 40),
     clip(entries[i]!.message.Body ?? '', 40),
   ]);
-  const header = ['id', 'first delivery id', ...(withSns ? ['sns id'] : []), 'reason', 'errorType', 'attempts', 'first received', 'dead-lettered', 'error', 'body'];
+  const header = [
+    'id',
+    'first delivery id',
+    ...(withSns ? ['sns id'] : []),
+    'reason',
+    'errorType',
+    'attempts',
+    'first received',
+    'dead-lettered',
+    'error',
+    'body',
+  ];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...rows.map(line)].join('\n');
 }
 
@@ -57,7 +72,11 @@ export function triageJson(result: TriageResult) {
     visibleBefore: result.visibleBefore,
     behindInGroups: result.behindInGroups,
     calls: result.calls,
-    groups: result.groups.map(({ firstSeen, lastSeen, ...group }) => ({ ...group, firstSeen: iso(firstSeen ?? undefined), lastSeen: iso(lastSeen ?? undefined) })),
+    groups: result.groups.map(({ firstSeen, lastSeen, ...group }) => ({
+      ...group,
+      firstSeen: iso(firstSeen ?? undefined),
+      lastSeen: iso(lastSeen ?? undefined),
+    })),
   };
 }
 
@@ -77,7 +96,11 @@ export function triageTable(result: TriageResult): string {
     clip(group.fingerprint, 60),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
   const short =
     result.behindInGroups > 0
       ? behindNote(result.behindInGroups)

@@ -31,7 +31,9 @@ describe('requeue dlq redrive arguments and report', () => {
       elapsedMs: 8_500,
     });
     expect(report).toContain('came back d1 (sent as r1, back as b1): non-retryable HTTP_4XX 400');
-    expect(report).toMatch(/halted: 25 of 125 came back \(20\.0%\) at 49\.7\/s \(set 50\/s\), at or above 10\.0%; 2375 left in the DLQ untouched\. Fix the cause, then run the same command again\n/);
+    expect(report).toMatch(
+      /halted: 25 of 125 came back \(20\.0%\) at 49\.7\/s \(set 50\/s\), at or above 10\.0%; 2375 left in the DLQ untouched\. Fix the cause, then run the same command again\n/,
+    );
     expect(report).toMatch(/\nnew identity d2: its x-retry does not verify$/);
   });
 });

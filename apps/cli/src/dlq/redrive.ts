@@ -35,13 +35,19 @@ const pct = (share: number) => `${(share * 100).toFixed(1)}%`;
 /** What a canary redrive did, for a terminal: its verdict, then each message that came back. */
 export function redriveReport(result: CanaryRedriveResult): string {
   const threshold = result.haltWhenFailing;
-  const lines = result.failures.map((f) => `came back ${f.messageId} (sent as ${f.redrivenAs}, back as ${f.returnedAs}): ${f.reason} ${f.errorType} ${f.error ?? ''}`.trim());
+  const lines = result.failures.map((f) =>
+    `came back ${f.messageId} (sent as ${f.redrivenAs}, back as ${f.returnedAs}): ${f.reason} ${f.errorType} ${f.error ?? ''}`.trim(),
+  );
   const rate = result.rate.achieved === null ? '' : ` at ${result.rate.achieved.toFixed(1)}/s (set ${result.rate.set}/s)`;
   const share = `${result.failed} of ${result.sent} came back (${pct(result.failureShare)})`;
   if (result.outcome === 'dry-run') {
-    lines.push(`dry run: ${result.matched} dead letter(s) match; the canary would be ${result.canary}, then the rest at ${result.rate.set}/s while under ${pct(threshold)} come back; nothing changed`);
+    lines.push(
+      `dry run: ${result.matched} dead letter(s) match; the canary would be ${result.canary}, then the rest at ${result.rate.set}/s while under ${pct(threshold)} come back; nothing changed`,
+    );
   } else if (result.outcome === 'halted') {
-    lines.push(`halted: ${share}${rate}, at or above ${pct(threshold)}; ${result.untouched} left in the DLQ untouched. Fix the cause, then run the same command again`);
+    lines.push(
+      `halted: ${share}${rate}, at or above ${pct(threshold)}; ${result.untouched} left in the DLQ untouched. Fix the cause, then run the same command again`,
+    );
   } else {
     lines.push(`completed: ${result.sent} sent${rate}; ${share}; canary ${result.canary}`);
   }
@@ -83,7 +89,13 @@ type WithDlq = <T>(run: (target: DlqTarget) => Promise<T>) => Promise<T>;
  * `requeue dlq redrive`: one cause (a filter, or `--all`) back with a canary first; or,
  * with `--move-task`, SQS's own whole-queue StartMessageMoveTask.
  */
-export async function redriveCommand(values: RedriveFlags, filter: DlqFilter, io: CliIo, withDlq: WithDlq, signer: RetryStateSigner | undefined): Promise<void> {
+export async function redriveCommand(
+  values: RedriveFlags,
+  filter: DlqFilter,
+  io: CliIo,
+  withDlq: WithDlq,
+  signer: RetryStateSigner | undefined,
+): Promise<void> {
   if (values['move-task']) {
     const maxPerSecond = values.rate === undefined ? undefined : Math.floor(parseRate('--rate', values.rate));
     const handle = await withDlq((target) => redriveDeadLetters(target, { toArn: values.to, maxPerSecond }));
@@ -91,7 +103,10 @@ export async function redriveCommand(values: RedriveFlags, filter: DlqFilter, io
     return;
   }
   const filtered = Object.values(filter).some((value) => value !== undefined);
-  if (!filtered && !values.all) throw new CliUsageError('redrive takes the cause to send back: --group <id from triage>, --reason or --error-type; or --all for every dead letter (--move-task for SQS\'s own whole-queue move)');
+  if (!filtered && !values.all)
+    throw new CliUsageError(
+      "redrive takes the cause to send back: --group <id from triage>, --reason or --error-type; or --all for every dead letter (--move-task for SQS's own whole-queue move)",
+    );
   const haltWhenFailing = values['halt-when-failing'] === undefined ? undefined : parseShare('--halt-when-failing', values['halt-when-failing']);
   const options = {
     to: values.to,

@@ -7,7 +7,8 @@ export const LOCAL_DLQ_NAME = 'Requeue-jobs-dlq';
 /** Where `npm start` puts its emulator: WORKER_EMULATOR_PORT, as the worker reads it, 4566 by default. */
 export function localEndpoint(env: Env): string {
   const port = env.WORKER_EMULATOR_PORT?.trim();
-  if (port && !/^\d{1,5}$/.test(port)) throw new CliUsageError(`WORKER_EMULATOR_PORT must be the port \`npm start\` runs its emulator on, such as 4567, got ${JSON.stringify(port)}`);
+  if (port && !/^\d{1,5}$/.test(port))
+    throw new CliUsageError(`WORKER_EMULATOR_PORT must be the port \`npm start\` runs its emulator on, such as 4567, got ${JSON.stringify(port)}`);
   return `http://127.0.0.1:${port || 4566}`;
 }
 

@@ -101,7 +101,10 @@ export async function runLocalCommand(argv: string[], io: CliIo, until: Promise<
 
 /** `Orders` for `cdk.out/Orders.template.json`: the stack name CloudFormation would derive queue names from. */
 function stackName(path: string): string {
-  return path.split('/').pop()!.replace(/\.template\.json$/, '');
+  return path
+    .split('/')
+    .pop()!
+    .replace(/\.template\.json$/, '');
 }
 
 function stopSignal(): Promise<NodeJS.Signals> {

@@ -36,7 +36,11 @@ export function localSummary(local: LocalAws, templatePath: string): string {
   for (const [logicalId, queueUrl] of Object.entries(queues)) lines.push(`  queue  ${logicalId.padEnd(width)}  ${queueUrl}`);
   for (const [logicalId, topicArn] of Object.entries(topics)) lines.push(`  topic  ${logicalId.padEnd(width)}  ${topicArn}`);
   lines.push('Point the AWS SDK and CLI at it (it checks no credentials; these are placeholders):');
-  lines.push(`  export ${Object.entries(sdkEnvironment(local)).map(([name, value]) => `${name}=${value}`).join(' ')}`);
+  lines.push(
+    `  export ${Object.entries(sdkEnvironment(local))
+      .map(([name, value]) => `${name}=${value}`)
+      .join(' ')}`,
+  );
   for (const container of containers) {
     lines.push(`${container.kind === 'function' ? 'Function' : 'Container'} ${container.container}, its environment here:`);
     for (const [name, value] of Object.entries(container.environment)) lines.push(`  ${name}=${shellQuoted(value)}`);

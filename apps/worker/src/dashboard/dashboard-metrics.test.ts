@@ -21,7 +21,11 @@ describe('DashboardMetrics', () => {
     expect(seconds[4]).toEqual({ second: 1002, succeeded: 0, retried: { RATE_LIMIT: 1, TEMPORARY: 1 }, deadLettered: { 'max-attempts': 1 } });
     expect(totals).toEqual({ received: 0, succeeded: 1, retried: 3, deadLettered: 1, deferred: 3 });
     // By error type as the demo's report counts: retries, and deferrals whose handler ran.
-    expect(byErrorType).toEqual({ TEMPORARY: { retries: 2, deferrals: 0 }, RATE_LIMIT: { retries: 1, deferrals: 1 }, QUOTA_EXCEEDED: { retries: 0, deferrals: 1 } });
+    expect(byErrorType).toEqual({
+      TEMPORARY: { retries: 2, deferrals: 0 },
+      RATE_LIMIT: { retries: 1, deferrals: 1 },
+      QUOTA_EXCEEDED: { retries: 0, deferrals: 1 },
+    });
   });
 
   it('buckets retry delays by powers of two up to 900 s', () => {

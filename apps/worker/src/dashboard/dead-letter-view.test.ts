@@ -8,7 +8,14 @@ function dlq(held: number, visible: () => number) {
   const letters: Message[] = Array.from({ length: held }, (_, i) => ({ MessageId: `m${i}`, ReceiptHandle: `r${i}`, Body: '{}' }));
   const sqs = {
     send: async (command: unknown) => {
-      if (command instanceof GetQueueAttributesCommand) return { Attributes: { ApproximateNumberOfMessages: String(visible()), ApproximateNumberOfMessagesNotVisible: String(held - visible()), ApproximateNumberOfMessagesDelayed: '0' } };
+      if (command instanceof GetQueueAttributesCommand)
+        return {
+          Attributes: {
+            ApproximateNumberOfMessages: String(visible()),
+            ApproximateNumberOfMessagesNotVisible: String(held - visible()),
+            ApproximateNumberOfMessagesDelayed: '0',
+          },
+        };
       if (command instanceof ChangeMessageVisibilityBatchCommand) return {};
       if (command instanceof ReceiveMessageCommand) {
         // One receive returns what is visible, the next nothing: a scan's two empty receives end it.
@@ -20,7 +27,7 @@ function dlq(held: number, visible: () => number) {
   return { sqs, scans: () => Math.ceil(receives / 3) };
 }
 
-describe('the dashboard\'s view of the DLQ', () => {
+describe("the dashboard's view of the DLQ", () => {
   it('scans again when its last scan saw fewer letters than the DLQ holds (another reader had them hidden)', async () => {
     let visible = 1;
     const queue = dlq(3, () => visible);

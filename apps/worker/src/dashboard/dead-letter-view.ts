@@ -1,4 +1,13 @@
-import { deadLetterSummary, groupDeadLetters, queueDepth, releaseDeadLetters, scanDlq, type DeadLetterGroup, type DeadLetterQueue, type DlqEntry } from '@requeue/sqs/dead-letters';
+import {
+  deadLetterSummary,
+  groupDeadLetters,
+  queueDepth,
+  releaseDeadLetters,
+  scanDlq,
+  type DeadLetterGroup,
+  type DeadLetterQueue,
+  type DlqEntry,
+} from '@requeue/sqs/dead-letters';
 
 export type DeadLetterRow = ReturnType<typeof deadLetterRow>;
 

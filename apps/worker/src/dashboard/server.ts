@@ -78,7 +78,8 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     }
     if (request.method === 'GET' && url.pathname === '/api/dead-letters') return send(response, 200, await deadLetters.read());
     if (request.method === 'GET' && url.pathname === '/api/dead-letter-groups') return send(response, 200, await deadLetters.groups());
-    if (request.method === 'GET' && url.pathname === '/api/retries') return send(response, 200, { at: Date.now(), retries: options.scheduledRetries(), traceUrl: options.traceUrl ?? null });
+    if (request.method === 'GET' && url.pathname === '/api/retries')
+      return send(response, 200, { at: Date.now(), retries: options.scheduledRetries(), traceUrl: options.traceUrl ?? null });
     const action = /^\/api\/dead-letters\/([^/]+)\/(replay|discard)$/.exec(url.pathname);
     if (request.method === 'POST' && action) {
       deadLetters.invalidate();

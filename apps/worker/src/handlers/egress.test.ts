@@ -63,7 +63,11 @@ const message = (body: unknown): WorkerMessage => ({
 });
 
 const defaults = new WebhookHandler(loadWorkerConfig({ WEBHOOK_TIMEOUT_MS: '2000' }));
-const failure = (handler: WebhookHandler, body: unknown) => handler.handle(message(body)).then(() => undefined, (error: unknown) => error);
+const failure = (handler: WebhookHandler, body: unknown) =>
+  handler.handle(message(body)).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 
 describe('webhook egress: a publisher cannot make the worker call internal addresses', () => {
   it('refuses 127.0.0.1 by default, before connecting: a non-retryable dead letter that names the setting', async () => {
@@ -141,10 +145,21 @@ describe('webhook egress: a publisher cannot make the worker call internal addre
 });
 
 describe('isInternalAddress', () => {
-  it.each(['127.0.0.1', '10.1.2.3', '172.31.255.255', '192.168.0.1', '169.254.169.254', '100.127.0.1', '0.0.0.0', '::1', '::', 'fd12::1', 'fe80::1', '::ffff:10.0.0.1', '224.0.0.1'])(
-    '%s is internal',
-    (address) => expect(isInternalAddress(address)).toBe(true),
-  );
+  it.each([
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.31.255.255',
+    '192.168.0.1',
+    '169.254.169.254',
+    '100.127.0.1',
+    '0.0.0.0',
+    '::1',
+    '::',
+    'fd12::1',
+    'fe80::1',
+    '::ffff:10.0.0.1',
+    '224.0.0.1',
+  ])('%s is internal', (address) => expect(isInternalAddress(address)).toBe(true));
   it.each(['93.184.216.34', '8.8.8.8', '2606:4700::1111', '::ffff:8.8.8.8', '172.32.0.1', '100.128.0.1'])('%s is public', (address) =>
     expect(isInternalAddress(address)).toBe(false),
   );

@@ -91,7 +91,13 @@ export class EgressPolicy {
         if (error) return callback(error, options.all ? [] : '', 0);
         const internal = addresses.find((entry) => isInternalAddress(entry.address));
         if (internal && !allowed) {
-          return callback(new EgressRefusedError(`webhook host ${hostname} resolves to an internal address (${internal.address}); allow it with WEBHOOK_ALLOW_HOSTS if it is meant`), options.all ? [] : '', 0);
+          return callback(
+            new EgressRefusedError(
+              `webhook host ${hostname} resolves to an internal address (${internal.address}); allow it with WEBHOOK_ALLOW_HOSTS if it is meant`,
+            ),
+            options.all ? [] : '',
+            0,
+          );
         }
         if (options.all) return callback(null, addresses);
         const first = addresses[0]!;

@@ -55,7 +55,8 @@ export class SimulationHandler {
 
   private async simulate(message: WorkerMessage<SimulationBody>): Promise<void> {
     const { id, simulate } = message.body;
-    if (this.config.simulationStarts) appendFileSync(this.config.simulationStarts, `${JSON.stringify({ id, attempt: message.attempt, messageId: message.messageId, at: Date.now() })}\n`);
+    if (this.config.simulationStarts)
+      appendFileSync(this.config.simulationStarts, `${JSON.stringify({ id, attempt: message.attempt, messageId: message.messageId, at: Date.now() })}\n`);
     if (simulate?.durationMs) await workFor(simulate.durationMs, message.signal);
     const outcome = simulate?.outcome ?? 'ok';
     const failing = outcome !== 'ok' && (simulate?.failTimes === undefined || this.tries.next(message) <= simulate.failTimes);
@@ -72,10 +73,14 @@ function workFor(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }
 

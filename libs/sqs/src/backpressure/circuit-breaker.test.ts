@@ -7,7 +7,12 @@ const OPTIONS: CircuitBreakerOptions = { failureRate: 0.5, minimumRequests: 20, 
 function harness(options: Partial<CircuitBreakerOptions> = {}, random = () => 1) {
   const clock = { now: 1_000_000 };
   const transitions: string[] = [];
-  const breaker = new CircuitBreaker({ ...OPTIONS, ...options }, () => clock.now, random, (state) => transitions.push(state));
+  const breaker = new CircuitBreaker(
+    { ...OPTIONS, ...options },
+    () => clock.now,
+    random,
+    (state) => transitions.push(state),
+  );
   const call = (result: 'success' | 'failure' | 'neutral') => {
     const admission = breaker.admit();
     if (admission.kind !== 'run') throw new Error(`not admitted: ${admission.kind}`);

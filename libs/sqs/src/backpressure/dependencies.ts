@@ -46,7 +46,15 @@ export class Dependencies {
       this.gates.set(key, known);
       return known;
     }
-    const gate: Dependency = new Dependency(key, this.options, this.maxInFlight, this.now, this.random, this.events.onBreakerTransition, () => void this.fleet?.sync(gate));
+    const gate: Dependency = new Dependency(
+      key,
+      this.options,
+      this.maxInFlight,
+      this.now,
+      this.random,
+      this.events.onBreakerTransition,
+      () => void this.fleet?.sync(gate),
+    );
     this.gates.set(key, gate);
     if (this.gates.size > MAX_DEPENDENCIES) this.evictLeastRecentlyUsed();
     this.fleet?.ensureStarted();

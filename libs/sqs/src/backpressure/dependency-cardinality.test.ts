@@ -4,7 +4,12 @@ import { resolveBackpressure } from './options.js';
 
 describe('dependencies named by messages', () => {
   it('keeps at most MAX_DEPENDENCIES gates, dropping the least recently used idle one, never one in use', async () => {
-    const dependencies = new Dependencies(resolveBackpressure({}), 10, () => Date.now(), () => 0.5);
+    const dependencies = new Dependencies(
+      resolveBackpressure({}),
+      10,
+      () => Date.now(),
+      () => 0.5,
+    );
     const busy = await dependencies.get('busy.example.com').admit();
     expect(busy.kind).toBe('run');
     dependencies.get('recent.example.com');
@@ -20,7 +25,12 @@ describe('dependencies named by messages', () => {
   });
 
   it('lists those pushing back first, and at most as many as asked; metrics take only those', async () => {
-    const dependencies = new Dependencies(resolveBackpressure({ rateLimitEvidence: 1 }), 10, () => Date.now(), () => 0.5);
+    const dependencies = new Dependencies(
+      resolveBackpressure({ rateLimitEvidence: 1 }),
+      10,
+      () => Date.now(),
+      () => 0.5,
+    );
     for (let i = 0; i < 30; i++) dependencies.get(`quiet-${i}.example.com`);
     const limited = dependencies.get('limited.example.com');
     const call = await limited.admit();

@@ -7,7 +7,13 @@ const START = 1_000_000;
 
 function gate(options: BackpressureOptions = {}, maxInFlight = 4) {
   // One 429 is evidence enough here: these tests are about what follows it (rate-limit-evidence.test.ts: how many it takes).
-  return new Dependency('api.example.com', resolveBackpressure({ rateLimitEvidence: 1, ...options }), maxInFlight, () => Date.now(), () => 1);
+  return new Dependency(
+    'api.example.com',
+    resolveBackpressure({ rateLimitEvidence: 1, ...options }),
+    maxInFlight,
+    () => Date.now(),
+    () => 1,
+  );
 }
 
 const ticketOf = (admission: Admission): DependencyTicket => {
@@ -141,10 +147,12 @@ describe('Dependency gate', () => {
     dependency.finish(ticketOf(await dependency.admit()), { kind: 'rate-limited', retryAfterMs: 1000 });
     vi.advanceTimersByTime(1000);
     const startedAt: number[] = [];
-    const calls = Array.from({ length: 5 }, () => dependency.admit().then((admission) => {
-      startedAt.push(Date.now());
-      dependency.finish(ticketOf(admission), { kind: 'success' });
-    }));
+    const calls = Array.from({ length: 5 }, () =>
+      dependency.admit().then((admission) => {
+        startedAt.push(Date.now());
+        dependency.finish(ticketOf(admission), { kind: 'success' });
+      }),
+    );
     await vi.advanceTimersByTimeAsync(200);
     await Promise.all(calls);
     const gaps = startedAt.slice(1).map((at, i) => at - startedAt[i]!);
@@ -271,7 +279,12 @@ describe('Dependency gate, once paced (as one worker of a fleet)', () => {
 
 describe('Dependencies', () => {
   it('blocks receiving only while every known dependency is blocked', async () => {
-    const dependencies = new Dependencies(resolveBackpressure({ breaker: false, rateLimitEvidence: 1 }), 10, () => Date.now(), () => 1);
+    const dependencies = new Dependencies(
+      resolveBackpressure({ breaker: false, rateLimitEvidence: 1 }),
+      10,
+      () => Date.now(),
+      () => 1,
+    );
     const a = dependencies.get('a.example.com');
     const b = dependencies.get('b.example.com');
     a.finish(ticketOf(await a.admit()), { kind: 'rate-limited', retryAfterMs: 5000 });

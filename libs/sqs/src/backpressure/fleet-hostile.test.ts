@@ -20,7 +20,13 @@ afterEach(() => vi.useRealTimers());
 describe('fleet reports a worker cannot trust', () => {
   it('leaves out a report from further in the future than the stale limit; accepts a clock a little ahead', () => {
     const self = report('me');
-    const seen = fleetView([self, report('ahead', { seenAt: START + YEAR, pausedUntil: START + 2 * YEAR }), report('skewed', { seenAt: START + 1000 })], self, START, STALE, MAX_PAUSE);
+    const seen = fleetView(
+      [self, report('ahead', { seenAt: START + YEAR, pausedUntil: START + 2 * YEAR }), report('skewed', { seenAt: START + 1000 })],
+      self,
+      START,
+      STALE,
+      MAX_PAUSE,
+    );
     expect(seen.members).toBe(2);
     expect(seen.pausedUntil).toBe(0);
   });
@@ -38,7 +44,13 @@ describe('fleet reports a worker cannot trust', () => {
     const hostile = report('hostile', { seenAt, pausedUntil: START + 2 * YEAR });
     // The hostile report is written once and stays in the store; this worker exchanges every second.
     const store: FleetStateStore = { exchange: async (_dependency, state) => [state, hostile] };
-    const gate = new Dependency('api.example.com', resolveBackpressure({ holdMs: 60_000, rateLimitEvidence: 1, fleet: { store, workerId: 'me' } }), 10, () => Date.now(), () => 1);
+    const gate = new Dependency(
+      'api.example.com',
+      resolveBackpressure({ holdMs: 60_000, rateLimitEvidence: 1, fleet: { store, workerId: 'me' } }),
+      10,
+      () => Date.now(),
+      () => 1,
+    );
     const ran: number[] = [];
     const admissions: Promise<Admission>[] = [];
     // Something pushes back, so the worker shares state: one 429.

@@ -1,4 +1,3 @@
-
 /** What one worker of a fleet reports about one dependency. */
 export interface FleetMemberState {
   /** The worker, unique within the fleet. */

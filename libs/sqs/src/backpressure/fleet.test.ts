@@ -10,7 +10,15 @@ const START = 1_000_000;
 
 const report = (workerId: string, fields: Partial<FleetMemberState> = {}): FleetMemberState => memberReport(workerId, START, fields);
 
-const view = (fields: Partial<FleetView> = {}): FleetView => ({ readAt: Date.now(), members: 1, othersPaces: [], ratePerSecond: 0, pausedUntil: 0, recoveredAt: 0, ...fields });
+const view = (fields: Partial<FleetView> = {}): FleetView => ({
+  readAt: Date.now(),
+  members: 1,
+  othersPaces: [],
+  ratePerSecond: 0,
+  pausedUntil: 0,
+  recoveredAt: 0,
+  ...fields,
+});
 
 /** A store that answers as the fleet's other workers would, and records what this one sent. */
 class FakeFleetStore implements FleetStateStore {
@@ -28,7 +36,13 @@ class FakeFleetStore implements FleetStateStore {
 }
 
 function sharedGate(store: FleetStateStore, options: BackpressureOptions = {}, maxInFlight = 10) {
-  return new Dependency('api.example.com', resolveBackpressure({ holdMs: 60_000, rateLimitEvidence: 1, ...options, fleet: { store, workerId: 'me' } }), maxInFlight, () => Date.now(), () => 1);
+  return new Dependency(
+    'api.example.com',
+    resolveBackpressure({ holdMs: 60_000, rateLimitEvidence: 1, ...options, fleet: { store, workerId: 'me' } }),
+    maxInFlight,
+    () => Date.now(),
+    () => 1,
+  );
 }
 
 const ticketOf = (admission: Admission): DependencyTicket => {
@@ -87,7 +101,14 @@ describe('fleetView', () => {
 
   it('leaves out reports that are stale or malformed: they come from other processes', () => {
     const self = report('me');
-    const reports = [report('old', { ratePerSecond: 50, seenAt: START - 3001 }), { workerId: 'x', ratePerSecond: 'fast' }, null, 'text', report('nan', { ratePerSecond: Number.NaN }), report('neg', { pausedUntil: -1 })];
+    const reports = [
+      report('old', { ratePerSecond: 50, seenAt: START - 3001 }),
+      { workerId: 'x', ratePerSecond: 'fast' },
+      null,
+      'text',
+      report('nan', { ratePerSecond: Number.NaN }),
+      report('neg', { pausedUntil: -1 }),
+    ];
     expect(fleetView(reports, self, START, 3000)).toEqual({ readAt: START, members: 1, othersPaces: [], ratePerSecond: 0, pausedUntil: 0, recoveredAt: 0 });
   });
 
@@ -157,7 +178,7 @@ describe('Dependency gate in a fleet', () => {
     expect(await spacingMs(dependency)).toBe(0);
   });
 
-  it('once paced, keeps calling at its share through another worker\'s pause: paused together, they would resume together', () => {
+  it("once paced, keeps calling at its share through another worker's pause: paused together, they would resume together", () => {
     const dependency = sharedGate(new FakeFleetStore(), { breaker: false });
     dependency.applyFleet(view({ members: 2, ratePerSecond: 100 }));
     dependency.applyFleet(view({ members: 2, ratePerSecond: 100, pausedUntil: Date.now() + 1000 }));
@@ -183,7 +204,7 @@ describe('Dependency gate in a fleet', () => {
   });
 });
 
-describe('a fleet member\'s estimate of the fleet rate', () => {
+describe("a fleet member's estimate of the fleet rate", () => {
   /** 100 calls admitted over 100 ms, then a 429 with Retry-After: 1 s: paced at 1000 / 11.55 = 86.6 calls/s. */
   async function measurePace(dependency: Dependency): Promise<void> {
     for (let i = 0; i < 100; i++) {
@@ -235,7 +256,13 @@ describe('a fleet member\'s estimate of the fleet rate', () => {
 
 describe('Dependencies sharing state with the fleet', () => {
   function fleetOf(store: FleetStateStore, events: DependencyEvents = {}) {
-    return new Dependencies(resolveBackpressure({ breaker: false, holdMs: 60_000, rateLimitEvidence: 1, fleet: { store, workerId: 'me', syncIntervalMs: 1000, timeoutMs: 200 } }), 10, () => Date.now(), () => 1, events);
+    return new Dependencies(
+      resolveBackpressure({ breaker: false, holdMs: 60_000, rateLimitEvidence: 1, fleet: { store, workerId: 'me', syncIntervalMs: 1000, timeoutMs: 200 } }),
+      10,
+      () => Date.now(),
+      () => 1,
+      events,
+    );
   }
 
   it('makes no store call while no dependency pushes back', async () => {

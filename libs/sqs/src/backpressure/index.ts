@@ -1,5 +1,12 @@
 export { AimdLimit } from './aimd-limit.js';
-export { CircuitBreaker, type BreakerAdmission, type BreakerState, type BreakerTicket, type CallResult, type CircuitBreakerOptions } from './circuit-breaker.js';
+export {
+  CircuitBreaker,
+  type BreakerAdmission,
+  type BreakerState,
+  type BreakerTicket,
+  type CallResult,
+  type CircuitBreakerOptions,
+} from './circuit-breaker.js';
 export { Dependencies } from './dependencies.js';
 export { Dependency, type Admission, type CallOutcome, type DeferCause, type DependencySnapshot, type DependencyTicket } from './dependency.js';
 export { DEFAULT_BREAKER, resolveBackpressure, type BackpressureOptions, type FleetOptions, type ResolvedBackpressure } from './options.js';

@@ -137,5 +137,12 @@ function resolveFleet(fleet: FleetOptions, maxPauseMs: number): ResolvedFleet {
     throw new SqsWorkerConfigError('backpressure.fleet.workerId', `must be 1 to 200 characters, got ${JSON.stringify(workerId)}`);
   }
   const syncIntervalMs = checked('fleet.syncIntervalMs', fleet.syncIntervalMs ?? 1000, 100, 60_000);
-  return { store: fleet.store, workerId, syncIntervalMs, timeoutMs: checked('fleet.timeoutMs', fleet.timeoutMs ?? 500, 10, 60_000), staleMs: 3 * syncIntervalMs, maxPauseMs };
+  return {
+    store: fleet.store,
+    workerId,
+    syncIntervalMs,
+    timeoutMs: checked('fleet.timeoutMs', fleet.timeoutMs ?? 500, 10, 60_000),
+    staleMs: 3 * syncIntervalMs,
+    maxPauseMs,
+  };
 }

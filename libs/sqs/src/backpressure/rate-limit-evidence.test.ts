@@ -42,7 +42,13 @@ describe('RateLimitEvidence', () => {
 
 describe('a dependency and one message’s 429', () => {
   it('neither pauses nor paces on a lone 429: the other messages keep running', async () => {
-    const gate = new Dependency('shared.example.com', resolveBackpressure({}), 10, () => Date.now(), () => 1);
+    const gate = new Dependency(
+      'shared.example.com',
+      resolveBackpressure({}),
+      10,
+      () => Date.now(),
+      () => 1,
+    );
     for (let i = 0; i < 20; i++) gate.finish(ticketOf(await gate.admit()), { kind: 'success' });
     gate.finish(ticketOf(await gate.admit()), { kind: 'rate-limited', retryAfterMs: 5000 });
     expect(gate.blockedUntil()).toBeUndefined();
@@ -51,7 +57,13 @@ describe('a dependency and one message’s 429', () => {
   });
 
   it('pauses once three first attempts are rejected within 5 s', async () => {
-    const gate = new Dependency('limited.example.com', resolveBackpressure({}), 10, () => Date.now(), () => 1);
+    const gate = new Dependency(
+      'limited.example.com',
+      resolveBackpressure({}),
+      10,
+      () => Date.now(),
+      () => 1,
+    );
     for (let i = 0; i < 3; i++) {
       gate.finish(ticketOf(await gate.admit()), { kind: 'rate-limited', retryAfterMs: 2000 });
       vi.advanceTimersByTime(100);
@@ -62,7 +74,13 @@ describe('a dependency and one message’s 429', () => {
 
 describe('a pace learnt from evidence', () => {
   it('comes from the last seconds of calls, not from everything since start-up', async () => {
-    const gate = new Dependency('api.example.com', resolveBackpressure({ breaker: false, rateLimitEvidence: 1 }), 50, () => Date.now(), () => 1);
+    const gate = new Dependency(
+      'api.example.com',
+      resolveBackpressure({ breaker: false, rateLimitEvidence: 1 }),
+      50,
+      () => Date.now(),
+      () => 1,
+    );
     gate.finish(ticketOf(await gate.admit()), { kind: 'success' });
     // Ten quiet minutes, then a burst of 100 calls in a second, then a 429.
     vi.advanceTimersByTime(600_000);

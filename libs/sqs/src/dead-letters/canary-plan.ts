@@ -32,10 +32,14 @@ export function shouldHalt(failed: number, sent: number, haltWhenFailing: number
 export function checkRedriveSettings(settings: { canary: CanarySize; ratePerSecond: number; haltWhenFailing: number; watchMs: number }): void {
   const problem = (text: string) => new DeadLetterOperationError(`canary redrive: ${text}`);
   const { canary } = settings;
-  if ('count' in canary && !(Number.isInteger(canary.count) && canary.count > 0)) throw problem(`canary count must be a whole number above 0, got ${canary.count}`);
-  if ('percent' in canary && !(canary.percent > 0 && canary.percent <= 100)) throw problem(`canary percent must be above 0 and at most 100, got ${canary.percent}`);
-  if (!(settings.ratePerSecond > 0 && Number.isFinite(settings.ratePerSecond))) throw problem(`rate must be above 0 messages a second, got ${settings.ratePerSecond}`);
-  if (!(settings.haltWhenFailing > 0 && settings.haltWhenFailing <= 1)) throw problem(`the failure share to halt at must be above 0 and at most 1 (100%), got ${settings.haltWhenFailing}`);
+  if ('count' in canary && !(Number.isInteger(canary.count) && canary.count > 0))
+    throw problem(`canary count must be a whole number above 0, got ${canary.count}`);
+  if ('percent' in canary && !(canary.percent > 0 && canary.percent <= 100))
+    throw problem(`canary percent must be above 0 and at most 100, got ${canary.percent}`);
+  if (!(settings.ratePerSecond > 0 && Number.isFinite(settings.ratePerSecond)))
+    throw problem(`rate must be above 0 messages a second, got ${settings.ratePerSecond}`);
+  if (!(settings.haltWhenFailing > 0 && settings.haltWhenFailing <= 1))
+    throw problem(`the failure share to halt at must be above 0 and at most 1 (100%), got ${settings.haltWhenFailing}`);
   if (!(settings.watchMs > 0 && Number.isFinite(settings.watchMs))) throw problem(`the watch must last above 0 ms, got ${settings.watchMs}`);
 }
 

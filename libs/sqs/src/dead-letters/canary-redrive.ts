@@ -1,5 +1,14 @@
 import { queueDepth } from '../queue-depth.js';
-import { canaryCount, checkRedriveSettings, REDRIVE_DEFAULTS, shouldHalt, type CanaryRedriveOptions, type CanaryRedriveResult, type CanarySize, type RedriveProgress } from './canary-plan.js';
+import {
+  canaryCount,
+  checkRedriveSettings,
+  REDRIVE_DEFAULTS,
+  shouldHalt,
+  type CanaryRedriveOptions,
+  type CanaryRedriveResult,
+  type CanarySize,
+  type RedriveProgress,
+} from './canary-plan.js';
 export type { CanaryRedriveOptions, CanaryRedriveResult, RedriveProgress } from './canary-plan.js';
 import { HeldLetters } from './held-letters.js';
 import { awaitHiddenLetters, TOOL_HIDE_SECONDS, type HiddenLetters } from './hidden-letters.js';
@@ -47,7 +56,14 @@ function definedOnly<T extends object>(options: T): Partial<T> {
   return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
-type Settings = CanaryRedriveOptions & { canary: CanarySize; ratePerSecond: number; haltWhenFailing: number; watchMs: number; quietMs: number; waitForHiddenMs: number };
+type Settings = CanaryRedriveOptions & {
+  canary: CanarySize;
+  ratePerSecond: number;
+  haltWhenFailing: number;
+  watchMs: number;
+  quietMs: number;
+  waitForHiddenMs: number;
+};
 
 class RedriveRun {
   private readonly started = Date.now();

@@ -19,14 +19,21 @@ export async function discardDeadLetters(
     confirmed = await confirm(matched);
   } finally {
     // Refused, or no way to ask: everything goes back untouched.
-    if (!confirmed) await releaseDeadLetters(target, matched.map((e) => e.message));
+    if (!confirmed)
+      await releaseDeadLetters(
+        target,
+        matched.map((e) => e.message),
+      );
   }
   if (!confirmed) return { deleted: [], cancelled: true, matched: matched.length };
   const deleted: DlqEntry[] = [];
   for (let start = 0; start < matched.length; start += 10) {
     const batch = matched.slice(start, start + 10);
     const out = await target.sqs.send(
-      new DeleteMessageBatchCommand({ QueueUrl: target.dlqUrl, Entries: batch.map((entry, i) => ({ Id: String(i), ReceiptHandle: entry.message.ReceiptHandle! })) }),
+      new DeleteMessageBatchCommand({
+        QueueUrl: target.dlqUrl,
+        Entries: batch.map((entry, i) => ({ Id: String(i), ReceiptHandle: entry.message.ReceiptHandle! })),
+      }),
     );
     for (const success of out.Successful ?? []) deleted.push(batch[Number(success.Id)]!);
   }

@@ -26,7 +26,13 @@ describe('dependencyOf', () => {
 
 describe('a hostile error text (anyone who can write to the DLQ writes it)', () => {
   // The shapes that made the masking patterns scan ahead from every position: a.a.a.…, a@a.a.…, a-a:a/….
-  const hostile = fc.tuple(fc.constantFrom('a', '.', '@', '-', ':', '/', '+', '1', 'f'), fc.constantFrom('a.', 'a@', 'a-', 'x:', '1.', 'f0'), fc.integer({ min: 1, max: 128 * 1024 })).map(([lead, unit, repeats]) => lead + unit.repeat(repeats));
+  const hostile = fc
+    .tuple(
+      fc.constantFrom('a', '.', '@', '-', ':', '/', '+', '1', 'f'),
+      fc.constantFrom('a.', 'a@', 'a-', 'x:', '1.', 'f0'),
+      fc.integer({ min: 1, max: 128 * 1024 }),
+    )
+    .map(([lead, unit, repeats]) => lead + unit.repeat(repeats));
 
   it('is read in time linear in its length, however long: at most its first 1,000 characters', () => {
     fc.assert(

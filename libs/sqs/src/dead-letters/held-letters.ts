@@ -24,9 +24,12 @@ export class HeldLetters {
   /** Holds these too (each receipt handle once). */
   add(messages: readonly Message[]): void {
     for (const message of messages) this.held.set(message.ReceiptHandle!, message);
-    this.timer ??= setInterval(() => {
-      this.renewing = this.renewing.then(() => this.renew());
-    }, (this.hideSeconds * 1000) / 2).unref();
+    this.timer ??= setInterval(
+      () => {
+        this.renewing = this.renewing.then(() => this.renew());
+      },
+      (this.hideSeconds * 1000) / 2,
+    ).unref();
   }
 
   /** No longer held: it was deleted. */

@@ -13,7 +13,14 @@
  *
  * @packageDocumentation
  */
-export { DEAD_LETTER_ATTRIBUTE, DEAD_LETTER_REASONS, NO_ROOM_FOR_REASON, parseDeadLetterRecord, REDRIVE_BACKSTOP, type DeadLetterRecord } from '@requeue/retry/engine';
+export {
+  DEAD_LETTER_ATTRIBUTE,
+  DEAD_LETTER_REASONS,
+  NO_ROOM_FOR_REASON,
+  parseDeadLetterRecord,
+  REDRIVE_BACKSTOP,
+  type DeadLetterRecord,
+} from '@requeue/retry/engine';
 export { discardDeadLetters } from './discard.js';
 export { DeadLetterOperationError } from './errors.js';
 export { redriveDeadLetters } from './redrive.js';

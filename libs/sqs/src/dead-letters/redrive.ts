@@ -35,7 +35,12 @@ export async function redriveDeadLetters(target: DeadLetterQueue & { endpoint?: 
  * (some emulators) a page that is not SQS's JSON at all, or a 404 or 501.
  */
 function unsupportedAnswer(cause: unknown): boolean {
-  const { name = '', message = '', $response, $metadata } = cause as { name?: string; message?: string; $response?: { statusCode?: number }; $metadata?: { httpStatusCode?: number } };
+  const {
+    name = '',
+    message = '',
+    $response,
+    $metadata,
+  } = cause as { name?: string; message?: string; $response?: { statusCode?: number }; $metadata?: { httpStatusCode?: number } };
   const status = $response?.statusCode ?? $metadata?.httpStatusCode;
   if (name === 'SyntaxError' || status === 404 || status === 501) return true;
   return /UnknownOperation|InvalidAction|NotImplemented|UnsupportedOperation|not (supported|implemented)/i.test(`${name} ${message}`);

@@ -62,7 +62,14 @@ export async function replayDeadLetters(target: DeadLetterQueue, filter: DlqFilt
 }
 
 /** Replays what one read of the DLQ matched, in order; what it does not send goes into `untouched`. */
-async function replayRound(target: DeadLetterQueue, matched: DlqEntry[], options: ReplayOptions, sources: SourceQueuePolicy | undefined, result: ReplayResult, untouched: Message[]): Promise<void> {
+async function replayRound(
+  target: DeadLetterQueue,
+  matched: DlqEntry[],
+  options: ReplayOptions,
+  sources: SourceQueuePolicy | undefined,
+  result: ReplayResult,
+  untouched: Message[],
+): Promise<void> {
   const interval = options.ratePerSecond ? 1000 / options.ratePerSecond : 0;
   for (const [index, entry] of matched.entries()) {
     const messageId = entry.message.MessageId ?? '?';

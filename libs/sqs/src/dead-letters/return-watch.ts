@@ -50,7 +50,14 @@ export class ReturnWatch {
     let found = 0;
     for (;;) {
       const out = await this.target.sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: this.target.dlqUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: this.hideSeconds, MessageAttributeNames: ['All'], MessageSystemAttributeNames: ['All'] }),
+        new ReceiveMessageCommand({
+          QueueUrl: this.target.dlqUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 0,
+          VisibilityTimeout: this.hideSeconds,
+          MessageAttributeNames: ['All'],
+          MessageSystemAttributeNames: ['All'],
+        }),
       );
       const messages = out.Messages ?? [];
       if (messages.length === 0) return found;
@@ -67,7 +74,13 @@ export class ReturnWatch {
     const sent = this.watched.get(entry.message.MessageId ?? '') ?? this.watched.get(entry.record?.originalMessageId ?? '');
     if (sent === undefined || this.returned.has(sent.redrivenAs)) return false;
     this.returned.add(sent.redrivenAs);
-    this.failures.push({ ...sent, returnedAs: entry.message.MessageId ?? '', reason: entry.reason, errorType: entry.errorType, error: entry.record?.error ?? null });
+    this.failures.push({
+      ...sent,
+      returnedAs: entry.message.MessageId ?? '',
+      reason: entry.reason,
+      errorType: entry.errorType,
+      error: entry.record?.error ?? null,
+    });
     return true;
   }
 }

@@ -20,7 +20,10 @@ export interface DlqEntry {
   message: Message;
   /** The worker's `x-dead-letter`, when the message has a valid one. */
   record: DeadLetterRecord | undefined;
-  /** `x-dead-letter.reason`; `no-room` for one the worker sent without it (no room: its reason is in the worker's log); else `redrive-backstop`, moved by SQS itself. */
+  /**
+   * `x-dead-letter.reason`; `no-room` for one the worker sent without it (no room: its reason
+   * is in the worker's log); else `redrive-backstop`, moved by SQS itself.
+   */
   reason: string;
   /** The last failure's error type, or `UNKNOWN`. */
   errorType: string;

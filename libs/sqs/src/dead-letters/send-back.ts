@@ -1,5 +1,12 @@
 import { DeleteMessageBatchCommand, SendMessageBatchCommand, type MessageAttributeValue } from '@aws-sdk/client-sqs';
-import { encodeRetryState, parseRetryState, RETRY_POLICY_ATTRIBUTE, RETRY_STATE_ATTRIBUTE, type RetryState, type RetryStateSigner } from '@requeue/retry/engine';
+import {
+  encodeRetryState,
+  parseRetryState,
+  RETRY_POLICY_ATTRIBUTE,
+  RETRY_STATE_ATTRIBUTE,
+  type RetryState,
+  type RetryStateSigner,
+} from '@requeue/retry/engine';
 import { messageDigest } from '../message-digest.js';
 import { userAttributes, type MessageAttributes } from '../message-attributes.js';
 import { DeadLetterOperationError } from './errors.js';
@@ -75,7 +82,8 @@ export function destinationOf(entry: DlqEntry, to: string | undefined, sources: 
   if (to !== undefined) return { to };
   const recorded = entry.record?.sourceQueue;
   if (!recorded) return { why: 'no x-dead-letter source queue (moved by SQS redrive): pass --to <queue-url>' };
-  if (sources && !sources.allows(recorded)) return { why: `its x-dead-letter source queue ${recorded} ${sources.refusal}: pass --to <queue-url> to send it there` };
+  if (sources && !sources.allows(recorded))
+    return { why: `its x-dead-letter source queue ${recorded} ${sources.refusal}: pass --to <queue-url> to send it there` };
   return { to: recorded };
 }
 
@@ -101,26 +109,40 @@ export async function sendBackBatch(target: DeadLetterQueue, to: string, entries
     .send(
       new SendMessageBatchCommand({
         QueueUrl: to,
-        Entries: entries.map((entry, i) => ({ Id: String(i), MessageBody: entry.message.Body!, MessageAttributes: outgoing[i]!.attributes, ...groupFields(to, entry) })),
+        Entries: entries.map((entry, i) => ({
+          Id: String(i),
+          MessageBody: entry.message.Body!,
+          MessageAttributes: outgoing[i]!.attributes,
+          ...groupFields(to, entry),
+        })),
       }),
     )
     .catch((cause: Error) => {
       throw new DeadLetterOperationError(`could not send ${entries.length} dead letter(s) to ${to}: ${cause.message}; they stay in the DLQ`, { cause });
     });
   const idOf = (i: string | undefined) => entries[Number(i)]!.message.MessageId ?? '?';
-  const problems = (out.Failed ?? []).map((failure) => `could not send ${idOf(failure.Id)} to ${to} (${failure.Code}: ${failure.Message ?? ''}); it stays in the DLQ`);
+  const problems = (out.Failed ?? []).map(
+    (failure) => `could not send ${idOf(failure.Id)} to ${to} (${failure.Code}: ${failure.Message ?? ''}); it stays in the DLQ`,
+  );
   const sent = (out.Successful ?? []).map((success) => {
     const { ownIdentity } = outgoing[Number(success.Id)]!;
     return { entry: entries[Number(success.Id)]!, to, redrivenAs: success.MessageId ?? '', deleted: true, ...(ownIdentity ? { ownIdentity } : {}) };
   });
   if (sent.length === 0) return { sent, problems };
   const deleted = await target.sqs
-    .send(new DeleteMessageBatchCommand({ QueueUrl: target.dlqUrl, Entries: sent.map(({ entry }, i) => ({ Id: String(i), ReceiptHandle: entry.message.ReceiptHandle! })) }))
+    .send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: target.dlqUrl,
+        Entries: sent.map(({ entry }, i) => ({ Id: String(i), ReceiptHandle: entry.message.ReceiptHandle! })),
+      }),
+    )
     .catch((cause: Error) => ({ Failed: sent.map((_, i) => ({ Id: String(i), Code: cause.name, Message: cause.message })) }));
   for (const failure of deleted.Failed ?? []) {
     const item = sent[Number(failure.Id)]!;
     item.deleted = false;
-    problems.push(`sent ${item.entry.message.MessageId ?? '?'} to ${to} as ${item.redrivenAs}, but could not delete it from the DLQ (${failure.Code}: ${failure.Message ?? ''}): delete it before redriving again, or it runs twice`);
+    problems.push(
+      `sent ${item.entry.message.MessageId ?? '?'} to ${to} as ${item.redrivenAs}, but could not delete it from the DLQ (${failure.Code}: ${failure.Message ?? ''}): delete it before redriving again, or it runs twice`,
+    );
   }
   return { sent, problems };
 }

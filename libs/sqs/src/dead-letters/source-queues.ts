@@ -25,7 +25,10 @@ export async function sourceQueuePolicy(target: DeadLetterQueue): Promise<Source
   }
   const sources = new Set(listed.map(queueIdentity));
   // The host too: SQS lists its own URLs, and a forged record may name their path on another host.
-  return { allows: (queueUrl) => sameAccountAndRegion(target.dlqUrl, queueUrl) && sources.has(queueIdentity(queueUrl)), refusal: 'is not a source queue of this DLQ (none of the queues whose redrive policy targets it)' };
+  return {
+    allows: (queueUrl) => sameAccountAndRegion(target.dlqUrl, queueUrl) && sources.has(queueIdentity(queueUrl)),
+    refusal: 'is not a source queue of this DLQ (none of the queues whose redrive policy targets it)',
+  };
 }
 
 /** Every page of `ListDeadLetterSourceQueues`, or undefined where the endpoint lacks the action. */

@@ -85,5 +85,12 @@ export async function triageDeadLetters(target: DeadLetterQueue, options: { hide
   await releaseDeadLetters(target, read);
   // A read longer than the hiding sees its first messages again: each counts once.
   const once = [...new Map(matched.map((entry) => [entry.message.MessageId, entry])).values()];
-  return { groups: groupDeadLetters(once), total: once.length, visibleBefore: visible, hiddenBefore: inFlight, behindInGroups: behind, calls: { receives, releases: Math.ceil(read.length / 10) } };
+  return {
+    groups: groupDeadLetters(once),
+    total: once.length,
+    visibleBefore: visible,
+    hiddenBefore: inFlight,
+    behindInGroups: behind,
+    calls: { receives, releases: Math.ceil(read.length / 10) },
+  };
 }

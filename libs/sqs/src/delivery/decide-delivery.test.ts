@@ -23,8 +23,18 @@ function delivered({ state, receiveCount = 1, userAttributes = 0 }: Delivery = {
   const attributes: Record<string, { DataType: string; StringValue: string }> = {};
   for (let i = 0; i < userAttributes; i++) attributes[`a${i}`] = { DataType: 'String', StringValue: 'v' };
   const digest = messageDigest('{"id":1}', attributes);
-  if (state) attributes['x-retry'] = { DataType: 'String', StringValue: signer.sign({ v: 1, attempt: 1, firstReceivedAt: NOW - 1000, originalMessageId: 'orig', ...state }, digest) };
-  const raw = { MessageId: 'm1', ReceiptHandle: 'r1', Body: '{"id":1}', Attributes: { ApproximateReceiveCount: String(receiveCount) }, MessageAttributes: attributes };
+  if (state)
+    attributes['x-retry'] = {
+      DataType: 'String',
+      StringValue: signer.sign({ v: 1, attempt: 1, firstReceivedAt: NOW - 1000, originalMessageId: 'orig', ...state }, digest),
+    };
+  const raw = {
+    MessageId: 'm1',
+    ReceiptHandle: 'r1',
+    Body: '{"id":1}',
+    Attributes: { ApproximateReceiveCount: String(receiveCount) },
+    MessageAttributes: attributes,
+  };
   return decodeMessage(raw, NOW, { signer }).message;
 }
 
@@ -41,13 +51,28 @@ const FIFO = q({ fifo: true });
 
 describe('decideDelivery: before the handler runs', () => {
   it('runs a message that has no notBefore, or whose notBefore is within a second', () => {
-    const facts = { policy, queue: q({ fifo: false, maxReceiveCount: undefined, retryInPlaceSeconds: 0 }), signer, now: NOW, random: seededRandom(1), verdict: { kind: 'received' } as const };
+    const facts = {
+      policy,
+      queue: q({ fifo: false, maxReceiveCount: undefined, retryInPlaceSeconds: 0 }),
+      signer,
+      now: NOW,
+      random: seededRandom(1),
+      verdict: { kind: 'received' } as const,
+    };
     expect(decideDelivery({ ...facts, message: delivered() })).toEqual({ kind: 'run' });
     expect(decideDelivery({ ...facts, message: delivered({ state: { attempt: 1, notBefore: NOW + 500 } }) })).toEqual({ kind: 'run' });
   });
 
   it('sends a message that arrived before its notBefore back for the rest, attempt unchanged', () => {
-    const outcome = decideDelivery({ message: delivered({ state: { attempt: 1, notBefore: NOW + 60_000 } }), verdict: { kind: 'received' }, policy, queue: q({ fifo: false, maxReceiveCount: undefined, retryInPlaceSeconds: 0 }), signer, now: NOW, random: seededRandom(1) });
+    const outcome = decideDelivery({
+      message: delivered({ state: { attempt: 1, notBefore: NOW + 60_000 } }),
+      verdict: { kind: 'received' },
+      policy,
+      queue: q({ fifo: false, maxReceiveCount: undefined, retryInPlaceSeconds: 0 }),
+      signer,
+      now: NOW,
+      random: seededRandom(1),
+    });
     expect(outcome).toMatchObject({ kind: 'copy', wait: { kind: 'deferred', cause: 'not-before', decision: { state: { attempt: 1 } } } });
     expect(outcome.kind === 'copy' && outcome.wait.decision.delaySeconds).toBeGreaterThanOrEqual(59);
   });
@@ -62,8 +87,16 @@ describe('decideDelivery: before the handler runs', () => {
   });
 
   it('dead-letters a body the schema rejects as non-retryable, and one whose validator threw as a handler bug', () => {
-    expect(decide({ kind: 'invalid-body', invalid: true, error: 'e' })).toMatchObject({ kind: 'dead-letter', reason: 'non-retryable', errorType: 'VALIDATION' });
-    expect(decide({ kind: 'invalid-body', invalid: false, error: 'e' })).toMatchObject({ kind: 'dead-letter', reason: 'handler-bug', errorType: 'HANDLER_BUG' });
+    expect(decide({ kind: 'invalid-body', invalid: true, error: 'e' })).toMatchObject({
+      kind: 'dead-letter',
+      reason: 'non-retryable',
+      errorType: 'VALIDATION',
+    });
+    expect(decide({ kind: 'invalid-body', invalid: false, error: 'e' })).toMatchObject({
+      kind: 'dead-letter',
+      reason: 'handler-bug',
+      errorType: 'HANDLER_BUG',
+    });
   });
 
   it('releases a message whose gate closed for shutdown, or whose handler was aborted by it', () => {
@@ -72,12 +105,21 @@ describe('decideDelivery: before the handler runs', () => {
   });
 
   it('defers a message whose dependency is paused until it is due, without an attempt, keeping its last error', () => {
-    const outcome = decide({ kind: 'gate-closed', untilMs: NOW + 20_000, cause: 'breaker-open', dependency: 'api' }, { state: { attempt: 2, lastErrorType: 'HTTP_5XX', lastError: '503' } });
-    expect(outcome).toMatchObject({ kind: 'copy', wait: { kind: 'deferred', cause: 'breaker-open', decision: { delaySeconds: 20, state: { attempt: 2 }, errorType: 'HTTP_5XX' } } });
+    const outcome = decide(
+      { kind: 'gate-closed', untilMs: NOW + 20_000, cause: 'breaker-open', dependency: 'api' },
+      { state: { attempt: 2, lastErrorType: 'HTTP_5XX', lastError: '503' } },
+    );
+    expect(outcome).toMatchObject({
+      kind: 'copy',
+      wait: { kind: 'deferred', cause: 'breaker-open', decision: { delaySeconds: 20, state: { attempt: 2 }, errorType: 'HTTP_5XX' } },
+    });
   });
 
   it('dead-letters a deferral that would end past the deadline', () => {
-    const outcome = decide({ kind: 'gate-closed', untilMs: NOW + 60_000, cause: 'rate-limited', dependency: 'api' }, { state: { firstReceivedAt: NOW - 3_590_000 } });
+    const outcome = decide(
+      { kind: 'gate-closed', untilMs: NOW + 60_000, cause: 'rate-limited', dependency: 'api' },
+      { state: { firstReceivedAt: NOW - 3_590_000 } },
+    );
     expect(outcome).toMatchObject({ kind: 'dead-letter', reason: 'deadline-exceeded' });
   });
 });
@@ -85,12 +127,22 @@ describe('decideDelivery: before the handler runs', () => {
 describe('decideDelivery: idempotency', () => {
   it('acknowledges a duplicate of a completed key, and defers one whose key is running elsewhere', () => {
     expect(decide({ kind: 'duplicate' })).toEqual({ kind: 'ack' });
-    expect(decide({ kind: 'duplicate-in-progress', untilMs: NOW + 5000 })).toMatchObject({ kind: 'copy', wait: { kind: 'deferred', cause: 'duplicate-in-progress' } });
+    expect(decide({ kind: 'duplicate-in-progress', untilMs: NOW + 5000 })).toMatchObject({
+      kind: 'copy',
+      wait: { kind: 'deferred', cause: 'duplicate-in-progress' },
+    });
   });
 
   it('dead-letters a reused or missing key as non-retryable', () => {
-    expect(decide({ kind: 'key-unusable', errorType: 'IDEMPOTENCY_KEY_REUSED', error: 'e' })).toMatchObject({ kind: 'dead-letter', reason: 'non-retryable', errorType: 'IDEMPOTENCY_KEY_REUSED' });
-    expect(decide({ kind: 'key-unusable', errorType: 'IDEMPOTENCY_KEY_MISSING', error: 'e' })).toMatchObject({ kind: 'dead-letter', errorType: 'IDEMPOTENCY_KEY_MISSING' });
+    expect(decide({ kind: 'key-unusable', errorType: 'IDEMPOTENCY_KEY_REUSED', error: 'e' })).toMatchObject({
+      kind: 'dead-letter',
+      reason: 'non-retryable',
+      errorType: 'IDEMPOTENCY_KEY_REUSED',
+    });
+    expect(decide({ kind: 'key-unusable', errorType: 'IDEMPOTENCY_KEY_MISSING', error: 'e' })).toMatchObject({
+      kind: 'dead-letter',
+      errorType: 'IDEMPOTENCY_KEY_MISSING',
+    });
   });
 
   it('holds a message back, unrun, while the store is unreachable', () => {
@@ -123,16 +175,34 @@ describe('decideDelivery: after the handler ran', () => {
     const seconds = fresh.kind === 'in-place' ? fresh.seconds : -1;
     expect(seconds).toBeGreaterThan(1);
     // Received twice already: a retry in place raises no receive count; handed back, it would be redriven.
-    expect(decide({ kind: 'failed', failure: TIMEOUT }, { receiveCount: 2 }, queue)).toMatchObject({ kind: 'in-place', ifStopped: { kind: 'dead-letter', reason: 'max-attempts' } });
-    expect(decide({ kind: 'gate-closed', untilMs: NOW + 5_000, cause: 'breaker-open', dependency: 'api' }, {}, queue)).toMatchObject({ kind: 'in-place', seconds: 5, wait: { kind: 'deferred' } });
+    expect(decide({ kind: 'failed', failure: TIMEOUT }, { receiveCount: 2 }, queue)).toMatchObject({
+      kind: 'in-place',
+      ifStopped: { kind: 'dead-letter', reason: 'max-attempts' },
+    });
+    expect(decide({ kind: 'gate-closed', untilMs: NOW + 5_000, cause: 'breaker-open', dependency: 'api' }, {}, queue)).toMatchObject({
+      kind: 'in-place',
+      seconds: 5,
+      wait: { kind: 'deferred' },
+    });
   });
 
   it('on a FIFO queue, waits in SQS past the bound, with in-place off, and before the message ran', () => {
     const fresh = decide({ kind: 'failed', failure: TIMEOUT }, {}, q({ fifo: true, maxReceiveCount: undefined, retryInPlaceSeconds: 43_200 }));
     const seconds = fresh.kind === 'in-place' ? fresh.seconds : 0;
-    expect(decide({ kind: 'failed', failure: TIMEOUT }, {}, { fifo: true, maxReceiveCount: undefined, retryInPlaceSeconds: seconds - 1 })).toMatchObject({ kind: 'hide', seconds });
+    expect(decide({ kind: 'failed', failure: TIMEOUT }, {}, { fifo: true, maxReceiveCount: undefined, retryInPlaceSeconds: seconds - 1 })).toMatchObject({
+      kind: 'hide',
+      seconds,
+    });
     expect(decide({ kind: 'failed', failure: TIMEOUT }, {}, FIFO)).toMatchObject({ kind: 'hide', seconds });
-    const early = decideDelivery({ message: delivered({ state: { attempt: 1, notBefore: NOW + 5_000 } }), verdict: { kind: 'received' }, policy, queue: q({ fifo: true, maxReceiveCount: undefined, retryInPlaceSeconds: 60 }), signer, now: NOW, random: seededRandom(1) });
+    const early = decideDelivery({
+      message: delivered({ state: { attempt: 1, notBefore: NOW + 5_000 } }),
+      verdict: { kind: 'received' },
+      policy,
+      queue: q({ fifo: true, maxReceiveCount: undefined, retryInPlaceSeconds: 60 }),
+      signer,
+      now: NOW,
+      random: seededRandom(1),
+    });
     expect(early).toMatchObject({ kind: 'hide', wait: { cause: 'not-before' } });
   });
 
@@ -153,7 +223,11 @@ describe('decideDelivery: after the handler ran', () => {
 
   it('retries a message with no room for x-retry (10 attributes, or near the size limit) in place within the bound, by visibility past it', () => {
     const queue = q({ retryInPlaceSeconds: 60, maxReceiveCount: 5 });
-    expect(decide({ kind: 'failed', failure: TIMEOUT }, { userAttributes: 10 }, queue)).toMatchObject({ kind: 'in-place', wait: { kind: 'retry', decision: { state: { attempt: 2 } } }, ifStopped: { kind: 'hide' } });
+    expect(decide({ kind: 'failed', failure: TIMEOUT }, { userAttributes: 10 }, queue)).toMatchObject({
+      kind: 'in-place',
+      wait: { kind: 'retry', decision: { state: { attempt: 2 } } },
+      ifStopped: { kind: 'hide' },
+    });
     expect(decide({ kind: 'failed', failure: TIMEOUT }, {}, q({ retryInPlaceSeconds: 60, maximumMessageSize: 100 }))).toMatchObject({ kind: 'in-place' });
     const long = decide({ kind: 'gate-closed', untilMs: NOW + 600_000, cause: 'breaker-open', dependency: 'api' }, { userAttributes: 10 }, queue);
     expect(long).toMatchObject({ kind: 'hide', seconds: 600, wait: { kind: 'deferred' } });
@@ -161,10 +235,14 @@ describe('decideDelivery: after the handler ran', () => {
 
   it('never hands a deferral with no room to SQS at the receive limit: it waits in place, and only shutdown dead-letters it, with its reason', () => {
     const queue = q({ retryInPlaceSeconds: 60, maxReceiveCount: 2 });
-    const deferral = decide({ kind: 'gate-closed', untilMs: NOW + 600_000, cause: 'breaker-open', dependency: 'api' }, { userAttributes: 10, receiveCount: 2 }, queue);
+    const deferral = decide(
+      { kind: 'gate-closed', untilMs: NOW + 600_000, cause: 'breaker-open', dependency: 'api' },
+      { userAttributes: 10, receiveCount: 2 },
+      queue,
+    );
     expect(deferral).toMatchObject({ kind: 'in-place', seconds: 600, ifStopped: { kind: 'dead-letter', reason: 'max-attempts' } });
     const retry = decide({ kind: 'failed', failure: TIMEOUT }, { userAttributes: 10, receiveCount: 2 }, q({ retryInPlaceSeconds: 0, maxReceiveCount: 2 }));
-    expect(retry).toMatchObject({ kind: 'dead-letter', reason: 'max-attempts', error: expect.stringContaining("maxReceiveCount") });
+    expect(retry).toMatchObject({ kind: 'dead-letter', reason: 'max-attempts', error: expect.stringContaining('maxReceiveCount') });
   });
 
   it('defers a systemic failure the dependency confirms, without using an attempt, for at least its Retry-After', () => {
@@ -175,15 +253,24 @@ describe('decideDelivery: after the handler ran', () => {
 
   it('retries a confirmed non-retryable failure never: it is dead-lettered with its own reason', () => {
     const bug: Classification = { retryable: false, reason: 'handler-bug', errorType: 'HANDLER_BUG', message: 'TypeError' };
-    expect(decide({ kind: 'failed', failure: bug, confirmed: { untilMs: NOW + 5000, cause: 'breaker-open', dependency: 'api' } })).toMatchObject({ kind: 'dead-letter', reason: 'handler-bug' });
+    expect(decide({ kind: 'failed', failure: bug, confirmed: { untilMs: NOW + 5000, cause: 'breaker-open', dependency: 'api' } })).toMatchObject({
+      kind: 'dead-letter',
+      reason: 'handler-bug',
+    });
     const invalid: Classification = { retryable: false, reason: 'non-retryable', errorType: 'HTTP_4XX', message: '400' };
     expect(decide({ kind: 'failed', failure: invalid })).toMatchObject({ kind: 'dead-letter', reason: 'non-retryable', errorType: 'HTTP_4XX' });
   });
 
   it('dead-letters the last attempt as max-attempts, and one past its deadline as deadline-exceeded', () => {
     expect(decide({ kind: 'failed', failure: TIMEOUT }, { state: { attempt: 3 } })).toMatchObject({ kind: 'dead-letter', reason: 'max-attempts' });
-    expect(decide({ kind: 'failed', failure: TIMEOUT }, { state: { attempt: 2 } })).toMatchObject({ kind: 'copy', wait: { kind: 'retry', decision: { state: { attempt: 3 } } } });
-    expect(decide({ kind: 'failed', failure: TIMEOUT }, { state: { firstReceivedAt: NOW - 3_600_000 } })).toMatchObject({ kind: 'dead-letter', reason: 'deadline-exceeded' });
+    expect(decide({ kind: 'failed', failure: TIMEOUT }, { state: { attempt: 2 } })).toMatchObject({
+      kind: 'copy',
+      wait: { kind: 'retry', decision: { state: { attempt: 3 } } },
+    });
+    expect(decide({ kind: 'failed', failure: TIMEOUT }, { state: { firstReceivedAt: NOW - 3_600_000 } })).toMatchObject({
+      kind: 'dead-letter',
+      reason: 'deadline-exceeded',
+    });
   });
 
   it('is pure: the same facts give the same outcome', () => {

@@ -39,7 +39,9 @@ export function decideDelivery(facts: DeliveryFacts): Outcome | InPlaceOutcome |
     case 'undecodable':
       return deadLetter(verdict.reason, verdict.errorType, verdict.error);
     case 'invalid-body':
-      return verdict.invalid ? deadLetter('non-retryable', ErrorType.VALIDATION, verdict.error) : deadLetter('handler-bug', ErrorType.HANDLER_BUG, verdict.error);
+      return verdict.invalid
+        ? deadLetter('non-retryable', ErrorType.VALIDATION, verdict.error)
+        : deadLetter('handler-bug', ErrorType.HANDLER_BUG, verdict.error);
     case 'key-unusable':
       return deadLetter('non-retryable', verdict.errorType, verdict.error);
     case 'gate-stopped':
@@ -80,7 +82,12 @@ function deferUnrun(facts: DeliveryFacts, untilMs: number, cause: Extract<Wait, 
   return deferred(facts, facts.policy.defer(state, reason, untilMs - facts.now, facts.now, facts.message.override), cause, false);
 }
 
-function deferred(facts: DeliveryFacts, decision: HopDecision | DeadLetterDecision, cause: Extract<Wait, { kind: 'deferred' }>['cause'], ran: boolean): Outcome | InPlaceOutcome {
+function deferred(
+  facts: DeliveryFacts,
+  decision: HopDecision | DeadLetterDecision,
+  cause: Extract<Wait, { kind: 'deferred' }>['cause'],
+  ran: boolean,
+): Outcome | InPlaceOutcome {
   if (decision.action === 'dead-letter') return deadLetter(decision.reason, decision.errorType, decision.error);
   return waitOutcome(facts, { kind: 'deferred', decision, cause, ran });
 }
@@ -144,7 +151,8 @@ function hideOutcome(facts: DeliveryFacts, wait: Wait): HideOutcome | DeadLetter
 
 /** The decision's wait, bounded by what SQS allows: 12 hours of invisibility from the first receive. */
 function secondsUntilDue(message: DecodedMessage, decision: RetryDecision | HopDecision, now: number): number {
-  const waitSeconds = decision.action === 'hop' && decision.state.notBefore !== undefined ? Math.ceil((decision.state.notBefore - now) / 1000) : decision.delaySeconds;
+  const waitSeconds =
+    decision.action === 'hop' && decision.state.notBefore !== undefined ? Math.ceil((decision.state.notBefore - now) / 1000) : decision.delaySeconds;
   const elapsedSeconds = Math.ceil((now - message.state.firstReceivedAt) / 1000);
   return Math.max(0, Math.min(waitSeconds, MAX_VISIBILITY_SECONDS - elapsedSeconds - 1));
 }

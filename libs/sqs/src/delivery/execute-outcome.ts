@@ -136,7 +136,13 @@ export class OutcomeExecutor {
   private async sendCopy(message: DecodedMessage, outcome: Extract<Outcome, { kind: 'copy' }>): Promise<Settled> {
     const { options, batch } = this.context;
     const { delaySeconds } = outcome.wait.decision;
-    const sent = await batch.send(options.queueUrl, { body: message.sqsBody, attributes: outcome.attributes, delaySeconds, ...traceHeaderOf(message), ...tenantOf(message) });
+    const sent = await batch.send(options.queueUrl, {
+      body: message.sqsBody,
+      attributes: outcome.attributes,
+      delaySeconds,
+      ...traceHeaderOf(message),
+      ...tenantOf(message),
+    });
     if (!sent.ok) {
       this.failed(message, 'send-copy', batchFailure('SendMessageBatch', options.queueUrl, message, sent));
       return this.perform(message, outcome.ifSendFails);

@@ -20,7 +20,8 @@ function parsed(json: string): unknown {
 
 /** Reports the engine would not trust: unreadable, stale, or from further in the future than staleMs (a forged or fast clock, never stale otherwise). */
 function staleIds(reports: ReadonlyMap<string, unknown>, self: FleetMemberState, staleMs: number): string[] {
-  const old = (report: unknown) => typeof report !== 'object' || report === null || !isCurrentReport(Number((report as { seenAt?: unknown }).seenAt), self.seenAt, staleMs);
+  const old = (report: unknown) =>
+    typeof report !== 'object' || report === null || !isCurrentReport(Number((report as { seenAt?: unknown }).seenAt), self.seenAt, staleMs);
   return [...reports].filter(([id, report]) => id !== self.workerId && old(report)).map(([id]) => id);
 }
 
@@ -33,7 +34,12 @@ export class RedisFleetStore implements FleetStateStore {
 
   async exchange(dependency: string, state: FleetMemberState, staleMs: number): Promise<readonly unknown[]> {
     const key = REDIS_KEY_PREFIX + dependency;
-    const [, , fields] = await this.client.multi().hSet(key, state.workerId, JSON.stringify(state)).pExpire(key, 2 * staleMs).hGetAll(key).exec();
+    const [, , fields] = await this.client
+      .multi()
+      .hSet(key, state.workerId, JSON.stringify(state))
+      .pExpire(key, 2 * staleMs)
+      .hGetAll(key)
+      .exec();
     const reports = new Map(Object.entries(fields as unknown as Record<string, string>).map(([id, json]) => [id, parsed(json)]));
     const gone = staleIds(reports, state, staleMs);
     if (gone.length > 0) await this.client.hDel(key, gone);
@@ -66,7 +72,10 @@ export class DynamoDbFleetStore implements FleetStateStore {
         Key: { id: { S: DYNAMODB_ITEM_PREFIX + dependency } },
         UpdateExpression: `SET #me = :state, #expiration = :expiration${remove.length > 0 ? ' REMOVE ' + remove.map((_, i) => `#gone${i}`).join(', ') : ''}`,
         ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':state': { S: JSON.stringify(state) }, ':expiration': { N: String(Math.ceil(state.seenAt / 1000) + DYNAMODB_ITEM_TTL_SECONDS) } },
+        ExpressionAttributeValues: {
+          ':state': { S: JSON.stringify(state) },
+          ':expiration': { N: String(Math.ceil(state.seenAt / 1000) + DYNAMODB_ITEM_TTL_SECONDS) },
+        },
         ReturnValues: 'ALL_NEW',
       }),
     );

@@ -8,8 +8,19 @@ describe('WORKER_IDEMPOTENCY and WORKER_IDEMPOTENCY_KEY', () => {
   });
 
   it('reads a Redis URL and a DynamoDB table, keyed by the message unless told', () => {
-    expect(idempotencySetting({ WORKER_IDEMPOTENCY: 'redis://cache:6379' })).toEqual({ store: 'redis', url: 'redis://cache:6379', key: { from: 'message' }, validatePayload: false });
-    expect(idempotencySetting({ WORKER_IDEMPOTENCY: 'dynamodb:requeue-idempotency', WORKER_IDEMPOTENCY_KEY: 'body.order.id', WORKER_IDEMPOTENCY_VALIDATE_PAYLOAD: 'on' })).toEqual({
+    expect(idempotencySetting({ WORKER_IDEMPOTENCY: 'redis://cache:6379' })).toEqual({
+      store: 'redis',
+      url: 'redis://cache:6379',
+      key: { from: 'message' },
+      validatePayload: false,
+    });
+    expect(
+      idempotencySetting({
+        WORKER_IDEMPOTENCY: 'dynamodb:requeue-idempotency',
+        WORKER_IDEMPOTENCY_KEY: 'body.order.id',
+        WORKER_IDEMPOTENCY_VALIDATE_PAYLOAD: 'on',
+      }),
+    ).toEqual({
       store: 'dynamodb',
       tableName: 'requeue-idempotency',
       key: { from: 'body', path: ['order', 'id'] },

@@ -18,13 +18,17 @@ export type IdempotencyKeySource = { from: 'message' } | { from: 'body'; path: s
 export function idempotencySetting(env: Readonly<Record<string, string | undefined>>): IdempotencySetting {
   const raw = env.WORKER_IDEMPOTENCY?.trim() || 'off';
   if (raw === 'off') return { store: 'off' };
-  const guarding = { key: keySource(env.WORKER_IDEMPOTENCY_KEY?.trim() || 'message'), validatePayload: validatePayload(env.WORKER_IDEMPOTENCY_VALIDATE_PAYLOAD) };
+  const guarding = {
+    key: keySource(env.WORKER_IDEMPOTENCY_KEY?.trim() || 'message'),
+    validatePayload: validatePayload(env.WORKER_IDEMPOTENCY_VALIDATE_PAYLOAD),
+  };
   return { ...storeLocation('WORKER_IDEMPOTENCY', raw), ...guarding };
 }
 
 function validatePayload(raw: string | undefined): boolean {
   const setting = raw?.trim().toLowerCase() || 'off';
-  if (setting !== 'on' && setting !== 'off') throw new WorkerConfigError('WORKER_IDEMPOTENCY_VALIDATE_PAYLOAD', `must be on or off, got ${JSON.stringify(raw)}`);
+  if (setting !== 'on' && setting !== 'off')
+    throw new WorkerConfigError('WORKER_IDEMPOTENCY_VALIDATE_PAYLOAD', `must be on or off, got ${JSON.stringify(raw)}`);
   return setting === 'on';
 }
 

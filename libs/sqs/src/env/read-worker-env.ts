@@ -43,7 +43,10 @@ export interface WorkerEnvSettings {
   visibilityTimeoutSeconds: number | undefined;
   /** WORKER_TRACING. */
   tracing: boolean;
-  /** WORKER_TASK_PROTECTION and WORKER_TASK_PROTECTION_IDLE_MS: ECS scale-in protection while busy (it needs ECS_AGENT_URI, which ECS sets); `false` when off. */
+  /**
+   * WORKER_TASK_PROTECTION and WORKER_TASK_PROTECTION_IDLE_MS: ECS scale-in protection while
+   * busy (it needs ECS_AGENT_URI, which ECS sets); `false` when off.
+   */
   taskProtection: false | { idleMs?: number };
   /** WORKER_BACKPRESSURE and the WORKER_BREAKER_* settings; `false` when off. */
   backpressure: BackpressureOptions | false;
@@ -66,7 +69,10 @@ function metricsNamespace(env: Env): string | undefined {
   if (!namespace) return undefined;
   // CloudWatch's rule for namespaces; "AWS/" is reserved for AWS services.
   if (!/^[\w.\-/#:]{1,255}$/.test(namespace) || namespace.startsWith('AWS/')) {
-    throw new WorkerConfigError('METRICS_NAMESPACE', `must be 1-255 of letters, digits and . - _ / # : and not start with AWS/, got ${JSON.stringify(namespace)}`);
+    throw new WorkerConfigError(
+      'METRICS_NAMESPACE',
+      `must be 1-255 of letters, digits and . - _ / # : and not start with AWS/, got ${JSON.stringify(namespace)}`,
+    );
   }
   return namespace;
 }
@@ -74,7 +80,14 @@ function metricsNamespace(env: Env): string | undefined {
 function backpressure(env: Env): BackpressureOptions | false {
   if (!onOff(env, 'WORKER_BACKPRESSURE', 'on')) return false;
   const cooldownMs = integer(env, 'WORKER_BREAKER_COOLDOWN_MS', DEFAULT_BREAKER.cooldownMs, 10, 3_600_000);
-  const maxCooldownMs = integer(env, 'WORKER_BREAKER_MAX_COOLDOWN_MS', Math.max(cooldownMs, DEFAULT_BREAKER.maxCooldownMs), cooldownMs, 3_600_000, ' and at least WORKER_BREAKER_COOLDOWN_MS');
+  const maxCooldownMs = integer(
+    env,
+    'WORKER_BREAKER_MAX_COOLDOWN_MS',
+    Math.max(cooldownMs, DEFAULT_BREAKER.maxCooldownMs),
+    cooldownMs,
+    3_600_000,
+    ' and at least WORKER_BREAKER_COOLDOWN_MS',
+  );
   return {
     breaker: onOff(env, 'WORKER_BREAKER', 'on') && {
       failureRate: fraction(env, 'WORKER_BREAKER_FAILURE_RATE', DEFAULT_BREAKER.failureRate),
@@ -97,7 +110,11 @@ function taskProtection(env: Env): WorkerEnvSettings['taskProtection'] {
 function fleetState(env: Env): StoreLocation | undefined {
   const raw = env.WORKER_FLEET_STATE?.trim() || 'off';
   if (raw === 'off') return undefined;
-  if (!onOff(env, 'WORKER_BACKPRESSURE', 'on')) throw new WorkerConfigError('WORKER_FLEET_STATE', 'shares backpressure across the fleet, but WORKER_BACKPRESSURE is off: turn it on or set WORKER_FLEET_STATE=off');
+  if (!onOff(env, 'WORKER_BACKPRESSURE', 'on'))
+    throw new WorkerConfigError(
+      'WORKER_FLEET_STATE',
+      'shares backpressure across the fleet, but WORKER_BACKPRESSURE is off: turn it on or set WORKER_FLEET_STATE=off',
+    );
   return storeLocation('WORKER_FLEET_STATE', raw);
 }
 
@@ -112,7 +129,14 @@ function tenants(env: Env, maxInFlight: number): TenantOptions | undefined {
   const prefetch = optionalInteger(env, 'WORKER_TENANT_PREFETCH', 0, 100_000);
   const values = env.WORKER_TENANT_VALUES?.trim() ? env.WORKER_TENANT_VALUES.split(',').map((value) => value.trim()) : undefined;
   if (key === 'off') {
-    const orphan = cap !== undefined ? 'WORKER_TENANT_MAX_IN_FLIGHT' : prefetch !== undefined ? 'WORKER_TENANT_PREFETCH' : values !== undefined ? 'WORKER_TENANT_VALUES' : undefined;
+    const orphan =
+      cap !== undefined
+        ? 'WORKER_TENANT_MAX_IN_FLIGHT'
+        : prefetch !== undefined
+          ? 'WORKER_TENANT_PREFETCH'
+          : values !== undefined
+            ? 'WORKER_TENANT_VALUES'
+            : undefined;
     if (orphan) throw new WorkerConfigError(orphan, 'needs WORKER_TENANT_KEY, which names where the tenant is read');
     return undefined;
   }
@@ -126,7 +150,9 @@ function tenants(env: Env, maxInFlight: number): TenantOptions | undefined {
     resolveTenants(options, maxInFlight);
   } catch (cause) {
     if (!(cause instanceof SqsWorkerConfigError)) throw cause;
-    const variable = { 'tenants.key': 'WORKER_TENANT_KEY', 'tenants.prefetch': 'WORKER_TENANT_PREFETCH', 'tenants.values': 'WORKER_TENANT_VALUES' }[cause.option] ?? 'WORKER_TENANT_MAX_IN_FLIGHT';
+    const variable =
+      { 'tenants.key': 'WORKER_TENANT_KEY', 'tenants.prefetch': 'WORKER_TENANT_PREFETCH', 'tenants.values': 'WORKER_TENANT_VALUES' }[cause.option] ??
+      'WORKER_TENANT_MAX_IN_FLIGHT';
     throw new WorkerConfigError(variable, cause.problem, { cause });
   }
   return options;

@@ -1,9 +1,10 @@
 import type { createClient } from '@redis/client';
+import { cappedExponentialMs } from '@requeue/retry/engine';
 import type { WorkerLogger } from '../logger.js';
 import { MissingPeerError, optionalPeer } from '../peers/optional-peer.js';
 
 function newClient(create: typeof createClient, url: string) {
-  return create({ url, disableOfflineQueue: true, socket: { reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 5000) } });
+  return create({ url, disableOfflineQueue: true, socket: { reconnectStrategy: (retries) => cappedExponentialMs(100, 2, retries, 5000) } });
 }
 
 export type RedisConnection = ReturnType<typeof newClient>;

@@ -10,7 +10,8 @@ export function storeLocation(name: string, raw: string): StoreLocation {
   const expected = `must be off, redis://host:port or dynamodb:<table>, got ${JSON.stringify(raw)}`;
   if (raw.startsWith('dynamodb:')) {
     const tableName = raw.slice('dynamodb:'.length);
-    if (!TABLE_NAME.test(tableName)) throw new WorkerConfigError(name, `names a DynamoDB table that cannot exist: ${JSON.stringify(tableName)} (3-255 of letters, digits, _ - .)`);
+    if (!TABLE_NAME.test(tableName))
+      throw new WorkerConfigError(name, `names a DynamoDB table that cannot exist: ${JSON.stringify(tableName)} (3-255 of letters, digits, _ - .)`);
     return { store: 'dynamodb', tableName };
   }
   let url: URL;

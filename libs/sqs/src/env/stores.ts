@@ -35,7 +35,10 @@ export function idempotencyStore(setting: Exclude<IdempotencySetting, { store: '
   if (setting.store === 'dynamodb') {
     const layers = requiredPeer<PersistenceLayers>('@aws-lambda-powertools/idempotency/dynamodb', feature, ['@aws-sdk/client-dynamodb']);
     const { client } = dynamoDb(feature, ['@aws-lambda-powertools/idempotency']);
-    return { value: { ...guard, store: new layers.DynamoDBPersistenceLayer({ tableName: setting.tableName, awsSdkV3Client: client }) }, close: async () => client.destroy() };
+    return {
+      value: { ...guard, store: new layers.DynamoDBPersistenceLayer({ tableName: setting.tableName, awsSdkV3Client: client }) },
+      close: async () => client.destroy(),
+    };
   }
   const layers = requiredPeer<PersistenceLayers>('@aws-lambda-powertools/idempotency/cache', feature, ['@redis/client']);
   const client = connectRedis(setting.url, logger, 'idempotency store', feature);

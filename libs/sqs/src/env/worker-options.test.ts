@@ -22,7 +22,13 @@ const FROM_THE_STACK = {
 describe('workerOptionsFromEnv', () => {
   it('turns what the stack sets into the engine options it means', () => {
     const options = workerOptionsFromEnv(FROM_THE_STACK);
-    expect(options).toMatchObject({ queueUrl: FROM_THE_STACK.WORKER_QUEUE_URL, deadLetterQueueUrl: FROM_THE_STACK.WORKER_DLQ_URL, handlerName: 'charge', maxInFlight: 7, drainTimeoutMs: 45_000 });
+    expect(options).toMatchObject({
+      queueUrl: FROM_THE_STACK.WORKER_QUEUE_URL,
+      deadLetterQueueUrl: FROM_THE_STACK.WORKER_DLQ_URL,
+      handlerName: 'charge',
+      maxInFlight: 7,
+      drainTimeoutMs: 45_000,
+    });
     expect(enginePolicy(options.retryPolicy!).config.maxAttempts).toBe(4);
     expect(options.metrics).toBeInstanceOf(EmfMetrics);
     expect(options.idempotency).toBeUndefined();
@@ -46,12 +52,19 @@ describe('workerOptionsFromEnv', () => {
 
   it('names the variable at fault in one line', () => {
     expect(() => workerOptionsFromEnv({ WORKER_DLQ_URL: 'http://d' })).toThrow(/^WORKER_QUEUE_URL: is not set/);
-    expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_MAX_IN_FLIGHT: 'lots' })).toThrow(new WorkerConfigError('WORKER_MAX_IN_FLIGHT', 'must be a whole number from 1 to 10000, got "lots"'));
+    expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_MAX_IN_FLIGHT: 'lots' })).toThrow(
+      new WorkerConfigError('WORKER_MAX_IN_FLIGHT', 'must be a whole number from 1 to 10000, got "lots"'),
+    );
     expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, NODE_ENV: 'production' })).toThrow(/^WORKER_RETRY_STATE_KEYS: is not set/);
   });
 
   it('builds the idempotency store the environment names, with close() left out of a spread', async () => {
-    const options = workerOptionsFromEnv({ ...FROM_THE_STACK, AWS_REGION: 'eu-west-1', WORKER_IDEMPOTENCY: 'dynamodb:orders-idempotency', WORKER_IDEMPOTENCY_KEY: 'body.orderId' });
+    const options = workerOptionsFromEnv({
+      ...FROM_THE_STACK,
+      AWS_REGION: 'eu-west-1',
+      WORKER_IDEMPOTENCY: 'dynamodb:orders-idempotency',
+      WORKER_IDEMPOTENCY_KEY: 'body.orderId',
+    });
     expect(options.idempotency?.key?.({ body: { orderId: 'o-1' }, idempotencyKey: 'm', attempt: 1 } as never)).toBe('o-1');
     expect(typeof options.idempotency?.store.saveInProgress).toBe('function');
     expect({ ...options }).not.toHaveProperty('close');
@@ -80,9 +93,13 @@ describe('optional peers', () => {
     expect(() => requiredPeer('@redis/client', 'WORKER_IDEMPOTENCY=redis://…', ['@aws-lambda-powertools/idempotency'], missing)).toThrow(
       new MissingPeerError(['@redis/client', '@aws-lambda-powertools/idempotency'], 'WORKER_IDEMPOTENCY=redis://…'),
     );
-    expect(new MissingPeerError(['@redis/client'], 'WORKER_FLEET_STATE=redis://…').message).toBe('WORKER_FLEET_STATE=redis://… needs @redis/client, which is not installed: npm install @redis/client');
+    expect(new MissingPeerError(['@redis/client'], 'WORKER_FLEET_STATE=redis://…').message).toBe(
+      'WORKER_FLEET_STATE=redis://… needs @redis/client, which is not installed: npm install @redis/client',
+    );
     // A subpath's package is what gets installed.
-    expect(() => requiredPeer('@aws-lambda-powertools/idempotency/dynamodb', 'WORKER_IDEMPOTENCY=dynamodb:…', [], missing)).toThrow(/npm install @aws-lambda-powertools\/idempotency$/);
+    expect(() => requiredPeer('@aws-lambda-powertools/idempotency/dynamodb', 'WORKER_IDEMPOTENCY=dynamodb:…', [], missing)).toThrow(
+      /npm install @aws-lambda-powertools\/idempotency$/,
+    );
   });
 
   it('rethrow a broken install instead of hiding it', () => {
@@ -94,16 +111,36 @@ describe('optional peers', () => {
 
   it('reads tenants from WORKER_TENANT_KEY and WORKER_TENANT_MAX_IN_FLIGHT, naming the bad variable', () => {
     expect(workerOptionsFromEnv(FROM_THE_STACK).tenants).toBeUndefined();
-    expect(workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'group', WORKER_TENANT_MAX_IN_FLIGHT: '50%' }).tenants).toEqual({ key: 'group', maxInFlight: '50%' });
-    expect(workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'body.customerId', WORKER_TENANT_MAX_IN_FLIGHT: '3' }).tenants).toEqual({ key: 'body.customerId', maxInFlight: 3 });
-    expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'customer' })).toThrow(/^WORKER_TENANT_KEY: must be group, attribute\.<name> or body\.<path>/);
-    expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'group', WORKER_TENANT_MAX_IN_FLIGHT: 'half' })).toThrow(/^WORKER_TENANT_MAX_IN_FLIGHT: must be a whole number/);
-    expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_MAX_IN_FLIGHT: '5' })).toThrow(/^WORKER_TENANT_MAX_IN_FLIGHT: needs WORKER_TENANT_KEY/);
-    expect(workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'group', WORKER_TENANT_PREFETCH: '200' }).tenants).toEqual({ key: 'group', prefetch: 200 });
+    expect(workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'group', WORKER_TENANT_MAX_IN_FLIGHT: '50%' }).tenants).toEqual({
+      key: 'group',
+      maxInFlight: '50%',
+    });
+    expect(workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'body.customerId', WORKER_TENANT_MAX_IN_FLIGHT: '3' }).tenants).toEqual({
+      key: 'body.customerId',
+      maxInFlight: 3,
+    });
+    expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'customer' })).toThrow(
+      /^WORKER_TENANT_KEY: must be group, attribute\.<name> or body\.<path>/,
+    );
+    expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'group', WORKER_TENANT_MAX_IN_FLIGHT: 'half' })).toThrow(
+      /^WORKER_TENANT_MAX_IN_FLIGHT: must be a whole number/,
+    );
+    expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_MAX_IN_FLIGHT: '5' })).toThrow(
+      /^WORKER_TENANT_MAX_IN_FLIGHT: needs WORKER_TENANT_KEY/,
+    );
+    expect(workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'group', WORKER_TENANT_PREFETCH: '200' }).tenants).toEqual({
+      key: 'group',
+      prefetch: 200,
+    });
     expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'group', WORKER_TENANT_PREFETCH: 'lots' })).toThrow(/^WORKER_TENANT_PREFETCH/);
     expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_PREFETCH: '200' })).toThrow(/^WORKER_TENANT_PREFETCH: needs WORKER_TENANT_KEY/);
-    expect(workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'group', WORKER_TENANT_VALUES: 'acme, globex' }).tenants).toEqual({ key: 'group', values: ['acme', 'globex'] });
-    expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'group', WORKER_TENANT_VALUES: 'acme,,globex' })).toThrow(/^WORKER_TENANT_VALUES: must list/);
+    expect(workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'group', WORKER_TENANT_VALUES: 'acme, globex' }).tenants).toEqual({
+      key: 'group',
+      values: ['acme', 'globex'],
+    });
+    expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_KEY: 'group', WORKER_TENANT_VALUES: 'acme,,globex' })).toThrow(
+      /^WORKER_TENANT_VALUES: must list/,
+    );
     expect(() => workerOptionsFromEnv({ ...FROM_THE_STACK, WORKER_TENANT_VALUES: 'acme' })).toThrow(/^WORKER_TENANT_VALUES: needs WORKER_TENANT_KEY/);
   });
 });

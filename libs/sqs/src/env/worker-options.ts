@@ -38,7 +38,8 @@ export interface WorkerEnvContext {
  */
 export function workerOptions(settings: WorkerEnvSettings, context: WorkerEnvContext = {}): WorkerEnvOptions {
   const { queueUrl, deadLetterQueueUrl } = settings;
-  if (!queueUrl) throw new WorkerConfigError('WORKER_QUEUE_URL', 'is not set: give the URL of the queue to consume (and WORKER_DLQ_URL, its dead-letter queue)');
+  if (!queueUrl)
+    throw new WorkerConfigError('WORKER_QUEUE_URL', 'is not set: give the URL of the queue to consume (and WORKER_DLQ_URL, its dead-letter queue)');
   if (!deadLetterQueueUrl) throw new WorkerConfigError('WORKER_DLQ_URL', 'is not set: give the URL of the dead-letter queue (QueueWorkerService sets both)');
   const logger = context.logger;
   const opened: Array<Built<unknown>> = [];
@@ -71,7 +72,10 @@ export function workerOptions(settings: WorkerEnvSettings, context: WorkerEnvCon
       idempotency,
       tenants: settings.tenants,
       logger,
-      metrics: settings.metricsNamespace === undefined ? undefined : new EmfMetrics({ namespace: settings.metricsNamespace, queueName: queueUrl.split('/').pop() ?? 'queue' }),
+      metrics:
+        settings.metricsNamespace === undefined
+          ? undefined
+          : new EmfMetrics({ namespace: settings.metricsNamespace, queueName: queueUrl.split('/').pop() ?? 'queue' }),
     }),
   };
   let closing: Promise<void> | undefined;

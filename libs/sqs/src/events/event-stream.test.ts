@@ -4,7 +4,12 @@ import { EventStream } from './event-stream.js';
 
 function recordingLogger() {
   const warnings: Array<{ fields: object; message: string }> = [];
-  const logger: WorkerLogger = { debug: () => undefined, info: () => undefined, warn: (fields, message) => warnings.push({ fields, message }), error: () => undefined };
+  const logger: WorkerLogger = {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: (fields, message) => warnings.push({ fields, message }),
+    error: () => undefined,
+  };
   return { logger, warnings };
 }
 

@@ -16,7 +16,11 @@ export class EventStream<Events extends object = WorkerEvents> {
   on<K extends keyof Events>(name: K, listener: Listener<Events[K]>): () => void {
     const list = this.listeners.get(name) ?? [];
     this.listeners.set(name, [...list, listener as Listener<never>]);
-    return () => this.listeners.set(name, (this.listeners.get(name) ?? []).filter((added) => added !== listener));
+    return () =>
+      this.listeners.set(
+        name,
+        (this.listeners.get(name) ?? []).filter((added) => added !== listener),
+      );
   }
 
   emit<K extends keyof Events>(name: K, event: Events[K]): void {

@@ -14,7 +14,8 @@ const SETTLE_FAILED: Record<EngineEvents['settleFailed']['step'], { level: 'warn
 
 /** What the log says of a dead letter sent without its reason, by the limit met. */
 const NO_ROOM = {
-  attributes: "the message has 10 attributes, SQS's maximum: x-dead-letter did not fit, so the dead letter is the message unchanged and its reason is in this line",
+  attributes:
+    "the message has 10 attributes, SQS's maximum: x-dead-letter did not fit, so the dead letter is the message unchanged and its reason is in this line",
   size: "the message is too near the DLQ's MaximumMessageSize: x-dead-letter did not fit, so the dead letter is the message unchanged and its reason is in this line",
 } as const;
 
@@ -46,7 +47,10 @@ export function subscribeLogs(events: EventStream<EngineEvents>, logger: WorkerL
       if (attempt === 1) logger.warn(retrying, 'handler failed; retrying');
       else logger.info(retrying, 'handler failed again; retrying');
     } else if (outcome.kind === 'deferred' && outcome.ran) {
-      logger.info({ ...fields, errorType: outcome.errorType, delaySeconds: outcome.delaySeconds, cause: outcome.cause }, 'dependency rate-limiting or down; retrying without using an attempt');
+      logger.info(
+        { ...fields, errorType: outcome.errorType, delaySeconds: outcome.delaySeconds, cause: outcome.cause },
+        'dependency rate-limiting or down; retrying without using an attempt',
+      );
     }
   });
   events.on('settleFailed', ({ messageId, step, duplicate, error }) => {
@@ -57,6 +61,9 @@ export function subscribeLogs(events: EventStream<EngineEvents>, logger: WorkerL
   events.on('pollError', ({ error, consecutiveFailures, retryInMs }) => {
     // The 1st, 2nd, 4th, 8th… failure: an outage is visible without a flood.
     if ((consecutiveFailures & (consecutiveFailures - 1)) !== 0) return;
-    logger.warn({ queueUrl: redactUrlCredentials(queueUrl), failures: consecutiveFailures, retryInMs: Math.round(retryInMs), err: error }, 'receive failed; backing off');
+    logger.warn(
+      { queueUrl: redactUrlCredentials(queueUrl), failures: consecutiveFailures, retryInMs: Math.round(retryInMs), err: error },
+      'receive failed; backing off',
+    );
   });
 }

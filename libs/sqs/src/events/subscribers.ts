@@ -6,7 +6,11 @@ import type { EventStream } from './event-stream.js';
 import { subscribeLogs } from './log-subscriber.js';
 
 /** Everything the worker reports is built on its events: metrics, logs, traces and the scheduled-retries view. */
-export function observeWorker(events: EventStream<EngineEvents>, options: { metrics: WorkerMetrics; logger: WorkerLogger; queueUrl: string; now: () => number }, scheduled: ScheduledRetries): void {
+export function observeWorker(
+  events: EventStream<EngineEvents>,
+  options: { metrics: WorkerMetrics; logger: WorkerLogger; queueUrl: string; now: () => number },
+  scheduled: ScheduledRetries,
+): void {
   subscribeMetrics(events, options.metrics);
   subscribeLogs(events, options.logger, options.queueUrl);
   subscribeTraces(events);

@@ -29,7 +29,9 @@ const PROBE_KEY = 'requeue:store-probe';
 /** A store call that did not answer within its deadline: a hung connection or an unreachable endpoint. */
 export class IdempotencyStoreTimeoutError extends Error {
   constructor(call: string, timeoutMs: number) {
-    super(`the idempotency store did not answer ${call} within ${timeoutMs} ms; the message waits in the queue unrun. Check that the store is reachable and responsive`);
+    super(
+      `the idempotency store did not answer ${call} within ${timeoutMs} ms; the message waits in the queue unrun. Check that the store is reachable and responsive`,
+    );
     this.name = 'IdempotencyStoreTimeoutError';
   }
 }
@@ -120,7 +122,9 @@ export class IdempotencyGuard {
   /** After a success: the record says completed, so duplicates short-circuit. */
   async complete(claim: Claim): Promise<unknown> {
     if (claim.kind !== 'run') return undefined;
-    return this.call(() => this.withDeadline('saveSuccess', this.store.saveSuccess(claim.data, claim.payloadHash === undefined ? null : { payloadHash: claim.payloadHash })));
+    return this.call(() =>
+      this.withDeadline('saveSuccess', this.store.saveSuccess(claim.data, claim.payloadHash === undefined ? null : { payloadHash: claim.payloadHash })),
+    );
   }
 
   /** After a failure (or a stop): the record goes, so the retry runs. */
@@ -138,7 +142,8 @@ export class IdempotencyGuard {
     const existing = (error as { existingRecord?: IdempotencyStoreRecord }).existingRecord;
     try {
       const record = existing ?? (await this.withDeadline('getRecord', this.store.getRecord(data)));
-      if (record.getStatus() === 'COMPLETED') return sameBody(record.responseData, payloadHash) ? { kind: 'completed' } : { kind: 'payload-mismatch', error: REUSED };
+      if (record.getStatus() === 'COMPLETED')
+        return sameBody(record.responseData, payloadHash) ? { kind: 'completed' } : { kind: 'payload-mismatch', error: REUSED };
       const expiresAt = record.inProgressExpiryTimestamp ?? this.now() + IN_PROGRESS_RECHECK_MS;
       return { kind: 'in-progress', untilMs: Math.min(expiresAt, this.now() + IN_PROGRESS_RECHECK_MS) };
     } catch (cause) {

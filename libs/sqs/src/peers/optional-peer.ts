@@ -40,7 +40,10 @@ export function optionalPeer<T>(name: string, load: (name: string) => unknown = 
 
 /** The package of a specifier: `@scope/name` of `@scope/name/subpath`, `name` of `name/subpath`. */
 function packageOf(specifier: string): string {
-  return specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+  return specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 }
 
 /** The peer `name` (a package or a subpath of one), which `feature` cannot work without: a clear MissingPeerError when it is not installed. */

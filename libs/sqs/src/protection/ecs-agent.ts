@@ -1,3 +1,4 @@
+import { cappedExponentialMs } from '@requeue/retry/engine';
 import { sleep } from '../sleep.js';
 
 /** What the worker asks of the agent: protect the task for so many minutes, or clear it. */
@@ -34,6 +35,9 @@ interface AgentAnswer {
 }
 
 const RETRYABLE_CODES = new Set(['ThrottlingException', 'ServerException', 'ServiceUnavailableException', 'RequestLimitExceeded']);
+/** A retried agent call waits 100 ms, 200 ms, …, at most 2 s: the agent is local, so a longer wait only delays the drain. */
+const AGENT_RETRY_BASE_MS = 100;
+const AGENT_RETRY_CAP_MS = 2000;
 
 /**
  * The ECS container agent's task scale-in protection endpoint
@@ -56,10 +60,17 @@ export function ecsAgent(agentUri: string, options: EcsAgentOptions = {}): Prote
       throw new TaskProtectionError(`the ECS agent at ${agentUri} did not answer: ${(cause as Error).message}`, true, { cause });
     }
     if (response.status >= 300 && response.status < 400) {
-      throw new TaskProtectionError(`the ECS agent at ${agentUri} answered ${response.status}, a redirect, which is not followed: its own answer is the only one trusted`, false);
+      throw new TaskProtectionError(
+        `the ECS agent at ${agentUri} answered ${response.status}, a redirect, which is not followed: its own answer is the only one trusted`,
+        false,
+      );
     }
     if (response.ok && answer.protection) return;
-    if (answer.failure) throw new TaskProtectionError(`ECS refused task protection: ${answer.failure.Reason ?? 'no reason'}${answer.failure.Detail ? ` (${answer.failure.Detail})` : ''}`, false);
+    if (answer.failure)
+      throw new TaskProtectionError(
+        `ECS refused task protection: ${answer.failure.Reason ?? 'no reason'}${answer.failure.Detail ? ` (${answer.failure.Detail})` : ''}`,
+        false,
+      );
     const code = answer.error?.Code;
     const retryable = response.status >= 500 || response.status === 429 || (code !== undefined && RETRYABLE_CODES.has(code));
     throw new TaskProtectionError(`the ECS agent answered ${response.status}${code ? ` ${code}` : ''}: ${answer.error?.Message ?? 'no message'}`, retryable);
@@ -71,7 +82,7 @@ export function ecsAgent(agentUri: string, options: EcsAgentOptions = {}): Prote
           return await once(enabled, expiresInMinutes);
         } catch (error) {
           if (!(error instanceof TaskProtectionError) || !error.retryable || attempt >= retries) throw error;
-          await sleep(100 * 2 ** attempt);
+          await sleep(cappedExponentialMs(AGENT_RETRY_BASE_MS, 2, attempt, AGENT_RETRY_CAP_MS));
         }
       }
     },

@@ -21,11 +21,15 @@ export function taskProtectionFor(
   if (option === false) return undefined;
   const agentUri = option?.agentUri ?? env.ECS_AGENT_URI;
   if (!agentUri) return undefined;
-  if (!/^https?:\/\//.test(agentUri)) throw new SqsWorkerConfigError('taskProtection.agentUri', `must be the agent's http URL (ECS_AGENT_URI), got ${JSON.stringify(agentUri)}`);
+  if (!/^https?:\/\//.test(agentUri))
+    throw new SqsWorkerConfigError('taskProtection.agentUri', `must be the agent's http URL (ECS_AGENT_URI), got ${JSON.stringify(agentUri)}`);
   const longest = Math.max(context.handlerTimeoutMs, context.visibilityTimeoutSeconds * 1000);
   const expiresInMinutes = option?.expiresInMinutes ?? Math.min(2880, Math.ceil(longest / 60_000) + 5);
   const idleMs = option?.idleMs ?? 10_000;
-  for (const [name, value, min, max] of [['expiresInMinutes', expiresInMinutes, 1, 2880], ['idleMs', idleMs, 0, 3_600_000]] as const) {
+  for (const [name, value, min, max] of [
+    ['expiresInMinutes', expiresInMinutes, 1, 2880],
+    ['idleMs', idleMs, 0, 3_600_000],
+  ] as const) {
     const problem = outOfRange(value, { min, max });
     if (problem) throw new SqsWorkerConfigError(`taskProtection.${name}`, problem);
   }

@@ -41,7 +41,11 @@ describe('the ECS agent endpoint', () => {
     const agent = ecsAgent(AGENT, { timeoutMs: 100, retries: 2, fetch: fake.fetch });
     await agent.update(true, 5);
     expect(fake.requests).toHaveLength(3);
-    await expect(agent.update(true, 5)).rejects.toMatchObject({ name: 'TaskProtectionError', retryable: false, message: expect.stringContaining('TASK_NOT_VALID') });
+    await expect(agent.update(true, 5)).rejects.toMatchObject({
+      name: 'TaskProtectionError',
+      retryable: false,
+      message: expect.stringContaining('TASK_NOT_VALID'),
+    });
     expect(fake.requests).toHaveLength(4);
     const hung = ecsAgent(AGENT, { timeoutMs: 100, retries: 1, fetch: fake.fetch });
     await expect(hung.update(true, 5)).rejects.toMatchObject({ retryable: true, message: expect.stringContaining('did not answer') });
@@ -71,7 +75,10 @@ describe('TaskProtection', () => {
     }
     expect(calls).toEqual([[true, 10]]);
     await vi.advanceTimersByTimeAsync(10_000);
-    expect(calls).toEqual([[true, 10], [false, 10]]);
+    expect(calls).toEqual([
+      [true, 10],
+      [false, 10],
+    ]);
     expect(task.counts).toEqual({ enabled: 1, cleared: 1, renewed: 0, failed: 0 });
   });
 
@@ -80,10 +87,17 @@ describe('TaskProtection', () => {
     const task = protection(agent, 10_000, 5);
     task.busy();
     await vi.advanceTimersByTimeAsync(4 * 60_000 + 1);
-    expect(calls).toEqual([[true, 5], [true, 5]]);
+    expect(calls).toEqual([
+      [true, 5],
+      [true, 5],
+    ]);
     task.idle();
     await vi.advanceTimersByTimeAsync(20 * 60_000);
-    expect(calls).toEqual([[true, 5], [true, 5], [false, 5]]);
+    expect(calls).toEqual([
+      [true, 5],
+      [true, 5],
+      [false, 5],
+    ]);
   });
 
   it('counts and logs a failure without throwing, and tries again on the next busy period', async () => {
@@ -137,6 +151,9 @@ describe('TaskProtection', () => {
     const task = protection(agent);
     task.busy();
     await task.stop();
-    expect(calls).toEqual([[true, 10], [false, 10]]);
+    expect(calls).toEqual([
+      [true, 10],
+      [false, 10],
+    ]);
   });
 });

@@ -116,7 +116,12 @@ export class TaskProtection {
         this.counts.failed++;
         this.answersInTime = false;
         if (enabled) this.protectedUntil = 0;
-        logger.warn({ err: error, protect: enabled }, enabled ? 'could not protect the task from scale-in; messages go on as usual' : 'could not clear the task\'s scale-in protection; it expires on its own');
+        logger.warn(
+          { err: error, protect: enabled },
+          enabled
+            ? 'could not protect the task from scale-in; messages go on as usual'
+            : "could not clear the task's scale-in protection; it expires on its own",
+        );
         return false;
       }
     });

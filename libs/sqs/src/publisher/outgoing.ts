@@ -96,31 +96,49 @@ export function encodeMessage(message: OutgoingMessage, index: number, to: Desti
   }
   const bytes = messageBytes(body, attributes);
   if (bytes > to.messageMaxBytes) {
-    const room = to.kind === 'queue' ? ` (SQS's ${to.maxBytes}, less ${to.maxBytes - to.messageMaxBytes} kept for a retry's state and a dead letter's reason)` : '';
+    const room =
+      to.kind === 'queue' ? ` (SQS's ${to.maxBytes}, less ${to.maxBytes - to.messageMaxBytes} kept for a retry's state and a dead letter's reason)` : '';
     fail('body', `with its attributes is ${bytes} bytes, over the ${to.messageMaxBytes} a ${to.kind} message may have${room}`);
   }
   return { body, attributes, bytes, groupId: tenant.groupId, deduplicationId: message.deduplicationId, delaySeconds: message.delaySeconds };
 }
 
-function encodeAttributes(message: OutgoingMessage, fail: (field: string, problem: string, cause?: unknown) => never, strategyNames: readonly string[] | undefined): MessageAttributes {
+function encodeAttributes(
+  message: OutgoingMessage,
+  fail: (field: string, problem: string, cause?: unknown) => never,
+  strategyNames: readonly string[] | undefined,
+): MessageAttributes {
   const attributes: MessageAttributes = {};
   for (const [name, value] of Object.entries(message.attributes ?? {})) {
-    if (RESERVED_ATTRIBUTES.has(name)) fail(`attributes.${name}`, `is requeue's own attribute${name === RETRY_POLICY_ATTRIBUTE ? '; set retryPolicy instead' : ''}`);
-    if (!NAME.test(name)) fail(`attributes.${name}`, 'is not a valid attribute name: up to 256 of letters, digits, _ - and . (not at the start, not doubled), not starting with AWS. or Amazon.');
+    if (RESERVED_ATTRIBUTES.has(name))
+      fail(`attributes.${name}`, `is requeue's own attribute${name === RETRY_POLICY_ATTRIBUTE ? '; set retryPolicy instead' : ''}`);
+    if (!NAME.test(name))
+      fail(
+        `attributes.${name}`,
+        'is not a valid attribute name: up to 256 of letters, digits, _ - and . (not at the start, not doubled), not starting with AWS. or Amazon.',
+      );
     if (typeof value === 'string') attributes[name] = { DataType: 'String', StringValue: value };
     else if (typeof value === 'number' && Number.isFinite(value)) attributes[name] = { DataType: 'Number', StringValue: String(value) };
     else if (value instanceof Uint8Array) attributes[name] = { DataType: 'Binary', BinaryValue: value };
     else fail(`attributes.${name}`, 'must be a string, a finite number or a Uint8Array');
   }
-  if (message.retryPolicy !== undefined) attributes[RETRY_POLICY_ATTRIBUTE] = { DataType: 'String', StringValue: checkedOverride(message.retryPolicy, fail, strategyNames) };
+  if (message.retryPolicy !== undefined)
+    attributes[RETRY_POLICY_ATTRIBUTE] = { DataType: 'String', StringValue: checkedOverride(message.retryPolicy, fail, strategyNames) };
   const count = Object.keys(attributes).length;
   if (count > MAX_PUBLISHER_ATTRIBUTES) {
-    fail('attributes', `${count} attributes (x-retry-policy included) is over the ${MAX_PUBLISHER_ATTRIBUTES} a message may bring: SQS allows 10 and a retry adds x-retry`);
+    fail(
+      'attributes',
+      `${count} attributes (x-retry-policy included) is over the ${MAX_PUBLISHER_ATTRIBUTES} a message may bring: SQS allows 10 and a retry adds x-retry`,
+    );
   }
   return attributes;
 }
 
-function checkedOverride(override: PolicyOverrideInput, fail: (field: string, problem: string, cause?: unknown) => never, strategyNames: readonly string[] | undefined): string {
+function checkedOverride(
+  override: PolicyOverrideInput,
+  fail: (field: string, problem: string, cause?: unknown) => never,
+  strategyNames: readonly string[] | undefined,
+): string {
   const text = JSON.stringify(override);
   const backoff = override.backoff;
   // Without the consumer's strategy names, a named custom strategy is taken on trust.

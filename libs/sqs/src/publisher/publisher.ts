@@ -84,7 +84,10 @@ export class PublishError extends Error {
 }
 
 type Entry = { Id: string; message: EncodedMessage };
-type CallResult = { successful: Array<{ Id?: string; MessageId?: string; SequenceNumber?: string }>; failed: Array<{ Id?: string; Code?: string; Message?: string; SenderFault?: boolean }> };
+type CallResult = {
+  successful: Array<{ Id?: string; MessageId?: string; SequenceNumber?: string }>;
+  failed: Array<{ Id?: string; Code?: string; Message?: string; SenderFault?: boolean }>;
+};
 
 /**
  * Sends messages the way requeue reads them: per-message retry policy in
@@ -110,7 +113,9 @@ export class RequeuePublisher {
   /** Sends one message to an SQS queue. */
   async send(queueUrl: string, message: OutgoingMessage): Promise<PublishResult> {
     const sqs = this.sqs();
-    return this.single(queueUrl, message, queueDestination(queueUrl), async (m) => sent(await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, ...sqsFields(m) }))));
+    return this.single(queueUrl, message, queueDestination(queueUrl), async (m) =>
+      sent(await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, ...sqsFields(m) }))),
+    );
   }
 
   /** Sends messages to an SQS queue in batches; every message is checked before the first is sent. */
@@ -122,7 +127,9 @@ export class RequeuePublisher {
   /** Publishes one message to an SNS topic. */
   async publish(topicArn: string, message: OutgoingMessage): Promise<PublishResult> {
     const sns = this.sns();
-    return this.single(topicArn, message, topicDestination(topicArn), async (m) => sent(await sns.send(new PublishCommand({ TopicArn: topicArn, ...snsFields(m) }))));
+    return this.single(topicArn, message, topicDestination(topicArn), async (m) =>
+      sent(await sns.send(new PublishCommand({ TopicArn: topicArn, ...snsFields(m) }))),
+    );
   }
 
   /** Publishes messages to an SNS topic in batches; every message is checked before the first is sent. */
@@ -132,7 +139,12 @@ export class RequeuePublisher {
   }
 
   /** One message, sent again while it is throttled, until the retries run out. */
-  private async single(destination: string, message: OutgoingMessage, to: Destination, call: (message: EncodedMessage) => Promise<PublishResult>): Promise<PublishResult> {
+  private async single(
+    destination: string,
+    message: OutgoingMessage,
+    to: Destination,
+    call: (message: EncodedMessage) => Promise<PublishResult>,
+  ): Promise<PublishResult> {
     const encoded = encodeMessage(message, 0, to, this.options);
     return this.tracer.around({ to, address: destination, count: 1 }, [encoded], async () => {
       for (let retry = 0; ; retry++) {
@@ -147,7 +159,12 @@ export class RequeuePublisher {
     });
   }
 
-  private async batch(address: string, messages: readonly OutgoingMessage[], to: Destination, call: (entries: Entry[]) => Promise<CallResult>): Promise<BatchResult> {
+  private async batch(
+    address: string,
+    messages: readonly OutgoingMessage[],
+    to: Destination,
+    call: (entries: Entry[]) => Promise<CallResult>,
+  ): Promise<BatchResult> {
     const encoded = messages.map((m, i) => encodeMessage(m, i, to, this.options));
     return this.tracer.around({ to, address, count: encoded.length }, encoded, async () => {
       const result: BatchResult = { successful: [], failed: [] };
@@ -196,7 +213,9 @@ async function sqsBatch(sqs: SQSClient, queueUrl: string, entries: Entry[]): Pro
 }
 
 async function snsBatch(sns: SNSClient, topicArn: string, entries: Entry[]): Promise<CallResult> {
-  const out = await sns.send(new PublishBatchCommand({ TopicArn: topicArn, PublishBatchRequestEntries: entries.map(({ Id, message }) => ({ Id, ...snsFields(message) })) }));
+  const out = await sns.send(
+    new PublishBatchCommand({ TopicArn: topicArn, PublishBatchRequestEntries: entries.map(({ Id, message }) => ({ Id, ...snsFields(message) })) }),
+  );
   return { successful: out.Successful ?? [], failed: out.Failed ?? [] };
 }
 

@@ -12,7 +12,8 @@ function recorder() {
   const inputs: Array<Record<string, unknown>> = [];
   const send = async (command: SendMessageCommand | PublishBatchCommand) => {
     inputs.push(command.input as unknown as Record<string, unknown>);
-    if (command instanceof PublishBatchCommand) return { Successful: command.input.PublishBatchRequestEntries!.map((e) => ({ Id: e.Id, MessageId: `m-${e.Id}` })) };
+    if (command instanceof PublishBatchCommand)
+      return { Successful: command.input.PublishBatchRequestEntries!.map((e) => ({ Id: e.Id, MessageId: `m-${e.Id}` })) };
     return { MessageId: 'm' };
   };
   const client = { send } as unknown;
@@ -46,10 +47,17 @@ describe('a message with a tenant (SQS fair queues)', () => {
   it('refuses, sending nothing, a tenant SQS would refuse or one that contradicts the message', async () => {
     const { inputs, sqs } = recorder();
     const publisher = new RequeuePublisher({ sqs, tenantAttribute: 'tenant' });
-    const refusal = (message: Parameters<RequeuePublisher['send']>[1]) => publisher.send(QUEUE, message).then(() => undefined, (error: unknown) => error);
+    const refusal = (message: Parameters<RequeuePublisher['send']>[1]) =>
+      publisher.send(QUEUE, message).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
     expect(await refusal({ body: 'x', tenant: 'has space' })).toMatchObject({ field: 'tenant', message: expect.stringMatching(/printable ASCII/) });
     expect(await refusal({ body: 'x', tenant: 'a'.repeat(129) })).toBeInstanceOf(PublishValidationError);
-    expect(await refusal({ body: 'x', tenant: 'acme', groupId: 'other' })).toMatchObject({ field: 'tenant', message: expect.stringMatching(/the MessageGroupId is the tenant/) });
+    expect(await refusal({ body: 'x', tenant: 'acme', groupId: 'other' })).toMatchObject({
+      field: 'tenant',
+      message: expect.stringMatching(/the MessageGroupId is the tenant/),
+    });
     expect(await refusal({ body: 'x', tenant: 'acme', attributes: { tenant: 'globex' } })).toMatchObject({ field: 'attributes.tenant' });
     expect(inputs).toEqual([]);
   });

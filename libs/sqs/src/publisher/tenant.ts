@@ -26,12 +26,14 @@ export interface TenantFields {
 export function tenantFields(message: TenantedMessage, fifo: boolean, tenantAttribute: string | undefined, fail: Fail): TenantFields {
   const { tenant } = message;
   if (tenant === undefined) return { groupId: message.groupId, attributes: message.attributes };
-  if (typeof tenant !== 'string' || !GROUP_ID.test(tenant)) fail('tenant', 'must be 1-128 printable ASCII characters without spaces (it is sent as the MessageGroupId)');
+  if (typeof tenant !== 'string' || !GROUP_ID.test(tenant))
+    fail('tenant', 'must be 1-128 printable ASCII characters without spaces (it is sent as the MessageGroupId)');
   if (!fifo && message.groupId !== undefined && message.groupId !== tenant) {
     fail('tenant', `differs from groupId ${JSON.stringify(message.groupId)}: on a standard queue or topic the MessageGroupId is the tenant; give one of them`);
   }
   if (tenantAttribute === undefined) return { groupId: message.groupId ?? tenant, attributes: message.attributes };
   const given = message.attributes?.[tenantAttribute];
-  if (given !== undefined && given !== tenant) fail(`attributes.${tenantAttribute}`, `is the tenant attribute, and differs from tenant ${JSON.stringify(tenant)}`);
+  if (given !== undefined && given !== tenant)
+    fail(`attributes.${tenantAttribute}`, `is the tenant attribute, and differs from tenant ${JSON.stringify(tenant)}`);
   return { groupId: message.groupId ?? tenant, attributes: { ...message.attributes, [tenantAttribute]: tenant } };
 }

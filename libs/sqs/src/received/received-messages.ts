@@ -27,7 +27,17 @@ import { settleInOrder } from './settle-in-order.js';
  */
 export type ReceivedOptions<Body = unknown> = Omit<
   SqsWorkerOptions<Body>,
-  'waitTimeSeconds' | 'receiveBatchSize' | 'prefetch' | 'pollers' | 'pollBackoff' | 'backpressure' | 'taskProtection' | 'tenants' | 'fifoRetryInPlaceSeconds' | 'drainTimeoutMs' | 'metricsFlushIntervalMs'
+  | 'waitTimeSeconds'
+  | 'receiveBatchSize'
+  | 'prefetch'
+  | 'pollers'
+  | 'pollBackoff'
+  | 'backpressure'
+  | 'taskProtection'
+  | 'tenants'
+  | 'fifoRetryInPlaceSeconds'
+  | 'drainTimeoutMs'
+  | 'metricsFlushIntervalMs'
 >;
 
 /** One call's bound: handlers stop, and what they held is given back, before `deadline` (epoch ms). */
@@ -77,7 +87,9 @@ export class ReceivedMessages {
     const given = { visibilityTimeoutSeconds: resolved.visibilityTimeoutSeconds ?? 30, maxReceiveCount: resolved.maxReceiveCount, fifoRetryInPlaceSeconds: 0 };
     const facts = await readQueueFacts(resolved.sqs, resolved.queueUrl, given, resolved.deadLetterQueueUrl);
     const queueName = resolved.queueUrl.split('/').pop() ?? resolved.queueUrl;
-    const idempotency = resolved.idempotency ? await IdempotencyGuard.create(resolved.idempotency, queueName, resolved.handlerTimeoutMs, resolved.now) : undefined;
+    const idempotency = resolved.idempotency
+      ? await IdempotencyGuard.create(resolved.idempotency, queueName, resolved.handlerTimeoutMs, resolved.now)
+      : undefined;
     // A retry waits in SQS, never in the process: a wait in place would be billed time.
     return new ReceivedMessages(resolved, { ...facts, retryInPlaceSeconds: 0, deferInPlaceSeconds: 0 }, idempotency);
   }
@@ -98,9 +110,22 @@ export class ReceivedMessages {
     const budgetMs = bounds.deadline === undefined ? this.options.handlerTimeoutMs : Math.max(1, bounds.deadline - now);
     const timer = bounds.deadline === undefined ? undefined : setTimeout(() => stop.abort(), budgetMs);
     const options = { ...this.options, handlerTimeoutMs: Math.min(this.options.handlerTimeoutMs, budgetMs) };
-    const heartbeat = new VisibilityHeartbeat({ batch: this.batch, queueUrl: options.queueUrl, visibilityTimeoutSeconds: this.facts.visibilityTimeoutSeconds, logger: options.logger, now: options.now });
+    const heartbeat = new VisibilityHeartbeat({
+      batch: this.batch,
+      queueUrl: options.queueUrl,
+      visibilityTimeoutSeconds: this.facts.visibilityTimeoutSeconds,
+      logger: options.logger,
+      now: options.now,
+    });
     const { deadLetterMaximumMessageSize } = this.facts;
-    const executor = new OutcomeExecutor({ options, deadLetterMaximumMessageSize, batch: this.batch, heartbeat, unusedReceives: this.unusedReceives, events: this.events });
+    const executor = new OutcomeExecutor({
+      options,
+      deadLetterMaximumMessageSize,
+      batch: this.batch,
+      heartbeat,
+      unusedReceives: this.unusedReceives,
+      events: this.events,
+    });
     const processor = new MessageProcessor({
       options,
       dependencies: undefined,

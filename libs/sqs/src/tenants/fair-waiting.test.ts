@@ -53,13 +53,17 @@ describe('FairWaiting', () => {
     expect(waiting.take(true)).toEqual({ tenant: 'a', item: 'a0' });
   });
 
-  it("gives back the newest message of the tenant with the most waiting", () => {
+  it('gives back the newest message of the tenant with the most waiting', () => {
     const waiting = new FairWaiting<string>();
     ['a0', 'a1', 'a2'].forEach((item) => waiting.push('a', item));
     waiting.push('b', 'b0');
     expect(waiting.takeNoisiest()).toBe('a2');
     expect(waiting.length).toBe(3);
-    expect(takeAll(waiting).map((t) => t.item).sort()).toEqual(['a0', 'a1', 'b0']);
+    expect(
+      takeAll(waiting)
+        .map((t) => t.item)
+        .sort(),
+    ).toEqual(['a0', 'a1', 'b0']);
   });
 
   it('loses and repeats nothing, and keeps each tenant in arrival order, whatever the interleaving', () => {

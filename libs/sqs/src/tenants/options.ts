@@ -51,15 +51,21 @@ export function resolveTenants(tenants: TenantOptions | undefined, maxInFlight: 
   const keyProblem = tenantKeyProblem(tenants.key);
   if (keyProblem) throw new SqsWorkerConfigError('tenants.key', keyProblem);
   const prefetch = tenants.prefetch ?? DEFAULT_PREFETCH_PER_HANDLER * maxInFlight;
-  if (!Number.isInteger(prefetch) || prefetch < 0) throw new SqsWorkerConfigError('tenants.prefetch', `must be a whole number of at least 0, got ${JSON.stringify(tenants.prefetch)}`);
+  if (!Number.isInteger(prefetch) || prefetch < 0)
+    throw new SqsWorkerConfigError('tenants.prefetch', `must be a whole number of at least 0, got ${JSON.stringify(tenants.prefetch)}`);
   return { read: listedOnly(tenantReader(tenants.key), tenants.values), cap: tenantCap(tenants.maxInFlight, maxInFlight), prefetch };
 }
 
 /** The reader, with every value off the list read as `OTHER_TENANTS`. */
 function listedOnly(read: TenantReader, values: TenantOptions['values']): TenantReader {
   if (values === undefined) return read;
-  const valid = Array.isArray(values) && values.length > 0 && values.length <= MAX_TENANT_VALUES && values.every((value) => typeof value === 'string' && value !== '');
-  if (!valid) throw new SqsWorkerConfigError('tenants.values', `must list 1 to ${MAX_TENANT_VALUES} tenant values, none empty, got ${JSON.stringify(values).slice(0, 200)}`);
+  const valid =
+    Array.isArray(values) && values.length > 0 && values.length <= MAX_TENANT_VALUES && values.every((value) => typeof value === 'string' && value !== '');
+  if (!valid)
+    throw new SqsWorkerConfigError(
+      'tenants.values',
+      `must list 1 to ${MAX_TENANT_VALUES} tenant values, none empty, got ${JSON.stringify(values).slice(0, 200)}`,
+    );
   const listed = new Set(values);
   return (message) => {
     const tenant = read(message);
@@ -73,5 +79,8 @@ function tenantCap(cap: TenantOptions['maxInFlight'], maxInFlight: number): numb
   const share = typeof cap === 'string' ? /^(\d+(?:\.\d+)?)%$/.exec(cap) : null;
   const percent = share ? Number(share[1]) : Number.NaN;
   if (percent > 0 && percent <= 100) return Math.max(1, Math.floor((maxInFlight * percent) / 100));
-  throw new SqsWorkerConfigError('tenants.maxInFlight', `must be a whole number of at least 1 or a share of maxInFlight such as '50%', got ${JSON.stringify(cap)}`);
+  throw new SqsWorkerConfigError(
+    'tenants.maxInFlight',
+    `must be a whole number of at least 1 or a share of maxInFlight such as '50%', got ${JSON.stringify(cap)}`,
+  );
 }

@@ -5,7 +5,10 @@ import { RETRY_STATE_ATTRIBUTE } from '@requeue/retry/engine';
 export interface TenantLoad {
   /** The tenant's key; `''` for messages whose key names none. */
   tenant: string;
-  /** The longest dwell (sent → handler start) of its messages started in the interval, or the age of its oldest message still waiting, whichever is longer; ms. */
+  /**
+   * The longest dwell (sent → handler start) of its messages started in the interval, or the
+   * age of its oldest message still waiting, whichever is longer; ms.
+   */
   maxDwellMs: number;
   /** Its handlers running at the flush. */
   inFlight: number;

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { tenantKeyProblem, tenantReader } from './tenant-key.js';
 
 const envelope = (message: object, attributes: object = {}) =>
-  JSON.stringify({ Type: 'Notification', MessageId: 'sns-1', TopicArn: 'arn:aws:sns:us-east-1:1:t', Message: JSON.stringify(message), MessageAttributes: attributes });
+  JSON.stringify({
+    Type: 'Notification',
+    MessageId: 'sns-1',
+    TopicArn: 'arn:aws:sns:us-east-1:1:t',
+    Message: JSON.stringify(message),
+    MessageAttributes: attributes,
+  });
 
 describe('tenant keys', () => {
   it('reads the MessageGroupId, an attribute or a body path, inside an SNS envelope too', () => {

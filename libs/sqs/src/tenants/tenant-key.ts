@@ -18,7 +18,14 @@ export function tenantKeyProblem(key: unknown): string | undefined {
   if (typeof key === 'string') {
     // An attribute's name may itself contain dots; a body path may not have empty parts.
     if (key.startsWith('attribute.') && key.length > 'attribute.'.length) return undefined;
-    if (key.startsWith('body.') && key.slice('body.'.length).split('.').every((part) => part !== '')) return undefined;
+    if (
+      key.startsWith('body.') &&
+      key
+        .slice('body.'.length)
+        .split('.')
+        .every((part) => part !== '')
+    )
+      return undefined;
   }
   return `must be group, attribute.<name> or body.<path> (such as body.customerId), got ${JSON.stringify(key)}`;
 }

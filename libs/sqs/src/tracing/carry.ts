@@ -8,7 +8,11 @@ import { formatTraceparent, parseAwsTraceHeader, parseTraceparent, TRACEPARENT_A
  * system attribute (set by X-Ray-instrumented senders, by SNS active tracing, and by
  * requeue on every copy and dead letter), then a `traceparent` inside an SNS envelope.
  */
-export function incomingTraceContext(sqsAttributes: MessageAttributes, awsTraceHeader: string | undefined, publishedAttributes: MessageAttributes): SpanContext | undefined {
+export function incomingTraceContext(
+  sqsAttributes: MessageAttributes,
+  awsTraceHeader: string | undefined,
+  publishedAttributes: MessageAttributes,
+): SpanContext | undefined {
   return fromTraceparent(sqsAttributes) ?? (awsTraceHeader ? parseAwsTraceHeader(awsTraceHeader) : undefined) ?? fromTraceparent(publishedAttributes);
 }
 

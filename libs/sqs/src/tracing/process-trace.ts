@@ -10,7 +10,13 @@ export type SettleEvent =
   | { kind: 'dead-letter'; reason: string; errorType: string; error: string }
   | { kind: 'released' };
 
-const OUTCOME: Record<SettleEvent['kind'], string> = { deleted: 'succeeded', retry: 'retried', deferred: 'deferred', 'dead-letter': 'dead-lettered', released: 'released' };
+const OUTCOME: Record<SettleEvent['kind'], string> = {
+  deleted: 'succeeded',
+  retry: 'retried',
+  deferred: 'deferred',
+  'dead-letter': 'dead-lettered',
+  released: 'released',
+};
 
 /**
  * One delivery's process span: the handler runs inside it, its failure and its settle
@@ -68,7 +74,12 @@ export class ProcessTrace {
 function eventAttributes(event: SettleEvent): Attributes {
   switch (event.kind) {
     case 'retry':
-      return { 'requeue.next_attempt': event.nextAttempt, 'requeue.delay_seconds': event.delaySeconds, 'requeue.error_type': event.errorType, 'requeue.transport': event.transport };
+      return {
+        'requeue.next_attempt': event.nextAttempt,
+        'requeue.delay_seconds': event.delaySeconds,
+        'requeue.error_type': event.errorType,
+        'requeue.transport': event.transport,
+      };
     case 'deferred':
       return { 'requeue.delay_seconds': event.delaySeconds, 'requeue.defer_cause': event.cause, 'requeue.transport': event.transport };
     case 'dead-letter':

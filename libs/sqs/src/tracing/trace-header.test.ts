@@ -20,7 +20,9 @@ describe('trace headers', () => {
     const fromXray = parseAwsTraceHeader('Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1');
     expect(fromXray).toMatchObject({ traceId: '5759e988bd862e3fe1be46a994272793', spanId: '53995c3f42cd8ad8', traceFlags: 1 });
     expect(formatTraceparent(fromXray!)).toBe('00-5759e988bd862e3fe1be46a994272793-53995c3f42cd8ad8-01');
-    expect(parseAwsTraceHeader('Sampled=0;Lineage=a87bd80c:1|68fd508a:5;Parent=53995c3f42cd8ad8;Root=1-5759e988-bd862e3fe1be46a994272793')).toMatchObject({ traceFlags: 0 });
+    expect(parseAwsTraceHeader('Sampled=0;Lineage=a87bd80c:1|68fd508a:5;Parent=53995c3f42cd8ad8;Root=1-5759e988-bd862e3fe1be46a994272793')).toMatchObject({
+      traceFlags: 0,
+    });
   });
 
   it('keeps tracestate with traceparent', () => {
