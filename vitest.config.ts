@@ -1,5 +1,8 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import SlowFirstSequencer from './test/support/slow-first-sequencer.js';
 
 const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -34,12 +37,18 @@ export default defineConfig({
     // newcomer's clone and install it: `npm run test:newcomer` (vitest.newcomer.config.ts).
     exclude: ['**/node_modules/**', '**/dist/**', 'test/image/**', 'test/newcomer/**'],
     setupFiles: ['test/support/cdk-outdir.ts'],
+    // The suite starts a few hundred Node processes (workers, the CLI, the demo): V8's code
+    // cache, shared between them, spares each the compile of the same modules.
+    env: { NODE_COMPILE_CACHE: join(tmpdir(), 'requeue-test-compile-cache') },
     testTimeout: 30_000,
     // Test files share their worker processes rather than each importing the AWS SDK, Nest
     // and the CDK afresh: that import was half the suite's CPU. So a file that changes
-    // process-wide state (environment, timers, globals) puts it back. Two at a time suits
-    // 2 cores: the fault suites and the browser test spawn processes of their own.
+    // process-wide state (environment, timers, globals) puts it back.
     isolate: false,
-    maxWorkers: 2,
+    // Three at a time on 2 cores: the longest files mostly wait (visibility timeouts, paced
+    // redrives, processes starting), so a third keeps the cores busy; measured 413 s with
+    // two and 340 s with three on the same tree.
+    maxWorkers: 3,
+    sequence: { sequencer: SlowFirstSequencer },
   },
 });

@@ -12,7 +12,7 @@ const run = promisify(execFile);
 export async function runDlqCli(endpoint: string, dlqUrl: string, args: readonly string[], env: Record<string, string> = {}) {
   try {
     const { stdout, stderr } = await run(process.execPath, [CLI, 'dlq', ...args, '--dlq', dlqUrl], {
-      env: { PATH: process.env.PATH, AWS_ENDPOINT_URL: endpoint, AWS_REGION: 'us-east-1', ...env },
+      env: { PATH: process.env.PATH, NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE, AWS_ENDPOINT_URL: endpoint, AWS_REGION: 'us-east-1', ...env },
       maxBuffer: 64 * 1024 * 1024,
     });
     return { stdout, stderr, code: 0 };

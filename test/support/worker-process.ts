@@ -42,6 +42,7 @@ export function startWorkerProcess(env: Record<string, string>): WorkerProcess {
   const child = spawn(process.execPath, [WORKER_ENTRY], {
     env: {
       PATH: process.env.PATH ?? '',
+      ...(process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {}),
       AWS_ACCESS_KEY_ID: 'test',
       AWS_SECRET_ACCESS_KEY: 'test',
       AWS_REGION: 'us-east-1',
