@@ -56,7 +56,7 @@ function dashboard(env: Env, production: boolean): WorkerConfig['dashboard'] {
     enabled: readOnOffSetting(env, 'WORKER_DASHBOARD', production ? 'off' : 'on'),
     // Loopback by default: the page can replay and discard dead letters.
     host: env.WORKER_DASHBOARD_HOST?.trim() || '127.0.0.1',
-    port: readIntegerSetting(env, 'WORKER_DASHBOARD_PORT', 8081, 0, 65_535),
+    port: readIntegerSetting(env, 'WORKER_DASHBOARD_PORT', { default: 8081, min: 0, max: 65_535 }),
     traceUrl: traceUrl(env),
   };
 }
@@ -145,15 +145,15 @@ export function loadWorkerConfig(env: Env): WorkerConfig {
     region: env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || 'us-east-1',
     endpoint: readUrlSetting(env, 'AWS_ENDPOINT_URL_SQS') ?? readUrlSetting(env, 'AWS_ENDPOINT_URL'),
     handler,
-    healthPort: readIntegerSetting(env, 'WORKER_HEALTH_PORT', 8080, 0, 65_535),
+    healthPort: readIntegerSetting(env, 'WORKER_HEALTH_PORT', { default: 8080, min: 0, max: 65_535 }),
     // Every interface in production (the orchestrator probes it); this machine only elsewhere.
     healthHost: env.WORKER_HEALTH_HOST?.trim() || (engine.production ? '0.0.0.0' : '127.0.0.1'),
-    emulatorPort: readIntegerSetting(env, 'WORKER_EMULATOR_PORT', 4566, 0, 65_535),
-    startTimeoutMs: readIntegerSetting(env, 'WORKER_START_TIMEOUT_MS', 30_000, 0, 3_600_000),
+    emulatorPort: readIntegerSetting(env, 'WORKER_EMULATOR_PORT', { default: 4566, min: 0, max: 65_535 }),
+    startTimeoutMs: readIntegerSetting(env, 'WORKER_START_TIMEOUT_MS', { default: 30_000, min: 0, max: 3_600_000 }),
     simulationLedger: ledgerPath(env, 'SIMULATION_LEDGER'),
     simulationStarts: ledgerPath(env, 'SIMULATION_STARTS'),
     webhookUrl: readUrlSetting(env, 'WEBHOOK_URL'),
-    webhookTimeoutMs: readIntegerSetting(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 900_000),
+    webhookTimeoutMs: readIntegerSetting(env, 'WEBHOOK_TIMEOUT_MS', { default: 10_000, min: 1, max: 900_000 }),
     webhookAllowHosts: allowHosts(env),
     logLevel,
     logRedact:

@@ -111,7 +111,9 @@ export interface QueueWorkerServiceProps {
    */
   readonly metricsNamespace?: string;
   /**
-   * Messages one task handles at once (`WORKER_MAX_IN_FLIGHT`). May be a token.
+   * Messages one task handles at once (`WORKER_MAX_IN_FLIGHT`). May be a token. Lower than
+   * the engine's own default of 50 on purpose: the default task is 0.25 vCPU, and the
+   * service scales out on backlog rather than packing one small task.
    * @default 10
    */
   readonly maxInFlight?: number;

@@ -33,7 +33,12 @@ export interface SqsHandlerOptions<Body = unknown> extends Omit<
   queueUrl?: string;
   /** Where dead letters go. @default WORKER_DLQ_URL */
   deadLetterQueueUrl?: string;
-  /** At most this many records of a batch run at once (FIFO: this many groups). @default 10 */
+  /**
+   * At most this many records of a batch run at once (FIFO: this many groups). Lambda's
+   * own default batch size, so a default batch runs whole at once; the engine's 50 is for a
+   * long-running worker's prefetch, which a function does not have.
+   * @default 10
+   */
   concurrency?: number;
   /**
    * Kept from the invocation's remaining time to settle what the handlers leave: each

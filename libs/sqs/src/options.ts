@@ -3,6 +3,7 @@ import { createRetryPolicy, type RetryPolicy } from '@requeue/retry';
 import { enginePolicy, outOfRange, RetryStateSigner, type EnginePolicy, type Random } from '@requeue/retry/engine';
 import { resolveBackpressure, type BackpressureOptions, type ResolvedBackpressure } from './backpressure/options.js';
 import { SqsWorkerConfigError } from './errors.js';
+import { OPTION_LIMITS as LIMITS, type IntegerLimit, type IntegerRange } from './option-limits.js';
 import { adoptWorkerLogger, type WorkerLogger } from './logger.js';
 import type { WorkerMetrics } from './metrics.js';
 import type { BodySchema } from './body-schema.js';
@@ -168,11 +169,14 @@ export type ResolvedWorkerOptions = Required<Omit<SqsWorkerOptions, Optional | '
     tenants: ResolvedTenants | undefined;
   };
 
-function integerIn(option: string, value: number | undefined, fallback: number, min: number, max: number): number {
+function integerIn(option: string, value: number | undefined, limit: IntegerLimit): number;
+function integerIn(option: string, value: number | undefined, range: IntegerRange, fallback: number): number;
+function integerIn(option: string, value: number | undefined, limit: IntegerRange & { default?: number }, fallback = limit.default): number {
   const chosen = value ?? fallback;
-  const problem = outOfRange(chosen, { min, max });
+  const problem = outOfRange(chosen, limit);
   if (problem) throw new SqsWorkerConfigError(option, problem);
-  return chosen;
+  // The overloads give a fallback wherever the limit has no default.
+  return chosen as number;
 }
 
 function retryStateSigner(keys: readonly string[] | undefined): RetryStateSigner {
@@ -214,40 +218,44 @@ export function resolveWorkerOptions(options: SqsWorkerOptions, defaults: { logg
   if (options.dependencyKey !== undefined && typeof options.dependencyKey !== 'function') {
     throw new SqsWorkerConfigError('dependencyKey', 'must be a function from the message to a key, or left out');
   }
-  if (options.idempotency?.storeTimeoutMs !== undefined) integerIn('idempotency.storeTimeoutMs', options.idempotency.storeTimeoutMs, 2000, 10, 60_000);
-  const maxInFlight = integerIn('maxInFlight', options.maxInFlight, 50, 1, 10_000);
+  if (options.idempotency?.storeTimeoutMs !== undefined) integerIn('idempotency.storeTimeoutMs', options.idempotency.storeTimeoutMs, LIMITS.storeTimeoutMs);
+  const maxInFlight = integerIn('maxInFlight', options.maxInFlight, LIMITS.maxInFlight);
   const fifo = options.queueUrl.endsWith('.fifo');
-  const prefetch = integerIn('prefetch', options.prefetch, fifo ? 0 : maxInFlight, 0, 10_000);
+  const prefetch = integerIn('prefetch', options.prefetch, LIMITS.prefetch, fifo ? 0 : maxInFlight);
   if (fifo && prefetch > 0)
     throw new SqsWorkerConfigError('prefetch', "must be 0 on a FIFO queue: a group's later messages must never be taken ahead of a failed first one");
-  const backoff = options.pollBackoff ?? { initialMs: 200, maxMs: 20_000 };
+  const backoff = options.pollBackoff ?? { initialMs: LIMITS.pollBackoffInitialMs.default, maxMs: LIMITS.pollBackoffMaxMs.default };
   return {
     ...options,
     retryPolicy: enginePolicy(options.retryPolicy ?? createRetryPolicy()),
     maxInFlight,
     // SQS long polling accepts 0 to 20 seconds (ReceiveMessage WaitTimeSeconds).
-    waitTimeSeconds: integerIn('waitTimeSeconds', options.waitTimeSeconds, 20, 0, 20),
+    waitTimeSeconds: integerIn('waitTimeSeconds', options.waitTimeSeconds, LIMITS.waitTimeSeconds),
     // SQS returns at most 10 messages per ReceiveMessage.
-    receiveBatchSize: integerIn('receiveBatchSize', options.receiveBatchSize, 10, 1, 10),
+    receiveBatchSize: integerIn('receiveBatchSize', options.receiveBatchSize, LIMITS.receiveBatchSize),
     // A handler may run at most as long as a message can stay invisible: 12 hours.
-    handlerTimeoutMs: integerIn('handlerTimeoutMs', options.handlerTimeoutMs, 300_000, 1, 43_200_000),
+    handlerTimeoutMs: integerIn('handlerTimeoutMs', options.handlerTimeoutMs, LIMITS.handlerTimeoutMs),
     visibilityTimeoutSeconds:
-      options.visibilityTimeoutSeconds === undefined ? undefined : integerIn('visibilityTimeoutSeconds', options.visibilityTimeoutSeconds, 30, 1, 43_200),
-    maxReceiveCount: options.maxReceiveCount === undefined ? undefined : integerIn('maxReceiveCount', options.maxReceiveCount, 5, 1, 1000),
+      options.visibilityTimeoutSeconds === undefined
+        ? undefined
+        : integerIn('visibilityTimeoutSeconds', options.visibilityTimeoutSeconds, LIMITS.visibilityTimeoutSeconds),
+    maxReceiveCount: options.maxReceiveCount === undefined ? undefined : integerIn('maxReceiveCount', options.maxReceiveCount, LIMITS.maxReceiveCount),
     fifoRetryInPlaceSeconds:
-      options.fifoRetryInPlaceSeconds === undefined ? undefined : integerIn('fifoRetryInPlaceSeconds', options.fifoRetryInPlaceSeconds, 0, 0, 43_200),
-    batchWaitMs: integerIn('batchWaitMs', options.batchWaitMs, 10, 0, 10_000),
-    drainTimeoutMs: integerIn('drainTimeoutMs', options.drainTimeoutMs, 30_000, 0, 3_600_000),
+      options.fifoRetryInPlaceSeconds === undefined
+        ? undefined
+        : integerIn('fifoRetryInPlaceSeconds', options.fifoRetryInPlaceSeconds, LIMITS.fifoRetryInPlaceSeconds),
+    batchWaitMs: integerIn('batchWaitMs', options.batchWaitMs, LIMITS.batchWaitMs),
+    drainTimeoutMs: integerIn('drainTimeoutMs', options.drainTimeoutMs, LIMITS.drainTimeoutMs),
     prefetch,
-    pollers: integerIn('pollers', options.pollers, Math.min(50, 2 * Math.ceil((maxInFlight + 2 * prefetch) / 10)), 1, 100),
+    pollers: integerIn('pollers', options.pollers, LIMITS.pollers, Math.min(50, 2 * Math.ceil((maxInFlight + 2 * prefetch) / 10))),
     pollBackoff: {
-      initialMs: integerIn('pollBackoff.initialMs', backoff.initialMs, 200, 1, 60_000),
-      maxMs: integerIn('pollBackoff.maxMs', backoff.maxMs, 20_000, 1, 600_000),
+      initialMs: integerIn('pollBackoff.initialMs', backoff.initialMs, LIMITS.pollBackoffInitialMs),
+      maxMs: integerIn('pollBackoff.maxMs', backoff.maxMs, LIMITS.pollBackoffMaxMs),
     },
     backpressure: options.backpressure === false ? false : withTenants(resolveBackpressure(options.backpressure), options.tenants !== undefined),
     logger: options.logger ?? defaults.logger,
     metrics: options.metrics ?? defaults.metrics,
-    metricsFlushIntervalMs: integerIn('metricsFlushIntervalMs', options.metricsFlushIntervalMs, 60_000, 100, 3_600_000),
+    metricsFlushIntervalMs: integerIn('metricsFlushIntervalMs', options.metricsFlushIntervalMs, LIMITS.metricsFlushIntervalMs),
     now: options.now ?? Date.now,
     random: options.random ?? Math.random,
     retryStateSigner: retryStateSigner(options.retryStateKeys),

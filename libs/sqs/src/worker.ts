@@ -1,33 +1,25 @@
 import type { Message } from '@aws-sdk/client-sqs';
 import { redactUrlCredentials } from '@requeue/retry/engine';
 import { Dependencies } from './backpressure/dependencies.js';
-import { SqsBatchClient } from './batch-client.js';
 import { SqsWorkerConfigError } from './errors.js';
 import { GroupSequencer } from './group-sequencer.js';
-import { HandlerStop } from './handler-runner.js';
-import { VisibilityHeartbeat } from './heartbeat.js';
 import { MessageSlots } from './message-slots.js';
 import { dwellSince } from './tenants/tenant-dwell.js';
 import { silentLogger } from './logger.js';
 import { noMetrics } from './metrics.js';
-import type { EngineEvents } from './events/engine-events.js';
-import { EventStream } from './events/event-stream.js';
-import { observeWorker } from './events/subscribers.js';
 import type { WorkerEvents } from './events/worker-events.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type SqsWorkerOptions } from './options.js';
 import { Poller } from './poller.js';
-import { MessageProcessor } from './process-message.js';
 import { IdempotencyGuard } from './idempotency/guard.js';
-import { keepProtoAttribute } from './proto-attribute.js';
-import { MessageTracer } from './tracing/message-tracer.js';
-import { otel } from './tracing/otel-api.js';
 import { taskProtectionFor } from './protection/resolve.js';
 import type { TaskProtection } from './protection/task-protection.js';
 import { deadLetterRoomProblem, readQueueFacts } from './queue-facts.js';
 import { ScheduledRetries, type ScheduledRetry } from './scheduled-retries.js';
-import { OutcomeExecutor } from './delivery/execute-outcome.js';
+import { createDelivery, shareDelivery, type DeliveryShared } from './delivery/create-delivery.js';
+import type { OutcomeExecutor } from './delivery/execute-outcome.js';
+import type { MessageProcessor } from './process-message.js';
+import type { VisibilityHeartbeat } from './heartbeat.js';
 import { sleep } from './sleep.js';
-import { UnusedReceives } from './unused-receives.js';
 import type { WorkerHealth } from './worker-health.js';
 
 /** Messages given back unrun: at shutdown, and a FIFO group's behind a failed head. */
@@ -63,9 +55,8 @@ interface Running {
 export class SqsWorker<Body = unknown> {
   private readonly options: ResolvedWorkerOptions;
   private readonly slots: MessageSlots;
-  private readonly batch: SqsBatchClient;
+  private readonly shared: DeliveryShared;
   private readonly groups = new GroupSequencer();
-  private readonly unusedReceives = new UnusedReceives();
   private readonly scheduled = new ScheduledRetries();
   private readonly stopController = new AbortController();
   /** Aborted when shutdown begins, before the drain: FIFO heads waiting in place go back to SQS. */
@@ -73,11 +64,9 @@ export class SqsWorker<Body = unknown> {
   private running: Running | undefined;
   private metricsTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
-  private readonly queueName: string;
   private readonly dependencies: Dependencies | undefined;
   private idempotency: IdempotencyGuard | undefined;
   private protection: TaskProtection | undefined;
-  private readonly events: EventStream<EngineEvents>;
 
   constructor(options: SqsWorkerOptions<Body>) {
     // With a schema the body is its output; without one, `Body` is the caller's own claim.
@@ -90,12 +79,8 @@ export class SqsWorker<Body = unknown> {
       { busy: () => this.protection?.busy(), idle: () => this.protection?.idle() },
       this.options.tenants,
     );
-    keepProtoAttribute(this.options.sqs);
-    this.batch = new SqsBatchClient(this.options.sqs, this.options.batchWaitMs);
-    this.queueName = this.options.queueUrl.split('/').pop() ?? this.options.queueUrl;
+    this.shared = shareDelivery(this.options, this.scheduled);
     const { backpressure, maxInFlight, now, random, logger } = this.options;
-    this.events = new EventStream<EngineEvents>(logger);
-    observeWorker(this.events, this.options, this.scheduled);
     this.dependencies = backpressure
       ? new Dependencies(backpressure, maxInFlight, now, random, {
           onBreakerTransition: (key, state) =>
@@ -121,39 +106,17 @@ export class SqsWorker<Body = unknown> {
     const noRoom = deadLetterRoomProblem(facts);
     if (noRoom)
       options.logger.warn({ queueUrl: redactUrlCredentials(options.queueUrl), deadLetterQueueUrl: redactUrlCredentials(options.deadLetterQueueUrl) }, noRoom);
-    const heartbeat = new VisibilityHeartbeat({
-      batch: this.batch,
-      queueUrl: options.queueUrl,
-      visibilityTimeoutSeconds: facts.visibilityTimeoutSeconds,
-      logger: options.logger,
-      now: options.now,
-    });
     this.protection = taskProtectionFor(options.taskProtection, { ...options, visibilityTimeoutSeconds: facts.visibilityTimeoutSeconds });
-    const { deadLetterMaximumMessageSize } = facts;
-    const executor = new OutcomeExecutor({
-      options,
-      deadLetterMaximumMessageSize,
-      batch: this.batch,
-      heartbeat,
-      unusedReceives: this.unusedReceives,
-      events: this.events,
-    });
     const idempotency = options.idempotency
-      ? await IdempotencyGuard.create(options.idempotency, this.queueName, options.handlerTimeoutMs, options.now)
+      ? await IdempotencyGuard.create(options.idempotency, this.shared.queueName, options.handlerTimeoutMs, options.now)
       : undefined;
     this.idempotency = idempotency;
-    const processor = new MessageProcessor({
-      options,
-      dependencies: this.dependencies,
-      executor,
-      events: this.events,
-      facts,
-      unusedReceives: this.unusedReceives,
-      handlerStop: new HandlerStop(this.stopController.signal),
-      draining: this.drainController.signal,
-      queueName: this.queueName,
-      tracer: options.tracing === false || !otel ? undefined : new MessageTracer(otel, this.queueName, options.queueUrl, options.tracing?.tracerProvider),
+    const { heartbeat, executor, processor } = createDelivery(options, facts, this.shared, {
+      acknowledge: 'delete',
       idempotency,
+      dependencies: this.dependencies,
+      stop: this.stopController.signal,
+      draining: this.drainController.signal,
     });
     const poller = new Poller({
       sqs: options.sqs,
@@ -170,7 +133,7 @@ export class SqsWorker<Body = unknown> {
       now: options.now,
       random: options.random,
       onMessage: (message) => this.dispatch(message),
-      onPollError: (event) => this.events.emit('pollError', event),
+      onPollError: (event) => this.shared.events.emit('pollError', event),
       receiveTook: (ms) => this.slots.receiveTook(ms),
       blockedUntil: () => idempotency?.blockedUntil() ?? this.dependencies?.receiveBlockedUntil(),
     });
@@ -232,7 +195,7 @@ export class SqsWorker<Body = unknown> {
    * ```
    */
   on<K extends keyof WorkerEvents>(name: K, listener: (event: WorkerEvents[K]) => void): () => void {
-    return this.events.on(name, listener);
+    return this.shared.events.on(name, listener);
   }
 
   /** Retries and deferrals this worker scheduled that are not yet due, newest first (bounded). */
@@ -267,7 +230,7 @@ export class SqsWorker<Body = unknown> {
     }
     await givenBack;
     await this.slots.whenNoneSettling();
-    await this.batch.flush();
+    await this.shared.batch.flush();
     this.running?.heartbeat.stop();
     this.idempotency?.stop();
     await this.protection?.stop();
@@ -287,7 +250,7 @@ export class SqsWorker<Body = unknown> {
       return;
     }
     const receivedAt = this.options.now();
-    this.events.emit('received', { messageId: received.messageId, receivedAt });
+    this.shared.events.emit('received', { messageId: received.messageId, receivedAt });
     // Tracked from now: a message may wait prefetched, behind its FIFO group or for its dependency.
     running.heartbeat.track(received.receiptHandle, received.messageId, receivedAt);
     const groupId = running.fifo ? message.Attributes?.MessageGroupId : undefined;

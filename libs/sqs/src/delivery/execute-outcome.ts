@@ -13,11 +13,22 @@ import { formatAwsTraceHeader } from '../tracing/trace-header.js';
 import type { UnusedReceives } from '../unused-receives.js';
 import type { DeadLetterOutcome, HideOutcome, Outcome, Wait } from './outcome.js';
 
+/** A message acknowledged by reporting it done: nothing to call. */
+const DONE: EntryOutcome = { ok: true };
+
 /** The longest error text and error type a dead letter's `x-dead-letter` carries. */
 const MAX_RECORD_FIELD = 512;
 
+/**
+ * How a message done with leaves the queue: `delete`d by the worker that received it, or
+ * `report`ed done to the receiver (a Lambda event source mapping deletes every record its
+ * function does not report as failed).
+ */
+export type Acknowledge = 'delete' | 'report';
+
 export interface ExecuteContext {
   options: Pick<ResolvedWorkerOptions, 'queueUrl' | 'deadLetterQueueUrl' | 'retryStateSigner' | 'now'>;
+  acknowledge: Acknowledge;
   /** The DLQ's size limit: what a dead letter's attributes must fit within. */
   deadLetterMaximumMessageSize: number;
   batch: SqsBatchClient;
@@ -168,8 +179,8 @@ export class OutcomeExecutor {
 
   /** `afterSend`: a copy or dead letter was sent, so a failed delete leaves the message twice. */
   private async deleteOriginal(message: DecodedMessage, afterSend: boolean): Promise<boolean> {
-    const { options, batch, unusedReceives } = this.context;
-    const deleted = await batch.delete(options.queueUrl, message.receiptHandle);
+    const { options, batch, unusedReceives, acknowledge } = this.context;
+    const deleted = acknowledge === 'report' ? DONE : await batch.delete(options.queueUrl, message.receiptHandle);
     if (deleted.ok) {
       unusedReceives.forget(message.messageId);
       return true;

@@ -7,6 +7,7 @@ import { fraction, integer, onOff, optionalInteger, url, type Env } from './read
 import { retryStateKeys } from './retry-state-keys.js';
 import { storeLocation, type StoreLocation } from './store-location.js';
 import { SqsWorkerConfigError } from '../errors.js';
+import { OPTION_LIMITS as LIMITS } from '../option-limits.js';
 import { resolveTenants, type TenantOptions } from '../tenants/options.js';
 import type { TenantKey } from '../tenants/tenant-key.js';
 
@@ -79,20 +80,18 @@ function metricsNamespace(env: Env): string | undefined {
 
 function backpressure(env: Env): BackpressureOptions | false {
   if (!onOff(env, 'WORKER_BACKPRESSURE', 'on')) return false;
-  const cooldownMs = integer(env, 'WORKER_BREAKER_COOLDOWN_MS', DEFAULT_BREAKER.cooldownMs, 10, 3_600_000);
+  const cooldownMs = integer(env, 'WORKER_BREAKER_COOLDOWN_MS', { min: 10, max: 3_600_000 }, DEFAULT_BREAKER.cooldownMs);
   const maxCooldownMs = integer(
     env,
     'WORKER_BREAKER_MAX_COOLDOWN_MS',
+    { min: cooldownMs, max: 3_600_000, why: ' and at least WORKER_BREAKER_COOLDOWN_MS' },
     Math.max(cooldownMs, DEFAULT_BREAKER.maxCooldownMs),
-    cooldownMs,
-    3_600_000,
-    ' and at least WORKER_BREAKER_COOLDOWN_MS',
   );
   return {
     breaker: onOff(env, 'WORKER_BREAKER', 'on') && {
       failureRate: fraction(env, 'WORKER_BREAKER_FAILURE_RATE', DEFAULT_BREAKER.failureRate),
-      minimumRequests: integer(env, 'WORKER_BREAKER_MIN_REQUESTS', DEFAULT_BREAKER.minimumRequests, 1, 100_000),
-      windowMs: integer(env, 'WORKER_BREAKER_WINDOW_MS', DEFAULT_BREAKER.windowMs, 100, 3_600_000),
+      minimumRequests: integer(env, 'WORKER_BREAKER_MIN_REQUESTS', { min: 1, max: 100_000 }, DEFAULT_BREAKER.minimumRequests),
+      windowMs: integer(env, 'WORKER_BREAKER_WINDOW_MS', { min: 100, max: 3_600_000 }, DEFAULT_BREAKER.windowMs),
       cooldownMs,
       maxCooldownMs,
     },
@@ -102,7 +101,7 @@ function backpressure(env: Env): BackpressureOptions | false {
 
 function taskProtection(env: Env): WorkerEnvSettings['taskProtection'] {
   if (!onOff(env, 'WORKER_TASK_PROTECTION', 'on')) return false;
-  const idleMs = optionalInteger(env, 'WORKER_TASK_PROTECTION_IDLE_MS', 0, 3_600_000);
+  const idleMs = optionalInteger(env, 'WORKER_TASK_PROTECTION_IDLE_MS', { min: 0, max: 3_600_000 });
   return idleMs === undefined ? {} : { idleMs };
 }
 
@@ -126,7 +125,7 @@ function fleetState(env: Env): StoreLocation | undefined {
 function tenants(env: Env, maxInFlight: number): TenantOptions | undefined {
   const key = env.WORKER_TENANT_KEY?.trim() || 'off';
   const cap = env.WORKER_TENANT_MAX_IN_FLIGHT?.trim() || undefined;
-  const prefetch = optionalInteger(env, 'WORKER_TENANT_PREFETCH', 0, 100_000);
+  const prefetch = optionalInteger(env, 'WORKER_TENANT_PREFETCH', { min: 0, max: 100_000 });
   const values = env.WORKER_TENANT_VALUES?.trim() ? env.WORKER_TENANT_VALUES.split(',').map((value) => value.trim()) : undefined;
   if (key === 'off') {
     const orphan =
@@ -183,22 +182,20 @@ export function readWorkerEnv(env: Env = process.env): WorkerEnvSettings {
     handlerName: env.WORKER_HANDLER?.trim() || undefined,
     retryPolicy: policy,
     retryPolicySource: source,
-    maxInFlight: integer(env, 'WORKER_MAX_IN_FLIGHT', 50, 1, 10_000),
-    prefetch: optionalInteger(env, 'WORKER_PREFETCH', 0, 10_000),
-    fifoRetryInPlaceSeconds: optionalInteger(env, 'WORKER_FIFO_RETRY_IN_PLACE_SECONDS', 0, 43_200),
-    // SQS limits: long polls wait 0–20 s, a receive returns 1–10 messages, a message
-    // stays invisible for at most 12 h.
-    waitTimeSeconds: integer(env, 'WORKER_WAIT_TIME_SECONDS', 20, 0, 20, ' (the SQS long-poll maximum is 20)'),
-    receiveBatchSize: integer(env, 'WORKER_RECEIVE_BATCH_SIZE', 10, 1, 10, ' (SQS returns at most 10 per receive)'),
-    handlerTimeoutMs: integer(env, 'WORKER_HANDLER_TIMEOUT_MS', 300_000, 1, 43_200_000, ' (12 h, the SQS visibility maximum)'),
-    drainTimeoutMs: integer(env, 'WORKER_DRAIN_TIMEOUT_MS', 30_000, 0, 3_600_000),
-    visibilityTimeoutSeconds: optionalInteger(env, 'WORKER_VISIBILITY_TIMEOUT_SECONDS', 1, 43_200, ' (12 h, the SQS maximum)'),
+    maxInFlight: integer(env, 'WORKER_MAX_IN_FLIGHT', LIMITS.maxInFlight),
+    prefetch: optionalInteger(env, 'WORKER_PREFETCH', LIMITS.prefetch),
+    fifoRetryInPlaceSeconds: optionalInteger(env, 'WORKER_FIFO_RETRY_IN_PLACE_SECONDS', LIMITS.fifoRetryInPlaceSeconds),
+    waitTimeSeconds: integer(env, 'WORKER_WAIT_TIME_SECONDS', LIMITS.waitTimeSeconds),
+    receiveBatchSize: integer(env, 'WORKER_RECEIVE_BATCH_SIZE', LIMITS.receiveBatchSize),
+    handlerTimeoutMs: integer(env, 'WORKER_HANDLER_TIMEOUT_MS', LIMITS.handlerTimeoutMs),
+    drainTimeoutMs: integer(env, 'WORKER_DRAIN_TIMEOUT_MS', LIMITS.drainTimeoutMs),
+    visibilityTimeoutSeconds: optionalInteger(env, 'WORKER_VISIBILITY_TIMEOUT_SECONDS', LIMITS.visibilityTimeoutSeconds),
     tracing: onOff(env, 'WORKER_TRACING', 'on'),
     taskProtection: taskProtection(env),
     backpressure: backpressure(env),
     fleetState: fleetState(env),
     idempotency: idempotencySetting(env),
-    tenants: tenants(env, integer(env, 'WORKER_MAX_IN_FLIGHT', 50, 1, 10_000)),
+    tenants: tenants(env, integer(env, 'WORKER_MAX_IN_FLIGHT', LIMITS.maxInFlight)),
     metricsNamespace: metricsNamespace(env),
     retryStateKeys: retryStateKeys(env, production),
     production,

@@ -1,13 +1,18 @@
 import { outOfRange } from '@requeue/retry/engine';
+import type { IntegerLimit, IntegerRange } from '../option-limits.js';
 import { WorkerConfigError } from './config-error.js';
 
 /** An environment, such as `process.env`. */
 export type Env = Readonly<Record<string, string | undefined>>;
 
-/** A whole number from `min` to `max`, or `fallback` when unset; `why` explains the bounds in the error. */
-export function integer(env: Env, name: string, fallback: number, min: number, max: number, why = ''): number {
+/** A whole number in `range`, or `fallback` when unset; `range.why` explains the bounds in the error. */
+export function integer(env: Env, name: string, range: IntegerRange, fallback: number): number;
+/** A whole number in the option's range, or its default when unset. */
+export function integer(env: Env, name: string, limit: IntegerLimit): number;
+export function integer(env: Env, name: string, { min, max, why = '', ...limit }: IntegerRange & { default?: number }, fallback = limit.default): number {
   const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
+  // The overloads give a fallback wherever the range has no default.
+  if (raw === undefined || raw === '') return fallback as number;
   // Digits only: Number() would also read "1e3", "0x10" and " ".
   const value = /^-?\d+$/.test(raw.trim()) ? Number(raw) : raw;
   const problem = outOfRange(value, { min, max });
@@ -15,9 +20,9 @@ export function integer(env: Env, name: string, fallback: number, min: number, m
   return value as number;
 }
 
-/** A whole number from `min` to `max`, or undefined when unset: the engine's default applies. */
-export function optionalInteger(env: Env, name: string, min: number, max: number, why = ''): number | undefined {
-  return env[name] === undefined || env[name] === '' ? undefined : integer(env, name, 0, min, max, why);
+/** A whole number in `range`, or undefined when unset: the engine's default applies. */
+export function optionalInteger(env: Env, name: string, range: IntegerRange): number | undefined {
+  return env[name] === undefined || env[name] === '' ? undefined : integer(env, name, range, 0);
 }
 
 /** `on` or `off` (any case), or `fallback` when unset. */

@@ -1,23 +1,11 @@
 import type { Message } from '@aws-sdk/client-sqs';
-import { SqsBatchClient } from '../batch-client.js';
-import type { EntryOutcome } from '../batcher.js';
-import { OutcomeExecutor } from '../delivery/execute-outcome.js';
-import type { EngineEvents } from '../events/engine-events.js';
-import { EventStream } from '../events/event-stream.js';
-import { observeWorker } from '../events/subscribers.js';
-import { HandlerStop } from '../handler-runner.js';
-import { VisibilityHeartbeat } from '../heartbeat.js';
+import { createDelivery, queueNameOf, shareDelivery, type DeliveryShared } from '../delivery/create-delivery.js';
 import { IdempotencyGuard } from '../idempotency/guard.js';
 import { silentLogger } from '../logger.js';
 import { noMetrics } from '../metrics.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type SqsWorkerOptions } from '../options.js';
-import { MessageProcessor } from '../process-message.js';
-import { keepProtoAttribute } from '../proto-attribute.js';
 import { readQueueFacts, type QueueFacts } from '../queue-facts.js';
 import { ScheduledRetries } from '../scheduled-retries.js';
-import { MessageTracer } from '../tracing/message-tracer.js';
-import { otel } from '../tracing/otel-api.js';
-import { UnusedReceives } from '../unused-receives.js';
 import { settleInOrder } from './settle-in-order.js';
 
 /**
@@ -47,16 +35,6 @@ export interface ProcessBounds {
 }
 
 /**
- * Deletes are left to whoever received the messages (Lambda's event source mapping deletes
- * what its handler does not report as failed): "deleted" here means "done".
- */
-class ReportingBatchClient extends SqsBatchClient {
-  override delete(): Promise<EntryOutcome> {
-    return Promise.resolve({ ok: true });
-  }
-}
-
-/**
  * The worker's path for messages something else received: decode, validation,
  * classification, the retry policy, idempotency and tracing, settled the same way (a
  * delayed copy, the DLQ with its reason, a hidden original) except that a message done
@@ -64,21 +42,14 @@ class ReportingBatchClient extends SqsBatchClient {
  * queue, for the receiver to report as failed (Lambda's `batchItemFailures`).
  */
 export class ReceivedMessages {
-  private readonly events: EventStream<EngineEvents>;
-  private readonly batch: SqsBatchClient;
-  private readonly unusedReceives = new UnusedReceives();
-  private readonly queueName: string;
+  private readonly shared: DeliveryShared;
 
   private constructor(
     private readonly options: ResolvedWorkerOptions,
     private readonly facts: QueueFacts,
     private readonly idempotency: IdempotencyGuard | undefined,
   ) {
-    keepProtoAttribute(options.sqs);
-    this.batch = new ReportingBatchClient(options.sqs, options.batchWaitMs);
-    this.queueName = options.queueUrl.split('/').pop() ?? options.queueUrl;
-    this.events = new EventStream<EngineEvents>(options.logger);
-    observeWorker(this.events, options, new ScheduledRetries());
+    this.shared = shareDelivery(options, new ScheduledRetries());
   }
 
   /** Validates the options (naming the one that is wrong) and reads the queue's redrive policy unless `maxReceiveCount` is given. */
@@ -86,9 +57,8 @@ export class ReceivedMessages {
     const resolved = resolveWorkerOptions({ ...options, backpressure: false } as unknown as SqsWorkerOptions, { logger: silentLogger, metrics: noMetrics });
     const given = { visibilityTimeoutSeconds: resolved.visibilityTimeoutSeconds ?? 30, maxReceiveCount: resolved.maxReceiveCount, fifoRetryInPlaceSeconds: 0 };
     const facts = await readQueueFacts(resolved.sqs, resolved.queueUrl, given, resolved.deadLetterQueueUrl);
-    const queueName = resolved.queueUrl.split('/').pop() ?? resolved.queueUrl;
     const idempotency = resolved.idempotency
-      ? await IdempotencyGuard.create(resolved.idempotency, queueName, resolved.handlerTimeoutMs, resolved.now)
+      ? await IdempotencyGuard.create(resolved.idempotency, queueNameOf(resolved.queueUrl), resolved.handlerTimeoutMs, resolved.now)
       : undefined;
     // A retry waits in SQS, never in the process: a wait in place would be billed time.
     return new ReceivedMessages(resolved, { ...facts, retryInPlaceSeconds: 0, deferInPlaceSeconds: 0 }, idempotency);
@@ -110,37 +80,15 @@ export class ReceivedMessages {
     const budgetMs = bounds.deadline === undefined ? this.options.handlerTimeoutMs : Math.max(1, bounds.deadline - now);
     const timer = bounds.deadline === undefined ? undefined : setTimeout(() => stop.abort(), budgetMs);
     const options = { ...this.options, handlerTimeoutMs: Math.min(this.options.handlerTimeoutMs, budgetMs) };
-    const heartbeat = new VisibilityHeartbeat({
-      batch: this.batch,
-      queueUrl: options.queueUrl,
-      visibilityTimeoutSeconds: this.facts.visibilityTimeoutSeconds,
-      logger: options.logger,
-      now: options.now,
-    });
-    const { deadLetterMaximumMessageSize } = this.facts;
-    const executor = new OutcomeExecutor({
-      options,
-      deadLetterMaximumMessageSize,
-      batch: this.batch,
-      heartbeat,
-      unusedReceives: this.unusedReceives,
-      events: this.events,
-    });
-    const processor = new MessageProcessor({
-      options,
-      dependencies: undefined,
-      executor,
-      events: this.events,
-      facts: this.facts,
-      unusedReceives: this.unusedReceives,
-      handlerStop: new HandlerStop(stop.signal),
-      draining: stop.signal,
-      queueName: this.queueName,
-      tracer: options.tracing === false || !otel ? undefined : new MessageTracer(otel, this.queueName, options.queueUrl, options.tracing?.tracerProvider),
+    const { executor, processor } = createDelivery(options, this.facts, this.shared, {
+      acknowledge: 'report',
       idempotency: this.idempotency,
+      dependencies: undefined,
+      stop: stop.signal,
+      draining: stop.signal,
     });
     try {
-      for (const message of messages) this.events.emit('received', { messageId: message.MessageId ?? '', receivedAt: now });
+      for (const message of messages) this.shared.events.emit('received', { messageId: message.MessageId ?? '', receivedAt: now });
       return await settleInOrder(messages, this.facts.fifo, options.maxInFlight, {
         run: (message) => processor.process(message, now, () => undefined),
         giveBack: (message) => executor.execute({ messageId: message.MessageId ?? '', receiptHandle: message.ReceiptHandle ?? '' }, { kind: 'release' }),
