@@ -45,10 +45,10 @@ export default defineConfig({
     // and the CDK afresh: that import was half the suite's CPU. So a file that changes
     // process-wide state (environment, timers, globals) puts it back.
     isolate: false,
-    // Three at a time on 2 cores: the longest files mostly wait (visibility timeouts, paced
-    // redrives, processes starting), so a third keeps the cores busy; measured 413 s with
-    // two and 340 s with three on the same tree.
-    maxWorkers: 3,
+    // Two at a time on 2 cores: most of the longest files are CPU-bound (worker processes
+    // starting, the emulator, the CLI), and three at once made them time out (a fresh
+    // clone's run: 391 s and one 30 s timeout with three, against 413 s with two).
+    maxWorkers: 2,
     sequence: { sequencer: SlowFirstSequencer },
   },
 });

@@ -1,8 +1,8 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { InFlightLimit } from '../../libs/sqs/src/in-flight-limit.js';
-import { silentLogger } from '../../libs/sqs/src/logger.js';
-import { Poller } from '../../libs/sqs/src/poller.js';
+import { InFlightLimit } from '../../libs/sqs/src/receive/in-flight-limit.js';
+import { silentLogger } from '../../libs/sqs/src/events/logger.js';
+import { Poller } from '../../libs/sqs/src/receive/poller.js';
 import { SqsFake } from '../support/sqs-fake.js';
 
 const QUEUE_URL = 'http://sqs.local/000000000000/jobs';

@@ -12,5 +12,5 @@
  *
  * @packageDocumentation
  */
-export { EmfMetrics, type EmfMetricsOptions } from './metrics.js';
+export { EmfMetrics, type EmfMetricsOptions } from './events/metrics.js';
 export type { DependencySnapshot, TenantLoad, TenantsSnapshot, WorkerMetrics } from './index.js';

@@ -1,6 +1,6 @@
 import { ConfigError } from '@requeue/retry';
 import { redactUrlCredentials } from '@requeue/retry/engine';
-import type { EntryOutcome } from './batcher.js';
+import type { EntryOutcome } from './sqs-io/batcher.js';
 
 /** A worker option that is missing or out of range. `option` names it. */
 export class SqsWorkerConfigError extends ConfigError {

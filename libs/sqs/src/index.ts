@@ -25,20 +25,20 @@
  * @packageDocumentation
  */
 export type { BackpressureOptions, CircuitBreakerOptions, DependencySnapshot, FleetMemberState, FleetOptions, FleetStateStore } from './backpressure/index.js';
-export type { BodySchema, InferBody } from './body-schema.js';
+export type { BodySchema, InferBody } from './message/body-schema.js';
 export { SqsOperationError, SqsWorkerConfigError } from './errors.js';
-export { QueueUnavailableError, queueUnavailable, type QueueUnavailableReason } from './queue-unavailable.js';
-export { HandlerTimeoutError } from './handler-runner.js';
+export { QueueUnavailableError, queueUnavailable, type QueueUnavailableReason } from './receive/queue-unavailable.js';
+export { HandlerTimeoutError } from './delivery/handler-runner.js';
 export type { IdempotencyOptions, IdempotencyStore, IdempotencyStoreRecord } from './idempotency/options.js';
-export type { WorkerLogger } from './logger.js';
-export type { WorkerMetrics } from './metrics.js';
+export type { WorkerLogger } from './events/logger.js';
+export type { WorkerMetrics } from './events/metrics.js';
 export type { MessageHandler, SqsWorkerOptions } from './options.js';
 export type { TenantOptions } from './tenants/options.js';
 export type { TenantKey } from './tenants/tenant-key.js';
 export type { TenantLoad, TenantsSnapshot } from './tenants/tenant-dwell.js';
-export type { ScheduledRetry } from './scheduled-retries.js';
-export { withoutSdkCallLogging } from './sdk-call-logging.js';
+export type { ScheduledRetry } from './delivery/scheduled-retries.js';
+export { withoutSdkCallLogging } from './sqs-io/sdk-call-logging.js';
 export { SqsWorker, WorkerStoppingError } from './worker.js';
 export type { WorkerHealth } from './worker-health.js';
-export type { WorkerMessage } from './worker-message.js';
+export type { WorkerMessage } from './message/worker-message.js';
 export type { WorkerEvents } from './events/worker-events.js';

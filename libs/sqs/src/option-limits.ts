@@ -1,6 +1,8 @@
 /** The range a whole-number option must fall in. */
 export interface IntegerRange {
+  /** The smallest value allowed. */
   min: number;
+  /** The largest value allowed. */
   max: number;
   /** Why the bounds are what they are, appended to the error. */
   why?: string;
@@ -8,6 +10,7 @@ export interface IntegerRange {
 
 /** A whole-number option with a fixed default. */
 export interface IntegerLimit extends IntegerRange {
+  /** The value when the option is not given. */
   default: number;
 }
 

@@ -4,11 +4,11 @@ import { enginePolicy, outOfRange, RetryStateSigner, type EnginePolicy, type Ran
 import { resolveBackpressure, type BackpressureOptions, type ResolvedBackpressure } from './backpressure/options.js';
 import { SqsWorkerConfigError } from './errors.js';
 import { OPTION_LIMITS as LIMITS, type IntegerLimit, type IntegerRange } from './option-limits.js';
-import { adoptWorkerLogger, type WorkerLogger } from './logger.js';
-import type { WorkerMetrics } from './metrics.js';
-import type { BodySchema } from './body-schema.js';
+import { adoptWorkerLogger, type WorkerLogger } from './events/logger.js';
+import type { WorkerMetrics } from './events/metrics.js';
+import type { BodySchema } from './message/body-schema.js';
 import type { IdempotencyOptions } from './idempotency/options.js';
-import type { WorkerMessage } from './worker-message.js';
+import type { WorkerMessage } from './message/worker-message.js';
 import { resolveTenants, type ResolvedTenants, type TenantOptions } from './tenants/options.js';
 
 /**

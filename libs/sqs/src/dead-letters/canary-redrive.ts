@@ -1,4 +1,4 @@
-import { queueDepth } from '../queue-depth.js';
+import { queueDepth } from '../sqs-io/queue-depth.js';
 import {
   canaryCount,
   checkRedriveSettings,

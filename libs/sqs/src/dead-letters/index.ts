@@ -32,6 +32,6 @@ export { errorFingerprint } from './fingerprint.js';
 export { deadLetterGroupId, groupDeadLetters, triageDeadLetters, type DeadLetterGroup, type TriageResult } from './triage.js';
 export { replayDeadLetters, type ReplayOptions, type ReplayResult } from './replay.js';
 export type { SendBackOptions } from './send-back.js';
-export { messageDigest } from '../message-digest.js';
+export { messageDigest } from '../message/message-digest.js';
 export { deadLetterSummary, toEntry as readDeadLetter, releaseDeadLetters, scanDlq, type DeadLetterQueue, type DlqEntry, type DlqFilter } from './scan.js';
-export { queueDepth, type QueueDepth } from '../queue-depth.js';
+export { queueDepth, type QueueDepth } from '../sqs-io/queue-depth.js';

@@ -1,9 +1,9 @@
-import { queueDepth } from '../queue-depth.js';
-import { unwrapSnsEnvelope } from '../sns-envelope.js';
+import { queueDepth } from '../sqs-io/queue-depth.js';
+import { unwrapSnsEnvelope } from '../message/sns-envelope.js';
 import { causeId, deadLetterCause, type DeadLetterCause } from './cause.js';
 import { ChangeMessageVisibilityBatchCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { NO_ROOM_FOR_REASON, parseDeadLetterRecord, REDRIVE_BACKSTOP, type DeadLetterRecord } from '@requeue/retry/engine';
-import { MAX_MESSAGE_ATTRIBUTES, MAX_MESSAGE_BYTES, messageBytes, RESERVED_BYTES, type MessageAttributes } from '../message-attributes.js';
+import { MAX_MESSAGE_ATTRIBUTES, MAX_MESSAGE_BYTES, messageBytes, RESERVED_BYTES, type MessageAttributes } from '../message/message-attributes.js';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 
 /** A dead-letter queue and the client to reach it. */

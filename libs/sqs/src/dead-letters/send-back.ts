@@ -7,8 +7,8 @@ import {
   type RetryState,
   type RetryStateSigner,
 } from '@requeue/retry/engine';
-import { messageDigest } from '../message-digest.js';
-import { userAttributes, type MessageAttributes } from '../message-attributes.js';
+import { messageDigest } from '../message/message-digest.js';
+import { userAttributes, type MessageAttributes } from '../message/message-attributes.js';
 import { DeadLetterOperationError } from './errors.js';
 import type { DeadLetterQueue, DlqEntry } from './scan.js';
 import type { SourceQueuePolicy } from './source-queues.js';

@@ -1,19 +1,19 @@
 import type { Dependencies } from '../backpressure/dependencies.js';
-import { SqsBatchClient } from '../batch-client.js';
+import { SqsBatchClient } from '../sqs-io/batch-client.js';
 import type { EngineEvents } from '../events/engine-events.js';
 import { EventStream } from '../events/event-stream.js';
 import { observeWorker } from '../events/subscribers.js';
-import { HandlerStop } from '../handler-runner.js';
-import { VisibilityHeartbeat } from '../heartbeat.js';
+import { HandlerStop } from './handler-runner.js';
+import { VisibilityHeartbeat } from './heartbeat.js';
 import type { IdempotencyGuard } from '../idempotency/guard.js';
 import type { ResolvedWorkerOptions } from '../options.js';
-import { MessageProcessor } from '../process-message.js';
-import { keepProtoAttribute } from '../proto-attribute.js';
-import type { QueueFacts } from '../queue-facts.js';
-import type { ScheduledRetries } from '../scheduled-retries.js';
+import { MessageProcessor } from './process-message.js';
+import { keepProtoAttribute } from '../message/proto-attribute.js';
+import type { QueueFacts } from '../sqs-io/queue-facts.js';
+import type { ScheduledRetries } from './scheduled-retries.js';
 import { MessageTracer } from '../tracing/message-tracer.js';
 import { otel } from '../tracing/otel-api.js';
-import { UnusedReceives } from '../unused-receives.js';
+import { UnusedReceives } from './unused-receives.js';
 import { OutcomeExecutor, type Acknowledge } from './execute-outcome.js';
 
 /** The queue's name, the last part of its URL: what spans, metrics and idempotency keys name it by. */

@@ -1,8 +1,8 @@
 import { createRetryPolicy, type Classification } from '@requeue/retry';
 import { enginePolicy, RetryStateSigner, seededRandom, type RetryState } from '@requeue/retry/engine';
 import { describe, expect, it } from 'vitest';
-import { messageDigest } from '../message-digest.js';
-import { decodeMessage, type DecodedMessage } from '../decode.js';
+import { messageDigest } from '../message/message-digest.js';
+import { decodeMessage, type DecodedMessage } from '../message/decode.js';
 import { decideDelivery, STORE_DOWN_HOLD_SECONDS, type DeliveryFacts } from './decide-delivery.js';
 import type { FinalVerdict } from './verdict.js';
 

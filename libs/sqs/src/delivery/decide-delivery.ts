@@ -1,9 +1,9 @@
 import { ErrorType } from '@requeue/retry';
 import type { DeadLetterDecision, EnginePolicy, HopDecision, Random, RetryDecision, RetryStateSigner } from '@requeue/retry/engine';
-import { retryCopyAttributes } from '../copies.js';
-import type { DecodedMessage } from '../decode.js';
-import { MAX_VISIBILITY_SECONDS } from '../heartbeat.js';
-import type { QueueFacts } from '../queue-facts.js';
+import { retryCopyAttributes } from '../message/copies.js';
+import type { DecodedMessage } from '../message/decode.js';
+import { MAX_VISIBILITY_SECONDS } from './heartbeat.js';
+import type { QueueFacts } from '../sqs-io/queue-facts.js';
 import type { DeadLetterOutcome, HideOutcome, InPlaceOutcome, Outcome, RunOutcome, Wait } from './outcome.js';
 import type { FinalVerdict, Verdict } from './verdict.js';
 

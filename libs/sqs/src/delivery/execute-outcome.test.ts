@@ -1,13 +1,13 @@
 import { RetryStateSigner } from '@requeue/retry/engine';
 import { describe, expect, it } from 'vitest';
-import type { OutgoingMessage, SqsBatchClient } from '../batch-client.js';
-import type { EntryOutcome } from '../batcher.js';
-import { decodeMessage, type DecodedMessage } from '../decode.js';
+import type { OutgoingMessage, SqsBatchClient } from '../sqs-io/batch-client.js';
+import type { EntryOutcome } from '../sqs-io/batcher.js';
+import { decodeMessage, type DecodedMessage } from '../message/decode.js';
 import type { EngineEvents } from '../events/engine-events.js';
 import { EventStream } from '../events/event-stream.js';
-import type { VisibilityHeartbeat } from '../heartbeat.js';
-import { silentLogger } from '../logger.js';
-import { UnusedReceives } from '../unused-receives.js';
+import type { VisibilityHeartbeat } from './heartbeat.js';
+import { silentLogger } from '../events/logger.js';
+import { UnusedReceives } from './unused-receives.js';
 import { OutcomeExecutor, type Acknowledge } from './execute-outcome.js';
 import type { DeadLetterOutcome, HideOutcome, Outcome } from './outcome.js';
 

@@ -1,16 +1,16 @@
-import type { SqsBatchClient } from '../batch-client.js';
-import type { EntryOutcome } from '../batcher.js';
-import { deadLetterAttributes } from '../copies.js';
-import type { DecodedMessage } from '../decode.js';
+import type { SqsBatchClient } from '../sqs-io/batch-client.js';
+import type { EntryOutcome } from '../sqs-io/batcher.js';
+import { deadLetterAttributes } from '../message/copies.js';
+import type { DecodedMessage } from '../message/decode.js';
 import { batchFailure } from '../errors.js';
 import type { EngineEvents, SettledOutcome } from '../events/engine-events.js';
 import type { RetryTransport } from '../events/worker-events.js';
 import type { EventStream } from '../events/event-stream.js';
-import type { Settled } from '../group-sequencer.js';
-import type { VisibilityHeartbeat } from '../heartbeat.js';
+import type { Settled } from './group-sequencer.js';
+import type { VisibilityHeartbeat } from './heartbeat.js';
 import type { ResolvedWorkerOptions } from '../options.js';
 import { formatAwsTraceHeader } from '../tracing/trace-header.js';
-import type { UnusedReceives } from '../unused-receives.js';
+import type { UnusedReceives } from './unused-receives.js';
 import type { DeadLetterOutcome, HideOutcome, Outcome, Wait } from './outcome.js';
 
 /** A message acknowledged by reporting it done: nothing to call. */

@@ -17,6 +17,7 @@ export { WorkerConfigError } from './config-error.js';
 export type { IdempotencyKeySource, IdempotencySetting } from './idempotency-setting.js';
 export { readJsonSetting } from './json-setting.js';
 export { integer as readIntegerSetting, onOff as readOnOffSetting, url as readUrlSetting, type Env } from './readers.js';
+export type { IntegerLimit, IntegerRange } from '../option-limits.js';
 export { readWorkerEnv, type WorkerEnvSettings } from './read-worker-env.js';
 export type { StoreLocation } from './store-location.js';
 export { workerOptions, workerOptionsFromEnv, type WorkerEnvContext, type WorkerEnvOptions } from './worker-options.js';

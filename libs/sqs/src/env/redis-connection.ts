@@ -1,6 +1,6 @@
 import type { createClient } from '@redis/client';
 import { cappedExponentialMs } from '@requeue/retry/engine';
-import type { WorkerLogger } from '../logger.js';
+import type { WorkerLogger } from '../events/logger.js';
 import { MissingPeerError, optionalPeer } from '../peers/optional-peer.js';
 
 function newClient(create: typeof createClient, url: string) {

@@ -1,7 +1,7 @@
 import type * as DynamoDb from '@aws-sdk/client-dynamodb';
 import type { FleetStateStore } from '../backpressure/fleet-state.js';
 import type { IdempotencyOptions } from '../idempotency/options.js';
-import type { WorkerLogger } from '../logger.js';
+import type { WorkerLogger } from '../events/logger.js';
 import { requiredPeer } from '../peers/optional-peer.js';
 import { DynamoDbFleetStore, RedisFleetStore } from './fleet-stores.js';
 import { keyAt, type IdempotencySetting } from './idempotency-setting.js';

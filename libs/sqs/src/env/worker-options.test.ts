@@ -2,7 +2,7 @@ import { enginePolicy } from '@requeue/retry/engine';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it, vi } from 'vitest';
 import { SqsWorker } from '../worker.js';
-import { EmfMetrics } from '../metrics.js';
+import { EmfMetrics } from '../events/metrics.js';
 import { MissingPeerError, optionalPeer, requiredPeer } from '../peers/optional-peer.js';
 import { WorkerConfigError } from './config-error.js';
 import { workerOptionsFromEnv } from './worker-options.js';

@@ -1,5 +1,5 @@
-import { storeLogger, type WorkerLogger } from '../logger.js';
-import { EmfMetrics } from '../metrics.js';
+import { storeLogger, type WorkerLogger } from '../events/logger.js';
+import { EmfMetrics } from '../events/metrics.js';
 import type { SqsWorkerOptions } from '../options.js';
 import { WorkerConfigError } from './config-error.js';
 import { readWorkerEnv, type WorkerEnvSettings } from './read-worker-env.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { WorkerLogger } from '../logger.js';
+import type { WorkerLogger } from './logger.js';
 import { EventStream } from './event-stream.js';
 
 function recordingLogger() {

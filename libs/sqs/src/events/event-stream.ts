@@ -1,4 +1,4 @@
-import type { WorkerLogger } from '../logger.js';
+import type { WorkerLogger } from './logger.js';
 import type { WorkerEvents } from './worker-events.js';
 
 type Listener<E> = (event: E) => void;

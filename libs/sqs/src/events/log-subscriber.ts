@@ -1,6 +1,6 @@
 import { redactUrlCredentials } from '@requeue/retry/engine';
 import { causeId, deadLetterCause } from '../dead-letters/cause.js';
-import type { WorkerLogger } from '../logger.js';
+import type { WorkerLogger } from './logger.js';
 import type { EngineEvents } from './engine-events.js';
 import type { EventStream } from './event-stream.js';
 

@@ -1,6 +1,6 @@
-import type { WorkerLogger } from '../logger.js';
-import type { WorkerMetrics } from '../metrics.js';
-import type { ScheduledRetries } from '../scheduled-retries.js';
+import type { WorkerLogger } from './logger.js';
+import type { WorkerMetrics } from './metrics.js';
+import type { ScheduledRetries } from '../delivery/scheduled-retries.js';
 import type { EngineEvents } from './engine-events.js';
 import type { EventStream } from './event-stream.js';
 import { subscribeLogs } from './log-subscriber.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IdempotencyConfig as IdempotencyConfigType } from '@aws-lambda-powertools/idempotency';
-import type { WorkerMessage } from '../worker-message.js';
+import type { WorkerMessage } from '../message/worker-message.js';
 import type { IdempotencyOptions, IdempotencyStore, IdempotencyStoreRecord } from './options.js';
 
 /** What the store says about a message's key before its handler may run. */

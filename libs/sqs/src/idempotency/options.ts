@@ -1,4 +1,4 @@
-import type { WorkerMessage } from '../worker-message.js';
+import type { WorkerMessage } from '../message/worker-message.js';
 
 /** A record as the store returns it. */
 export interface IdempotencyStoreRecord {

@@ -1,6 +1,6 @@
 import { outOfRange } from '@requeue/retry/engine';
 import { SqsWorkerConfigError } from '../errors.js';
-import type { WorkerLogger } from '../logger.js';
+import type { WorkerLogger } from '../events/logger.js';
 import type { SqsWorkerOptions } from '../options.js';
 import { ecsAgent } from './ecs-agent.js';
 import { TaskProtection } from './task-protection.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { silentLogger } from '../logger.js';
+import { silentLogger } from '../events/logger.js';
 import { ecsAgent, TaskProtectionError, type ProtectionAgent } from './ecs-agent.js';
 import { PROTECT_WAIT_MS, TaskProtection } from './task-protection.js';
 

@@ -1,4 +1,4 @@
-import type { WorkerLogger } from '../logger.js';
+import type { WorkerLogger } from '../events/logger.js';
 import { sleep } from '../sleep.js';
 import type { ProtectionAgent } from './ecs-agent.js';
 

@@ -1,6 +1,6 @@
 import { InvalidRetryStateError, type PolicyOverrideInput } from '@requeue/retry';
 import { outOfRange, parsePolicyOverride, RETRY_POLICY_ATTRIBUTE } from '@requeue/retry/engine';
-import { MAX_MESSAGE_ATTRIBUTES, messageBytes, RESERVED_ATTRIBUTES, type MessageAttributes } from '../message-attributes.js';
+import { MAX_MESSAGE_ATTRIBUTES, messageBytes, RESERVED_ATTRIBUTES, type MessageAttributes } from '../message/message-attributes.js';
 import { tenantFields } from './tenant.js';
 
 /** A message to send to a queue or publish to a topic. */

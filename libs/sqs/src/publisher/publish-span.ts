@@ -1,7 +1,7 @@
 import type { Span, Tracer } from '@opentelemetry/api';
 import { otel, type OpenTelemetry, type TracerProviderLike } from '../tracing/otel-api.js';
 import { formatAwsTraceHeader, formatTraceparent, TRACEPARENT_ATTRIBUTE, TRACESTATE_ATTRIBUTE } from '../tracing/trace-header.js';
-import { messageBytes, type MessageAttributes } from '../message-attributes.js';
+import { messageBytes, type MessageAttributes } from '../message/message-attributes.js';
 import { MAX_PUBLISHER_ATTRIBUTES, type Destination, type EncodedMessage } from './outgoing.js';
 
 /** A send or publish as its PRODUCER span describes it. */

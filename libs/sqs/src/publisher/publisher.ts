@@ -1,7 +1,7 @@
 import { PublishBatchCommand, PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { ConfigError } from '@requeue/retry';
-import { MAX_MESSAGE_BYTES, RESERVED_BYTES } from '../message-attributes.js';
+import { MAX_MESSAGE_BYTES, RESERVED_BYTES } from '../message/message-attributes.js';
 import { chunkBatches } from './batches.js';
 import { encodeMessage, type Destination, type EncodedMessage, type OutgoingMessage } from './outgoing.js';
 import { PublishTracer } from './publish-span.js';

@@ -1,11 +1,11 @@
 import type { Message } from '@aws-sdk/client-sqs';
 import { createDelivery, queueNameOf, shareDelivery, type DeliveryShared } from '../delivery/create-delivery.js';
 import { IdempotencyGuard } from '../idempotency/guard.js';
-import { silentLogger } from '../logger.js';
-import { noMetrics } from '../metrics.js';
+import { silentLogger } from '../events/logger.js';
+import { noMetrics } from '../events/metrics.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type SqsWorkerOptions } from '../options.js';
-import { readQueueFacts, type QueueFacts } from '../queue-facts.js';
-import { ScheduledRetries } from '../scheduled-retries.js';
+import { readQueueFacts, type QueueFacts } from '../sqs-io/queue-facts.js';
+import { ScheduledRetries } from '../delivery/scheduled-retries.js';
 import { settleInOrder } from './settle-in-order.js';
 
 /**

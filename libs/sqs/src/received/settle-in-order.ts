@@ -1,5 +1,5 @@
 import type { Message } from '@aws-sdk/client-sqs';
-import type { Settled } from '../group-sequencer.js';
+import type { Settled } from '../delivery/group-sequencer.js';
 
 /** What `settleInOrder` does with one message: run it to its outcome, or give it back unrun. */
 export interface SettleActions {

@@ -1,6 +1,6 @@
 import type { Message } from '@aws-sdk/client-sqs';
-import { parseBodyAhead } from '../parsed-bodies.js';
-import { unwrapSnsEnvelope } from '../sns-envelope.js';
+import { parseBodyAhead } from '../message/parsed-bodies.js';
+import { unwrapSnsEnvelope } from '../message/sns-envelope.js';
 
 /**
  * Where a message's tenant is read: `group` (the MessageGroupId, SQS fair queues' key),

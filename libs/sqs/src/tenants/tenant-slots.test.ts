@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MessageSlots, type MessageSlot } from '../message-slots.js';
+import { MessageSlots, type MessageSlot } from '../receive/message-slots.js';
 
 /**
  * One handler, a prefetch of 2 and a tenants' prefetch of 6, on a clock the test moves;

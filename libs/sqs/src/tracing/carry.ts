@@ -1,5 +1,5 @@
 import type { SpanContext } from '@opentelemetry/api';
-import { fitsInOneMessage, stringAttribute, type MessageAttributes } from '../message-attributes.js';
+import { fitsInOneMessage, stringAttribute, type MessageAttributes } from '../message/message-attributes.js';
 import { formatTraceparent, parseAwsTraceHeader, parseTraceparent, TRACEPARENT_ATTRIBUTE, TRACESTATE_ATTRIBUTE } from './trace-header.js';
 
 /**

@@ -1,8 +1,8 @@
 import { InFlightLimit } from './in-flight-limit.js';
 import { ReceiveLookahead } from './receive-lookahead.js';
-import { FairWaiting, NO_TENANT } from './tenants/fair-waiting.js';
-import { RecentTenants } from './tenants/recent-tenants.js';
-import { TenantDwell, type TenantsSnapshot } from './tenants/tenant-dwell.js';
+import { FairWaiting, NO_TENANT } from '../tenants/fair-waiting.js';
+import { RecentTenants } from '../tenants/recent-tenants.js';
+import { TenantDwell, type TenantsSnapshot } from '../tenants/tenant-dwell.js';
 
 /** A received message waiting for a running slot: how to start it, and how to give it back unstarted. */
 interface Waiting {

@@ -2,15 +2,15 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { createRetryPolicy, NonRetryableError, RetryableError } from '@requeue/retry';
 import { seededRandom } from '@requeue/retry/engine';
 import { describe, expect, it } from 'vitest';
-import type { OutgoingMessage, SqsBatchClient } from './batch-client.js';
-import type { BodySchema } from './body-schema.js';
-import { createDelivery, type DeliveryShared } from './delivery/create-delivery.js';
-import type { EngineEvents } from './events/engine-events.js';
-import { EventStream } from './events/event-stream.js';
-import { silentLogger } from './logger.js';
-import { noMetrics } from './metrics.js';
-import { resolveWorkerOptions, type MessageHandler } from './options.js';
-import type { QueueFacts } from './queue-facts.js';
+import type { OutgoingMessage, SqsBatchClient } from '../sqs-io/batch-client.js';
+import type { BodySchema } from '../message/body-schema.js';
+import { createDelivery, type DeliveryShared } from './create-delivery.js';
+import type { EngineEvents } from '../events/engine-events.js';
+import { EventStream } from '../events/event-stream.js';
+import { silentLogger } from '../events/logger.js';
+import { noMetrics } from '../events/metrics.js';
+import { resolveWorkerOptions, type MessageHandler } from '../options.js';
+import type { QueueFacts } from '../sqs-io/queue-facts.js';
 import { UnusedReceives } from './unused-receives.js';
 
 // The processor with the real decision and executor, SQS's writes recorded: the stages in

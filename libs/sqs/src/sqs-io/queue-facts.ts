@@ -1,6 +1,6 @@
-import { queueUnavailable } from './queue-unavailable.js';
+import { queueUnavailable } from '../receive/queue-unavailable.js';
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { MAX_MESSAGE_BYTES, RESERVED_BYTES } from './message-attributes.js';
+import { MAX_MESSAGE_BYTES, RESERVED_BYTES } from '../message/message-attributes.js';
 
 /** What the worker needs to know of its queue before it receives. */
 export interface QueueFacts {

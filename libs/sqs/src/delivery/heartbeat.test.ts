@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { SqsBatchClient } from './batch-client.js';
-import type { EntryOutcome } from './batcher.js';
+import type { SqsBatchClient } from '../sqs-io/batch-client.js';
+import type { EntryOutcome } from '../sqs-io/batcher.js';
 import { MAX_VISIBILITY_SECONDS, VisibilityHeartbeat } from './heartbeat.js';
-import { silentLogger } from './logger.js';
+import { silentLogger } from '../events/logger.js';
 
 function fakeBatch(answer: () => Promise<EntryOutcome> = async () => ({ ok: true })) {
   const changes: Array<{ receiptHandle: string; seconds: number }> = [];

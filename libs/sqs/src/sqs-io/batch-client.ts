@@ -7,7 +7,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { Batcher, type EntryOutcome } from './batcher.js';
-import { MAX_MESSAGE_BYTES, messageBytes, type MessageAttributes } from './message-attributes.js';
+import { MAX_MESSAGE_BYTES, messageBytes, type MessageAttributes } from '../message/message-attributes.js';
 
 /** SQS batch actions take at most 10 entries (API reference, every *Batch action). */
 const MAX_BATCH_ENTRIES = 10;

@@ -1,6 +1,6 @@
-import type { SqsBatchClient } from './batch-client.js';
-import { batchFailure } from './errors.js';
-import type { WorkerLogger } from './logger.js';
+import type { SqsBatchClient } from '../sqs-io/batch-client.js';
+import { batchFailure } from '../errors.js';
+import type { WorkerLogger } from '../events/logger.js';
 
 /** SQS refuses to keep a message invisible for more than 12 hours after it was received. */
 export const MAX_VISIBILITY_SECONDS = 43_200;

@@ -1,9 +1,9 @@
 import { ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import { cappedExponentialMs, redactUrlCredentials, type Random } from '@requeue/retry/engine';
 import type { InFlightLimit } from './in-flight-limit.js';
-import type { WorkerLogger } from './logger.js';
+import type { WorkerLogger } from '../events/logger.js';
 import { ReceivePacer } from './receive-pacer.js';
-import { sleep } from './sleep.js';
+import { sleep } from '../sleep.js';
 
 export interface PollerOptions {
   sqs: SQSClient;

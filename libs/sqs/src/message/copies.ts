@@ -10,7 +10,7 @@ import {
 } from '@requeue/retry/engine';
 import type { DecodedMessage } from './decode.js';
 import { fitsInOneMessage, MAX_MESSAGE_ATTRIBUTES, stringAttribute, type MessageAttributes, type NoRoom } from './message-attributes.js';
-import { withTraceAttributes } from './tracing/carry.js';
+import { withTraceAttributes } from '../tracing/carry.js';
 
 /**
  * Attributes of a retry copy: the publisher's own, unchanged, plus the new `x-retry` and

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
-import { TRACEPARENT_ATTRIBUTE, TRACESTATE_ATTRIBUTE } from './tracing/trace-header.js';
+import { TRACEPARENT_ATTRIBUTE, TRACESTATE_ATTRIBUTE } from '../tracing/trace-header.js';
 
 /** Rewritten on every copy with that attempt's trace context, so not part of what the message is. */
 const UNBOUND_ATTRIBUTES: ReadonlySet<string> = new Set([TRACEPARENT_ATTRIBUTE, TRACESTATE_ATTRIBUTE]);

@@ -14,8 +14,8 @@ import type { SpanContext } from '@opentelemetry/api';
 import { attributeStrings, unreadableAttribute, userAttributes, type MessageAttributes } from './message-attributes.js';
 import { messageDigest } from './message-digest.js';
 import { unwrapSnsEnvelope } from './sns-envelope.js';
-import { incomingTraceContext } from './tracing/carry.js';
-import type { ProcessTrace } from './tracing/process-trace.js';
+import { incomingTraceContext } from '../tracing/carry.js';
+import type { ProcessTrace } from '../tracing/process-trace.js';
 import type { WorkerMessage } from './worker-message.js';
 
 /** A received message, decoded: what the handler sees and what a retry must carry. */
