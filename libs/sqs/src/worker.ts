@@ -5,6 +5,7 @@ import { SqsWorkerConfigError } from './errors.js';
 import { GroupSequencer } from './delivery/group-sequencer.js';
 import { MessageSlots } from './receive/message-slots.js';
 import { dwellSince } from './tenants/tenant-dwell.js';
+import { Arrival } from './message/arrival.js';
 import { silentLogger } from './events/logger.js';
 import { noMetrics } from './events/metrics.js';
 import type { WorkerEvents } from './events/worker-events.js';
@@ -254,14 +255,15 @@ export class SqsWorker<Body = unknown> {
     // Tracked from now: a message may wait prefetched, behind its FIFO group or for its dependency.
     running.heartbeat.track(received.receiptHandle, received.messageId, receivedAt);
     const groupId = running.fifo ? message.Attributes?.MessageGroupId : undefined;
+    const arrival = new Arrival(message);
     this.slots.admit(
       (slot) => {
-        const run = () => running.processor.process(message, receivedAt, slot.handOff, slot);
+        const run = () => running.processor.process(arrival, receivedAt, slot.handOff, slot);
         const processing = groupId === undefined ? run() : this.groups.run(groupId, run, async () => void (await running.executor.execute(received, RELEASE)));
         void processing.finally(slot.done);
       },
       async () => void (await running.executor.execute(received, RELEASE)),
-      this.options.tenants?.read(message),
+      this.options.tenants?.read(arrival),
       this.options.tenants && dwellSince(message),
     );
   }

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { OutgoingMessage, SqsBatchClient } from '../sqs-io/batch-client.js';
 import type { BodySchema } from '../message/body-schema.js';
 import { createDelivery, type DeliveryShared } from './create-delivery.js';
+import { Arrival } from '../message/arrival.js';
 import type { EngineEvents } from '../events/engine-events.js';
 import { EventStream } from '../events/event-stream.js';
 import { silentLogger } from '../events/logger.js';
@@ -62,7 +63,7 @@ function pipeline(handler: MessageHandler, schema?: BodySchema<unknown>) {
   });
   const process = (body: string, attributes: Record<string, { DataType: string; StringValue: string }> = {}) =>
     processor.process(
-      { MessageId: 'm1', ReceiptHandle: 'r1', Body: body, Attributes: { ApproximateReceiveCount: '1' }, MessageAttributes: attributes },
+      new Arrival({ MessageId: 'm1', ReceiptHandle: 'r1', Body: body, Attributes: { ApproximateReceiveCount: '1' }, MessageAttributes: attributes }),
       NOW,
       () => {},
     );

@@ -1,4 +1,4 @@
-import type { Message } from '@aws-sdk/client-sqs';
+import type { Arrival } from '../message/arrival.js';
 import { classifyFailure } from '@requeue/retry';
 import { callOutcomeOf, dependencyKeyOf, isFirstRateLimit } from '../backpressure/call-outcome.js';
 import { validateBody } from '../message/body-schema.js';
@@ -55,10 +55,11 @@ export class MessageProcessor {
   constructor(private readonly context: ProcessContext) {}
 
   /** `parking`: the message's slot, which a wait in the worker on a standard queue leaves for the others while it lasts. */
-  async process(raw: Message, receivedAt: number, handOffSlot: () => void, parking?: SlotParking): Promise<Settled> {
+  async process(arrival: Arrival, receivedAt: number, handOffSlot: () => void, parking?: SlotParking): Promise<Settled> {
     const { options, executor, unusedReceives, tracer } = this.context;
-    const decoded = decodeMessage(raw, receivedAt, {
-      unusedReceives: unusedReceives.of(raw.MessageId ?? ''),
+    const decoded = decodeMessage(arrival.message, receivedAt, {
+      arrival,
+      unusedReceives: unusedReceives.of(arrival.message.MessageId ?? ''),
       parseOverride: options.retryPolicy.parseOverride,
       traced: tracer !== undefined,
       signer: options.retryStateSigner,

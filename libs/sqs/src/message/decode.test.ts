@@ -3,7 +3,7 @@ import { encodeRetryState, RetryStateSigner } from '@requeue/retry/engine';
 import { describe, expect, it } from 'vitest';
 import { decodeMessage } from './decode.js';
 import { messageDigest } from './message-digest.js';
-import { parseBody } from './parsed-bodies.js';
+import { parseBody } from './arrival.js';
 
 const signer = new RetryStateSigner(['k'.repeat(32)]);
 /** What `withRetry`'s messages are: body `x`, no attribute of the publisher's. */

@@ -1,5 +1,5 @@
 import type { Message } from '@aws-sdk/client-sqs';
-import { takeParsedBody } from './parsed-bodies.js';
+import { parseBody, type Arrival } from './arrival.js';
 import {
   freshRetryState,
   parsePolicyOverride,
@@ -54,6 +54,8 @@ export interface DecodeContext {
   traced?: boolean;
   /** Verifies `x-retry`'s MAC. @default none: no message's claimed identity is trusted */
   signer?: RetryStateSigner;
+  /** The message as it arrived: its envelope and body are read there, once, rather than again here. */
+  arrival?: Arrival;
 }
 
 export type DecodeResult =
@@ -68,7 +70,7 @@ export type DecodeResult =
  * policy's own custom strategy names.
  */
 export function decodeMessage(message: Message, now: number, context: DecodeContext = {}): DecodeResult {
-  const { unusedReceives = 0, parseOverride = parsePolicyOverride, traced = true, signer } = context;
+  const { unusedReceives = 0, parseOverride = parsePolicyOverride, traced = true, signer, arrival } = context;
   const messageId = message.MessageId ?? '';
   // An attribute the SDK delivered without a value cannot be carried: the message is
   // dead-lettered with the rest, and says which (see keepProtoAttribute).
@@ -90,7 +92,8 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
     : freshRetryState(messageId, Math.min(firstReceivedAt, now));
   const { value: override, problem: overrideProblem } = readAttribute(attributes[RETRY_POLICY_ATTRIBUTE]?.StringValue, parseOverride);
 
-  const unwrapped = unwrapSnsEnvelope(sqsBody, attributes);
+  // The arrival's unwrap saw every attribute: it stands unless one was dropped as unreadable.
+  const unwrapped = arrival && unreadable === undefined ? arrival.unwrapped : unwrapSnsEnvelope(sqsBody, attributes);
   const payload = unwrapped.kind === 'invalid-envelope' ? sqsBody : unwrapped.payload;
   const payloadAttributes = userAttributes(unwrapped.kind === 'invalid-envelope' ? attributes : unwrapped.attributes);
   // Every receive of this SQS message is one attempt, on top of what earlier copies
@@ -110,7 +113,7 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
     payload,
     payloadAttributes,
     handlerMessage: {
-      body: takeParsedBody(message, payload),
+      body: arrival ? arrival.body(payload) : parseBody(payload),
       rawBody: payload,
       attributes: attributeStrings(payloadAttributes),
       attempt: state.attempt,

@@ -1,6 +1,7 @@
 import type { Message } from '@aws-sdk/client-sqs';
 import { createDelivery, queueNameOf, shareDelivery, type DeliveryShared } from '../delivery/create-delivery.js';
 import { IdempotencyGuard } from '../idempotency/guard.js';
+import { Arrival } from '../message/arrival.js';
 import { silentLogger } from '../events/logger.js';
 import { noMetrics } from '../events/metrics.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type SqsWorkerOptions } from '../options.js';
@@ -90,7 +91,7 @@ export class ReceivedMessages {
     try {
       for (const message of messages) this.shared.events.emit('received', { messageId: message.MessageId ?? '', receivedAt: now });
       return await settleInOrder(messages, this.facts.fifo, options.maxInFlight, {
-        run: (message) => processor.process(message, now, () => undefined),
+        run: (message) => processor.process(new Arrival(message), now, () => undefined),
         giveBack: (message) => executor.execute({ messageId: message.MessageId ?? '', receiptHandle: message.ReceiptHandle ?? '' }, { kind: 'release' }),
       });
     } finally {

@@ -1,6 +1,4 @@
-import type { Message } from '@aws-sdk/client-sqs';
-import { parseBodyAhead } from '../message/parsed-bodies.js';
-import { unwrapSnsEnvelope } from '../message/sns-envelope.js';
+import type { Arrival } from '../message/arrival.js';
 
 /**
  * Where a message's tenant is read: `group` (the MessageGroupId, SQS fair queues' key),
@@ -10,7 +8,7 @@ import { unwrapSnsEnvelope } from '../message/sns-envelope.js';
 export type TenantKey = 'group' | `attribute.${string}` | `body.${string}`;
 
 /** Reads a message's tenant; undefined when it names none (those share one tenant). */
-export type TenantReader = (message: Message) => string | undefined;
+export type TenantReader = (arrival: Arrival) => string | undefined;
 
 /** The problem with a key, or undefined when it is one of the three forms. */
 export function tenantKeyProblem(key: unknown): string | undefined {
@@ -31,23 +29,23 @@ export function tenantKeyProblem(key: unknown): string | undefined {
 }
 
 export function tenantReader(key: TenantKey): TenantReader {
-  if (key === 'group') return (message) => message.Attributes?.MessageGroupId || undefined;
+  if (key === 'group') return ({ message }) => message.Attributes?.MessageGroupId || undefined;
   const [source, ...rest] = key.split('.');
   if (source === 'attribute') {
     const name = rest.join('.');
-    return (message) => {
-      const unwrapped = unwrapSnsEnvelope(message.Body ?? '', message.MessageAttributes ?? {});
-      const attributes = unwrapped.kind === 'invalid-envelope' ? (message.MessageAttributes ?? {}) : unwrapped.attributes;
+    return (arrival) => {
+      const unwrapped = arrival.unwrapped;
+      const attributes = unwrapped.kind === 'invalid-envelope' ? (arrival.message.MessageAttributes ?? {}) : unwrapped.attributes;
       return attributes[name]?.StringValue || undefined;
     };
   }
-  return (message) => valueAt(bodyOf(message), rest);
+  return (arrival) => valueAt(bodyOf(arrival), rest);
 }
 
-/** The body, parsed once: the decode takes this parse instead of its own. */
-function bodyOf(message: Message): unknown {
-  const unwrapped = unwrapSnsEnvelope(message.Body ?? '', message.MessageAttributes ?? {});
-  return unwrapped.kind === 'invalid-envelope' ? undefined : parseBodyAhead(message, unwrapped.payload);
+/** The body inside any envelope, parsed once: the decode takes this parse instead of its own. */
+function bodyOf(arrival: Arrival): unknown {
+  const unwrapped = arrival.unwrapped;
+  return unwrapped.kind === 'invalid-envelope' ? undefined : arrival.body(unwrapped.payload);
 }
 
 function valueAt(body: unknown, path: string[]): string | undefined {

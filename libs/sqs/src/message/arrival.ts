@@ -1,0 +1,36 @@
+import type { Message } from '@aws-sdk/client-sqs';
+import type { MessageAttributes } from './message-attributes.js';
+import { unwrapSnsEnvelope, type Unwrapped } from './sns-envelope.js';
+
+/** The handler's `body`: parsed JSON when the payload is JSON, else the string. */
+export function parseBody(payload: string): unknown {
+  try {
+    return JSON.parse(payload);
+  } catch {
+    return payload;
+  }
+}
+
+/**
+ * A message as it arrived, made once when it is received and handed down the pipeline:
+ * its SNS envelope is unwrapped and its body parsed at most once, by whichever stage asks
+ * first (the tenant reader at admission, the decode when the message starts).
+ */
+export class Arrival {
+  private envelope: Unwrapped | undefined;
+  private parsed: { payload: string; body: unknown } | undefined;
+
+  constructor(readonly message: Message) {}
+
+  /** The SNS envelope taken off, with the attributes as SQS delivered them. */
+  get unwrapped(): Unwrapped {
+    this.envelope ??= unwrapSnsEnvelope(this.message.Body ?? '', (this.message.MessageAttributes ?? {}) as MessageAttributes);
+    return this.envelope;
+  }
+
+  /** The body of `payload` (what the envelope carried, or the SQS body itself), parsed once. */
+  body(payload: string): unknown {
+    if (this.parsed?.payload !== payload) this.parsed = { payload, body: parseBody(payload) };
+    return this.parsed.body;
+  }
+}
