@@ -80,6 +80,7 @@ export function createDelivery(options: ResolvedWorkerOptions, facts: QueueFacts
     heartbeat,
     unusedReceives,
     events,
+    draining: wiring.draining,
   });
   const tracer = options.tracing === false || !otel ? undefined : new MessageTracer(otel, queueName, queueUrl, options.tracing?.tracerProvider);
   const processor = new MessageProcessor({
@@ -90,7 +91,6 @@ export function createDelivery(options: ResolvedWorkerOptions, facts: QueueFacts
     facts,
     unusedReceives,
     handlerStop: new HandlerStop(wiring.stop),
-    draining: wiring.draining,
     queueName,
     tracer,
     idempotency: wiring.idempotency,

@@ -32,7 +32,7 @@ function recordingBatch(failing: ReadonlySet<string> = new Set()) {
   return { calls, batch: batch as unknown as SqsBatchClient };
 }
 
-function executor(options: { acknowledge?: Acknowledge; failing?: Set<string>; deadLetterQueueUrl?: string } = {}) {
+function executor(options: { acknowledge?: Acknowledge; failing?: Set<string>; deadLetterQueueUrl?: string; draining?: AbortSignal } = {}) {
   const { calls, batch } = recordingBatch(options.failing);
   const events = new EventStream<EngineEvents>(silentLogger);
   const settled: Array<EngineEvents['settled']['outcome']> = [];
@@ -50,6 +50,7 @@ function executor(options: { acknowledge?: Acknowledge; failing?: Set<string>; d
     heartbeat,
     unusedReceives,
     events,
+    draining: options.draining ?? new AbortController().signal,
   });
   return { run, calls, settled, failed, untracked, unusedReceives };
 }
@@ -125,5 +126,27 @@ describe('OutcomeExecutor', () => {
     expect(calls).toEqual([{ action: 'visibility', queueUrl: QUEUE, receiptHandle: 'r1', seconds: 0 }]);
     expect(settled).toEqual([{ kind: 'released' }]);
     expect(unusedReceives.of('m1')).toBe(1);
+  });
+
+  it('spends a wait in place with no SQS call, then the message carries the attempt it waited for; draining ends it early', async () => {
+    const { run, calls, settled, unusedReceives } = executor();
+    const held = message();
+    const next = { ...held.state, attempt: 2 };
+    const inPlace = {
+      kind: 'in-place' as const,
+      seconds: 0,
+      ifStopped: HIDE,
+      wait: { kind: 'retry' as const, decision: { ...HIDE.wait.decision, state: next } },
+    };
+    expect(await run.waitInPlace(held, inPlace)).toBe(true);
+    expect(calls).toEqual([]);
+    expect(settled).toMatchObject([{ kind: 'retry', transport: 'in-place', nextAttempt: 2 }]);
+    expect(held.handlerMessage.attempt).toBe(2);
+    expect(unusedReceives.of('m1')).toBe(-1);
+
+    const draining = new AbortController();
+    draining.abort();
+    const stopped = executor({ draining: draining.signal });
+    expect(await stopped.run.waitInPlace(message(), { ...inPlace, seconds: 60 })).toBe(false);
   });
 });

@@ -11,7 +11,8 @@ import type { VisibilityHeartbeat } from './heartbeat.js';
 import type { ResolvedWorkerOptions } from '../options.js';
 import { formatAwsTraceHeader } from '../tracing/trace-header.js';
 import type { UnusedReceives } from './unused-receives.js';
-import type { DeadLetterOutcome, HideOutcome, Outcome, Wait } from './outcome.js';
+import { sleep } from '../sleep.js';
+import type { DeadLetterOutcome, HideOutcome, InPlaceOutcome, Outcome, Wait } from './outcome.js';
 
 /** A message acknowledged by reporting it done: nothing to call. */
 const DONE: EntryOutcome = { ok: true };
@@ -35,6 +36,8 @@ export interface ExecuteContext {
   heartbeat: VisibilityHeartbeat;
   unusedReceives: UnusedReceives;
   events: EventStream<EngineEvents>;
+  /** Aborted when no message may wait in the process any longer: ends the waits in place. */
+  draining: AbortSignal;
 }
 
 /** A message as received, before it was decoded: all a give-back needs. */
@@ -42,7 +45,8 @@ export type Received = Pick<DecodedMessage, 'messageId' | 'receiptHandle'> & Par
 
 /**
  * Performs outcomes: the only place with SQS side effects on a received message, the
- * only place its heartbeat stops, and where its running slot is handed on. It decides
+ * only place its heartbeat stops, where its running slot is handed on and where a wait in
+ * place is spent. It decides
  * nothing (`decideDelivery` did) and reports what it did as events (`settled`,
  * `settleFailed`). A write is made only once the one before it is safe: a copy before
  * the delete of its original, a dead letter before the delete.
@@ -172,9 +176,23 @@ export class OutcomeExecutor {
     return 'stays';
   }
 
-  /** A FIFO head that waits in the worker (`InPlaceOutcome`): reported as its retry or deferral, with the `in-place` transport. */
-  waitingInPlace(message: DecodedMessage, wait: Wait, seconds: number): void {
+  /**
+   * A wait spent in the worker (`InPlaceOutcome`: a FIFO group's head, or a message that
+   * cannot carry its state), reported as its retry or deferral with the `in-place`
+   * transport, while the heartbeat keeps it (and a FIFO group's later messages) hidden.
+   * False when draining began first. After it, the message carries the state it waited
+   * for; a retry's attempt is remembered as one no receive counted, so a later hand-back
+   * still counts it.
+   */
+  async waitInPlace(message: DecodedMessage, { wait, seconds }: InPlaceOutcome): Promise<boolean> {
+    const { draining, unusedReceives } = this.context;
     this.settled(message, waiting(wait, seconds, 'in-place'));
+    await sleep(seconds * 1000, draining);
+    if (draining.aborted) return false;
+    message.state = wait.decision.state;
+    message.handlerMessage = { ...message.handlerMessage, attempt: message.state.attempt };
+    if (wait.kind === 'retry') unusedReceives.attemptInPlace(message.messageId);
+    return true;
   }
 
   /** `afterSend`: a copy or dead letter was sent, so a failed delete leaves the message twice. */

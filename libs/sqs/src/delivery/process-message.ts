@@ -8,7 +8,6 @@ import { decodeMessage, type DecodedMessage } from '../message/decode.js';
 import { decideDelivery, type DeliveryFacts } from './decide-delivery.js';
 import type { OutcomeExecutor } from './execute-outcome.js';
 import type { InPlaceOutcome, Outcome } from './outcome.js';
-import { sleep } from '../sleep.js';
 import type { EngineEvents } from '../events/engine-events.js';
 import type { EventStream } from '../events/event-stream.js';
 import type { FinalVerdict, Verdict } from './verdict.js';
@@ -35,8 +34,6 @@ export interface ProcessContext {
   unusedReceives: UnusedReceives;
   /** Aborts every handler when shutdown outlasts the drain timeout. */
   handlerStop: HandlerStop;
-  /** Aborted when shutdown begins: ends the waits in place. */
-  draining: AbortSignal;
   queueName: string;
   /** Undefined when tracing is off. */
   tracer: MessageTracer | undefined;
@@ -98,7 +95,7 @@ export class MessageProcessor {
     let outcome = this.decideFinal(message, verdict);
     while (outcome.kind === 'in-place') {
       const parked = !this.context.facts.fifo && parking !== undefined && parking.park();
-      if (!(await this.waitInPlace(message, outcome))) {
+      if (!(await this.context.executor.waitInPlace(message, outcome))) {
         outcome = outcome.ifStopped;
         break;
       }
@@ -111,22 +108,6 @@ export class MessageProcessor {
   private decideFinal(message: DecodedMessage, verdict: FinalVerdict): Outcome | InPlaceOutcome {
     this.logVerdict(message, verdict);
     return decideDelivery(this.decisionFacts(message, verdict, this.context.options.now()));
-  }
-
-  /**
-   * The wait of a FIFO group's head, spent here while the heartbeat keeps it and the
-   * messages behind it invisible. False when shutdown began first. A retry's attempt is
-   * remembered as one no receive counted, so a later hand-back still counts it.
-   */
-  private async waitInPlace(message: DecodedMessage, { wait, seconds }: InPlaceOutcome): Promise<boolean> {
-    const { executor, draining, unusedReceives } = this.context;
-    executor.waitingInPlace(message, wait, seconds);
-    await sleep(seconds * 1000, draining);
-    if (draining.aborted) return false;
-    message.state = wait.decision.state;
-    message.handlerMessage = { ...message.handlerMessage, attempt: message.state.attempt };
-    if (wait.kind === 'retry') unusedReceives.attemptInPlace(message.messageId);
-    return true;
   }
 
   private decisionFacts<V extends Verdict>(message: DecodedMessage, verdict: V, now: number): DeliveryFacts<V> {
