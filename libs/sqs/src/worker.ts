@@ -17,14 +17,12 @@ import type { TaskProtection } from './protection/task-protection.js';
 import { deadLetterRoomProblem, readQueueFacts } from './sqs-io/queue-facts.js';
 import { ScheduledRetries, type ScheduledRetry } from './delivery/scheduled-retries.js';
 import { createDelivery, shareDelivery, type DeliveryShared } from './delivery/create-delivery.js';
+import { decideGiveBack } from './delivery/decide-delivery.js';
 import type { OutcomeExecutor } from './delivery/execute-outcome.js';
 import type { MessageProcessor } from './delivery/process-message.js';
 import type { VisibilityHeartbeat } from './delivery/heartbeat.js';
 import { sleep } from './sleep.js';
 import type { WorkerHealth } from './worker-health.js';
-
-/** Messages given back unrun: at shutdown, and a FIFO group's behind a failed head. */
-const RELEASE = { kind: 'release' } as const;
 
 /** What the health body lists at most: a publisher naming hosts must not grow it without bound. */
 const HEALTH_DEPENDENCIES = 20;
@@ -247,7 +245,7 @@ export class SqsWorker<Body = unknown> {
     const received = { messageId: message.MessageId ?? '', receiptHandle: message.ReceiptHandle ?? '' };
     if (this.stopping) {
       // Received by a poll that was under way when shutdown began: give it straight back.
-      void running.executor.execute(received, RELEASE).finally(() => this.slots.held.release(1));
+      void running.executor.execute(received, decideGiveBack({ kind: 'given-back', why: 'stopping' })).finally(() => this.slots.held.release(1));
       return;
     }
     const receivedAt = this.options.now();
@@ -259,10 +257,17 @@ export class SqsWorker<Body = unknown> {
     this.slots.admit(
       (slot) => {
         const run = () => running.processor.process(arrival, receivedAt, slot.handOff, slot);
-        const processing = groupId === undefined ? run() : this.groups.run(groupId, run, async () => void (await running.executor.execute(received, RELEASE)));
+        const processing =
+          groupId === undefined
+            ? run()
+            : this.groups.run(
+                groupId,
+                run,
+                async () => void (await running.executor.execute(received, decideGiveBack({ kind: 'given-back', why: 'behind-its-group' }))),
+              );
         void processing.finally(slot.done);
       },
-      async () => void (await running.executor.execute(received, RELEASE)),
+      async () => void (await running.executor.execute(received, decideGiveBack({ kind: 'given-back', why: 'waiting' }))),
       this.options.tenants?.read(arrival),
       this.options.tenants && dwellSince(message),
     );

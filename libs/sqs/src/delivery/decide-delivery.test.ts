@@ -3,7 +3,7 @@ import { enginePolicy, RetryStateSigner, seededRandom, type RetryState } from '@
 import { describe, expect, it } from 'vitest';
 import { messageDigest } from '../message/message-digest.js';
 import { decodeMessage, type DecodedMessage } from '../message/decode.js';
-import { decideDelivery, STORE_DOWN_HOLD_SECONDS, type DeliveryFacts } from './decide-delivery.js';
+import { decideDelivery, decideGiveBack, STORE_DOWN_HOLD_SECONDS, type DeliveryFacts } from './decide-delivery.js';
 import type { FinalVerdict } from './verdict.js';
 
 // One test per row of docs/contracts.md, "Outcomes": the decision alone, no SQS.
@@ -276,5 +276,13 @@ describe('decideDelivery: after the handler ran', () => {
   it('is pure: the same facts give the same outcome', () => {
     const verdict: FinalVerdict = { kind: 'failed', failure: TIMEOUT };
     expect(decide(verdict)).toEqual(decide(verdict));
+  });
+});
+
+describe('decideGiveBack', () => {
+  it('releases a message given back unrun, whatever the reason: visible at once, no attempt used', () => {
+    for (const why of ['stopping', 'behind-its-group', 'waiting'] as const) {
+      expect(decideGiveBack({ kind: 'given-back', why })).toEqual({ kind: 'release' });
+    }
   });
 });

@@ -4,11 +4,21 @@ import { retryCopyAttributes } from '../message/copies.js';
 import type { DecodedMessage } from '../message/decode.js';
 import { MAX_VISIBILITY_SECONDS } from './heartbeat.js';
 import type { QueueFacts } from '../sqs-io/queue-facts.js';
-import type { DeadLetterOutcome, HideOutcome, InPlaceOutcome, Outcome, RunOutcome, Wait } from './outcome.js';
-import type { FinalVerdict, Verdict } from './verdict.js';
+import type { DeadLetterOutcome, HideOutcome, InPlaceOutcome, Outcome, ReleaseOutcome, RunOutcome, Wait } from './outcome.js';
+import type { FinalVerdict, GiveBack, Verdict } from './verdict.js';
 
 /** How long a message waits, invisible and unrun, while the idempotency store is unreachable. */
 export const STORE_DOWN_HOLD_SECONDS = 5;
+
+/**
+ * A message given back unrun (`GiveBack`): visible again at once, and its receive used no
+ * attempt (docs/contracts.md, "Outcomes"). Every give-back goes through here.
+ */
+export function decideGiveBack(_verdict: GiveBack): ReleaseOutcome {
+  return RELEASE;
+}
+
+const RELEASE: ReleaseOutcome = { kind: 'release' };
 
 /** Everything the decision reads. It reads nothing else: no clock, no I/O. */
 export interface DeliveryFacts<V extends Verdict = Verdict> {
@@ -46,7 +56,7 @@ export function decideDelivery(facts: DeliveryFacts): Outcome | InPlaceOutcome |
       return deadLetter('non-retryable', verdict.errorType, verdict.error);
     case 'gate-stopped':
     case 'stopped':
-      return { kind: 'release' };
+      return RELEASE;
     case 'store-unavailable':
       return { kind: 'hold-back', seconds: STORE_DOWN_HOLD_SECONDS };
     case 'duplicate':

@@ -12,7 +12,7 @@ import type { ResolvedWorkerOptions } from '../options.js';
 import { formatAwsTraceHeader } from '../tracing/trace-header.js';
 import type { UnusedReceives } from './unused-receives.js';
 import { sleep } from '../sleep.js';
-import type { DeadLetterOutcome, HideOutcome, InPlaceOutcome, Outcome, Wait } from './outcome.js';
+import type { DeadLetterOutcome, HideOutcome, InPlaceOutcome, Outcome, ReleaseOutcome, Wait } from './outcome.js';
 
 /** A message acknowledged by reporting it done: nothing to call. */
 const DONE: EntryOutcome = { ok: true };
@@ -55,7 +55,7 @@ export class OutcomeExecutor {
   constructor(private readonly context: ExecuteContext) {}
 
   /** `handOff` frees the message's running slot once its heartbeat has stopped, so the next message can start while this one settles. */
-  execute(message: Received, outcome: { kind: 'release' }): Promise<Settled>;
+  execute(message: Received, outcome: ReleaseOutcome): Promise<Settled>;
   execute(message: DecodedMessage, outcome: Outcome, handOff?: () => void): Promise<Settled>;
   async execute(message: DecodedMessage | Received, outcome: Outcome, handOff?: () => void): Promise<Settled> {
     // The heartbeat stops, and any extension under way lands, before the call that settles.

@@ -36,12 +36,17 @@ export interface HideOutcome {
  * - `leave`: nothing; it reappears after its visibility timeout. Only for an error the
  *   worker did not expect, which no decision returns.
  */
+/** Visible again at once; this receive was no attempt. */
+export interface ReleaseOutcome {
+  kind: 'release';
+}
+
 export type Outcome =
   | { kind: 'ack' }
   | { kind: 'copy'; wait: Wait; attributes: MessageAttributes; ifSendFails: HideOutcome | DeadLetterOutcome }
   | HideOutcome
   | DeadLetterOutcome
-  | { kind: 'release' }
+  | ReleaseOutcome
   | { kind: 'hold-back'; seconds: number }
   | { kind: 'leave' };
 

@@ -38,3 +38,14 @@ export type Verdict =
 
 /** The verdicts after which the decision is final. */
 export type FinalVerdict = Exclude<Verdict, { kind: 'received' }>;
+
+/**
+ * Why a message goes back unrun, before it was decoded: it came from a receive under way
+ * when shutdown began (`stopping`), it was queued behind its FIFO group's message that
+ * stays (`behind-its-group`), or it was waiting for a slot or its dependency when the
+ * worker gave its waiting messages back (`waiting`).
+ */
+export interface GiveBack {
+  kind: 'given-back';
+  why: 'stopping' | 'behind-its-group' | 'waiting';
+}

@@ -1,5 +1,6 @@
 import type { Message } from '@aws-sdk/client-sqs';
 import { createDelivery, queueNameOf, shareDelivery, type DeliveryShared } from '../delivery/create-delivery.js';
+import { decideGiveBack } from '../delivery/decide-delivery.js';
 import { IdempotencyGuard } from '../idempotency/guard.js';
 import { Arrival } from '../message/arrival.js';
 import { silentLogger } from '../events/logger.js';
@@ -92,7 +93,11 @@ export class ReceivedMessages {
       for (const message of messages) this.shared.events.emit('received', { messageId: message.MessageId ?? '', receivedAt: now });
       return await settleInOrder(messages, this.facts.fifo, options.maxInFlight, {
         run: (message) => processor.process(new Arrival(message), now, () => undefined),
-        giveBack: (message) => executor.execute({ messageId: message.MessageId ?? '', receiptHandle: message.ReceiptHandle ?? '' }, { kind: 'release' }),
+        giveBack: (message) =>
+          executor.execute(
+            { messageId: message.MessageId ?? '', receiptHandle: message.ReceiptHandle ?? '' },
+            decideGiveBack({ kind: 'given-back', why: 'behind-its-group' }),
+          ),
       });
     } finally {
       clearTimeout(timer);
