@@ -256,7 +256,8 @@ export class SqsWorker<Body = unknown> {
     const arrival = new Arrival(message);
     this.slots.admit(
       (slot) => {
-        const run = () => running.processor.process(arrival, receivedAt, slot.handOff, slot);
+        arrival.slot = slot;
+        const run = () => running.processor.process(arrival, receivedAt);
         const processing =
           groupId === undefined
             ? run()

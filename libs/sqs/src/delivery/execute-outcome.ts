@@ -41,7 +41,7 @@ export interface ExecuteContext {
 }
 
 /** A message as received, before it was decoded: all a give-back needs. */
-export type Received = Pick<DecodedMessage, 'messageId' | 'receiptHandle'> & Partial<Pick<DecodedMessage, 'trace' | 'state' | 'handlerMessage'>>;
+export type Received = Pick<DecodedMessage, 'messageId' | 'receiptHandle'> & Partial<Pick<DecodedMessage, 'trace' | 'state' | 'handlerMessage' | 'arrival'>>;
 
 /**
  * Performs outcomes: the only place with SQS side effects on a received message, the
@@ -54,14 +54,14 @@ export type Received = Pick<DecodedMessage, 'messageId' | 'receiptHandle'> & Par
 export class OutcomeExecutor {
   constructor(private readonly context: ExecuteContext) {}
 
-  /** `handOff` frees the message's running slot once its heartbeat has stopped, so the next message can start while this one settles. */
+  /** The message's running slot, if it has one, is handed on once its heartbeat has stopped, so the next message can start while this one settles. */
   execute(message: Received, outcome: ReleaseOutcome): Promise<Settled>;
-  execute(message: DecodedMessage, outcome: Outcome, handOff?: () => void): Promise<Settled>;
-  async execute(message: DecodedMessage | Received, outcome: Outcome, handOff?: () => void): Promise<Settled> {
+  execute(message: DecodedMessage, outcome: Outcome): Promise<Settled>;
+  async execute(message: DecodedMessage | Received, outcome: Outcome): Promise<Settled> {
     // The heartbeat stops, and any extension under way lands, before the call that settles.
     const extending = this.context.heartbeat.untrack(message.receiptHandle);
     if (extending) await extending;
-    handOff?.();
+    message.arrival?.slot?.handOff();
     if (outcome.kind === 'release') return this.release(message);
     return this.perform(message as DecodedMessage, outcome);
   }

@@ -65,7 +65,6 @@ function pipeline(handler: MessageHandler, schema?: BodySchema<unknown>) {
     processor.process(
       new Arrival({ MessageId: 'm1', ReceiptHandle: 'r1', Body: body, Attributes: { ApproximateReceiveCount: '1' }, MessageAttributes: attributes }),
       NOW,
-      () => {},
     );
   return { process, writes };
 }

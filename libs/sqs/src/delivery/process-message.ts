@@ -18,12 +18,8 @@ import type { QueueFacts } from '../sqs-io/queue-facts.js';
 import type { Claim, IdempotencyGuard } from '../idempotency/guard.js';
 import type { DeliveryFacts as TraceFacts, MessageTracer } from '../tracing/message-tracer.js';
 import type { UnusedReceives } from './unused-receives.js';
-import type { MessageSlot } from '../receive/message-slots.js';
 
 const RECEIVED = { kind: 'received' } as const;
-
-/** What a message waiting in place does with its running slot (`MessageSlot`). */
-export type SlotParking = Pick<MessageSlot, 'park' | 'unpark'>;
 
 export interface ProcessContext {
   options: ResolvedWorkerOptions;
@@ -51,8 +47,8 @@ export interface ProcessContext {
 export class MessageProcessor {
   constructor(private readonly context: ProcessContext) {}
 
-  /** `parking`: the message's slot, which a wait in the worker on a standard queue leaves for the others while it lasts. */
-  async process(arrival: Arrival, receivedAt: number, handOffSlot: () => void, parking?: SlotParking): Promise<Settled> {
+  /** The arrival's slot, if any, is handed on once the handler is done, and parked while the message waits in the worker. */
+  async process(arrival: Arrival, receivedAt: number): Promise<Settled> {
     const { options, executor, unusedReceives, tracer } = this.context;
     const decoded = decodeMessage(arrival.message, receivedAt, {
       arrival,
@@ -64,8 +60,7 @@ export class MessageProcessor {
     const message = decoded.message;
     if (tracer) message.trace = tracer.start(traceFacts(message));
     try {
-      if (!decoded.ok)
-        return await this.settle(message, { kind: 'undecodable', reason: decoded.reason, errorType: decoded.errorType, error: decoded.error }, handOffSlot);
+      if (!decoded.ok) return await this.settle(message, { kind: 'undecodable', reason: decoded.reason, errorType: decoded.errorType, error: decoded.error });
       if (message.overrideProblem) {
         options.logger.warn(
           { messageId: message.messageId, problem: message.overrideProblem },
@@ -73,8 +68,8 @@ export class MessageProcessor {
         );
       }
       const start = decideDelivery(this.decisionFacts(message, RECEIVED, receivedAt));
-      if (start.kind !== 'run') return await executor.execute(message, start, handOffSlot);
-      return await this.settle(message, await this.runToVerdict(message), handOffSlot, parking);
+      if (start.kind !== 'run') return await executor.execute(message, start);
+      return await this.settle(message, await this.runToVerdict(message));
     } catch (unexpected) {
       // Nothing a message does may end the worker. The message is left as it is and
       // reappears after its visibility timeout.
@@ -91,18 +86,19 @@ export class MessageProcessor {
    * settles. A FIFO head keeps its running slot (its group is held behind it anyway); on a
    * standard queue the slot is parked for the others while the message waits.
    */
-  private async settle(message: DecodedMessage, verdict: FinalVerdict, handOffSlot: () => void, parking?: SlotParking): Promise<Settled> {
+  private async settle(message: DecodedMessage, verdict: FinalVerdict): Promise<Settled> {
     let outcome = this.decideFinal(message, verdict);
     while (outcome.kind === 'in-place') {
+      const parking = message.arrival?.slot;
       const parked = !this.context.facts.fifo && parking !== undefined && parking.park();
       if (!(await this.context.executor.waitInPlace(message, outcome))) {
         outcome = outcome.ifStopped;
         break;
       }
-      if (parked) await parking.unpark();
+      if (parked) await parking!.unpark();
       outcome = this.decideFinal(message, await this.runToVerdict(message));
     }
-    return this.context.executor.execute(message, outcome, handOffSlot);
+    return this.context.executor.execute(message, outcome);
   }
 
   private decideFinal(message: DecodedMessage, verdict: FinalVerdict): Outcome | InPlaceOutcome {

@@ -1,4 +1,5 @@
 import type { Message } from '@aws-sdk/client-sqs';
+import type { MessageSlot } from '../receive/message-slots.js';
 import type { MessageAttributes } from './message-attributes.js';
 import { unwrapSnsEnvelope, type Unwrapped } from './sns-envelope.js';
 
@@ -14,11 +15,18 @@ export function parseBody(payload: string): unknown {
 /**
  * A message as it arrived, made once when it is received and handed down the pipeline:
  * its SNS envelope is unwrapped and its body parsed at most once, by whichever stage asks
- * first (the tenant reader at admission, the decode when the message starts).
+ * first (the tenant reader at admission, the decode when the message starts), and it
+ * carries the running slot the message was admitted to.
  */
 export class Arrival {
   private envelope: Unwrapped | undefined;
   private parsed: { payload: string; body: unknown } | undefined;
+
+  /**
+   * Its running slot, once the worker admitted it (none on Lambda): handed on when its
+   * handler is done, parked while it waits in the worker.
+   */
+  slot: Pick<MessageSlot, 'handOff' | 'park' | 'unpark'> | undefined;
 
   constructor(readonly message: Message) {}
 

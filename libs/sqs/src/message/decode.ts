@@ -45,6 +45,8 @@ export interface DecodedMessage {
   incomingTrace: SpanContext | undefined;
   /** This delivery's process span, once processing has started it. */
   trace?: ProcessTrace;
+  /** The message as it arrived, with its running slot; undefined when decoded without one. */
+  arrival: Arrival | undefined;
 }
 
 export interface DecodeContext {
@@ -125,6 +127,7 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
       ...(unwrapped.kind === 'sns' ? { snsMessageId: unwrapped.snsMessageId } : {}),
     },
     incomingTrace: traced ? incomingTraceContext(sqsUserAttributes, message.Attributes?.AWSTraceHeader, payloadAttributes) : undefined,
+    arrival,
   };
   if (retry.problem !== undefined) {
     return { ok: false, message: decoded, reason: 'invalid-retry-state', errorType: 'INVALID_RETRY_STATE', error: retry.problem };

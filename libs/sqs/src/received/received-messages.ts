@@ -92,7 +92,7 @@ export class ReceivedMessages {
     try {
       for (const message of messages) this.shared.events.emit('received', { messageId: message.MessageId ?? '', receivedAt: now });
       return await settleInOrder(messages, this.facts.fifo, options.maxInFlight, {
-        run: (message) => processor.process(new Arrival(message), now, () => undefined),
+        run: (message) => processor.process(new Arrival(message), now),
         giveBack: (message) =>
           executor.execute(
             { messageId: message.MessageId ?? '', receiptHandle: message.ReceiptHandle ?? '' },
