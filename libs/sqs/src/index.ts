@@ -24,7 +24,7 @@
  *
  * @packageDocumentation
  */
-export type { BackpressureOptions, CircuitBreakerOptions, DependencySnapshot, FleetMemberState, FleetOptions, FleetStateStore } from './backpressure/index.js';
+export type { BackpressureOptions, CircuitBreakerOptions, DependencySnapshot, FleetOptions } from './backpressure/index.js';
 export type { BodySchema, InferBody } from './message/body-schema.js';
 export { SqsOperationError, SqsWorkerConfigError } from './errors.js';
 export { QueueUnavailableError, queueUnavailable, type QueueUnavailableReason } from './receive/queue-unavailable.js';

@@ -22,25 +22,3 @@ export { readWorkerEnv, type WorkerEnvSettings } from './read-worker-env.js';
 export type { StoreLocation } from './store-location.js';
 export { workerOptions, workerOptionsFromEnv, type WorkerEnvContext, type WorkerEnvOptions } from './worker-options.js';
 export { MissingPeerError } from '../peers/optional-peer.js';
-// The engine's types these options use, as the package root exports them.
-export type {
-  BackpressureOptions,
-  BodySchema,
-  CircuitBreakerOptions,
-  DependencySnapshot,
-  FleetMemberState,
-  FleetOptions,
-  FleetStateStore,
-  IdempotencyOptions,
-  IdempotencyStore,
-  IdempotencyStoreRecord,
-  MessageHandler,
-  SqsWorkerOptions,
-  TenantKey,
-  TenantLoad,
-  TenantOptions,
-  TenantsSnapshot,
-  WorkerLogger,
-  WorkerMessage,
-  WorkerMetrics,
-} from '../index.js';

@@ -7,25 +7,3 @@
  * @packageDocumentation
  */
 export { ReceivedMessages, type ProcessBounds, type ReceivedOptions } from './received-messages.js';
-// The engine's types these options use, as the package root exports them.
-export type {
-  BackpressureOptions,
-  BodySchema,
-  CircuitBreakerOptions,
-  DependencySnapshot,
-  FleetMemberState,
-  FleetOptions,
-  FleetStateStore,
-  IdempotencyOptions,
-  IdempotencyStore,
-  IdempotencyStoreRecord,
-  MessageHandler,
-  SqsWorkerOptions,
-  TenantKey,
-  TenantLoad,
-  TenantOptions,
-  TenantsSnapshot,
-  WorkerLogger,
-  WorkerMessage,
-  WorkerMetrics,
-} from '../index.js';
