@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { PublishCommand } from '@aws-sdk/client-sns';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
+import { deadLetterFrom } from '../support/dead-letter-sources.js';
 import { eventually } from '../support/emulator.js';
 import { emulatorSuite } from '../support/suite.js';
 import { simulation } from '../support/publish.js';
@@ -96,21 +97,11 @@ describe('the local dashboard API (worker app)', () => {
   it('replays only to the queue the worker consumes, whatever source queue the dead letter names', async () => {
     const { queues, base, token } = await workerWithDashboard({ WORKER_HANDLER: 'simulation' });
     const elsewhere = await suite.emulator.createQueues();
-    const record = {
-      reason: 'non-retryable',
-      errorType: 'PERMANENT',
-      error: 'x',
-      attempts: 1,
-      firstReceivedAt: Date.now(),
-      deadLetteredAt: Date.now(),
-      sourceQueue: elsewhere.queueUrl,
-      originalMessageId: 'o-3',
-    };
     const sent = await suite.emulator.sqs.send(
       new SendMessageCommand({
         QueueUrl: queues.dlqUrl,
         MessageBody: simulation('forged-1').body,
-        MessageAttributes: { 'x-dead-letter': { DataType: 'String', StringValue: JSON.stringify(record) } },
+        MessageAttributes: { 'x-dead-letter': deadLetterFrom(elsewhere.queueUrl, 'o-3') },
       }),
     );
     const replayed = await fetch(`${base}/api/dead-letters/${sent.MessageId}/replay`, { method: 'POST', headers: { 'x-requeue-token': token } });

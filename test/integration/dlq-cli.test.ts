@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { deadLetterFrom } from '../support/dead-letter-sources.js';
 import { eventually, type QueuePair } from '../support/emulator.js';
 import { emulatorSuite } from '../support/suite.js';
 import { readSimulationLedger as readLedger } from '@requeue/local-aws/simulation-ledger';
@@ -273,21 +274,11 @@ describe('requeue dlq replay follows x-dead-letter only within the DLQ’s accou
     await new Promise<void>((resolve) => forger.listen(0, '127.0.0.1', resolve));
     const forgedQueue = `http://127.0.0.1:${(forger.address() as AddressInfo).port}/000000000000/stolen`;
     try {
-      const record = {
-        reason: 'non-retryable',
-        errorType: 'PERMANENT',
-        error: 'x',
-        attempts: 1,
-        firstReceivedAt: Date.now(),
-        deadLetteredAt: Date.now(),
-        sourceQueue: forgedQueue,
-        originalMessageId: 'o-2',
-      };
       await suite.emulator.sqs.send(
         new SendMessageCommand({
           QueueUrl: queues.dlqUrl,
           MessageBody: '{"card":"4111"}',
-          MessageAttributes: { 'x-dead-letter': { DataType: 'String', StringValue: JSON.stringify(record) } },
+          MessageAttributes: { 'x-dead-letter': deadLetterFrom(forgedQueue, 'o-2') },
         }),
       );
       const refused = await dlq(queues, 'replay', '--json');

@@ -1,25 +1,13 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { replayDeadLetters } from '@requeue/sqs/dead-letters';
 import { describe, expect, it } from 'vitest';
-import { answerDeadLetterSourceQueues } from '../support/dead-letter-sources.js';
+import { answerDeadLetterSourceQueues, deadLetterFrom } from '../support/dead-letter-sources.js';
 import { TEST_REGION } from '../support/emulator.js';
 import { emulatorSuite } from '../support/suite.js';
 
 const suite = emulatorSuite();
 
-const deadLetter = (sourceQueue: string, id: string) => ({
-  DataType: 'String',
-  StringValue: JSON.stringify({
-    reason: 'non-retryable',
-    errorType: 'PERMANENT',
-    error: 'x',
-    attempts: 1,
-    firstReceivedAt: Date.now(),
-    deadLetteredAt: Date.now(),
-    sourceQueue,
-    originalMessageId: id,
-  }),
-});
+const deadLetter = deadLetterFrom;
 
 describe('replay follows x-dead-letter only to the DLQ’s own source queues (ListDeadLetterSourceQueues, answered as SQS does)', () => {
   it('a forged source queue in the same account is skipped and receives nothing; the genuine one is replayed', async () => {

@@ -36,6 +36,18 @@ async function queueIsEmpty(queues: QueuePair) {
   return depth.visible + depth.inFlight + depth.delayed === 0 ? true : undefined;
 }
 
+/** What the DLQ holds, once it holds anything. */
+function deadLettersIn(queues: QueuePair) {
+  return eventually(
+    async () => {
+      const messages = await suite.emulator.drain(queues.dlqUrl);
+      return messages.length ? messages : undefined;
+    },
+    10_000,
+    'the dead letter',
+  );
+}
+
 const deadLetterOf = (message: { MessageAttributes?: Record<string, MessageAttributeValue> }) =>
   JSON.parse(message.MessageAttributes?.['x-dead-letter']?.StringValue ?? 'null') as Record<string, unknown> | null;
 
@@ -111,14 +123,7 @@ describe('engine against the SQS protocol (fauxqs)', () => {
     });
     await runWorker(queues, handler);
     await send(queues.queueUrl, 'x');
-    const [dead] = await eventually(
-      async () => {
-        const messages = await suite.emulator.drain(queues.dlqUrl);
-        return messages.length ? messages : undefined;
-      },
-      10_000,
-      'the dead letter',
-    );
+    const [dead] = await deadLettersIn(queues);
     expect(seen).toHaveLength(1);
     expect(deadLetterOf(dead!)).toMatchObject({ reason: 'non-retryable', attempts: 1, error: 'invalid email address' });
   });
@@ -216,14 +221,7 @@ describe('engine against the SQS protocol (fauxqs)', () => {
     await send(queues.queueUrl, 'forged', {
       'x-retry': { DataType: 'String', StringValue: '{"v":1,"attempt":1000000000,"firstReceivedAt":1,"originalMessageId":"x"}' },
     });
-    const [dead] = await eventually(
-      async () => {
-        const messages = await suite.emulator.drain(queues.dlqUrl);
-        return messages.length ? messages : undefined;
-      },
-      10_000,
-      'the dead letter',
-    );
+    const [dead] = await deadLettersIn(queues);
     expect(deadLetterOf(dead!)).toMatchObject({ reason: 'invalid-retry-state' });
     expect(seen).toHaveLength(0);
   });
@@ -239,14 +237,7 @@ describe('engine against the SQS protocol (fauxqs)', () => {
       priority: { DataType: 'Number', StringValue: '7' },
       'x-retry-policy': { DataType: 'String', StringValue: '{"maxAttempts":2}' },
     });
-    const [dead] = await eventually(
-      async () => {
-        const messages = await suite.emulator.drain(queues.dlqUrl);
-        return messages.length ? messages : undefined;
-      },
-      10_000,
-      'the dead letter',
-    );
+    const [dead] = await deadLettersIn(queues);
     expect(seen.map((s) => s.message.attributes)).toEqual([
       { tenant: 'acme', priority: '7' },
       { tenant: 'acme', priority: '7' },

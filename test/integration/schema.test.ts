@@ -14,6 +14,18 @@ async function send(queues: QueuePair, body: unknown) {
   await suite.emulator.sqs.send(new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: typeof body === 'string' ? body : JSON.stringify(body) }));
 }
 
+/** The DLQ's one message, once it is there; `what` names it in a timeout. */
+function oneDeadLetter(queues: QueuePair, what: string) {
+  return eventually(
+    async () => {
+      const found = await deadLetters(queues);
+      return found.length === 1 ? found : undefined;
+    },
+    10_000,
+    what,
+  );
+}
+
 async function deadLetters(queues: QueuePair) {
   const out = await suite.emulator.sqs.send(
     new ReceiveMessageCommand({ QueueUrl: queues.dlqUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'], VisibilityTimeout: 30 }),
@@ -29,14 +41,7 @@ describe('typed, validated bodies with Standard Schema (fauxqs)', () => {
     await send(queues, { orderId: 'o-1', amountCents: 1200 });
     await send(queues, { orderId: '', amountCents: 'twelve', items: [] });
     await eventually(() => (handled.length === 1 ? true : undefined), 10_000, 'the valid message');
-    const [dead] = await eventually(
-      async () => {
-        const found = await deadLetters(queues);
-        return found.length === 1 ? found : undefined;
-      },
-      10_000,
-      'the dead letter',
-    );
+    const [dead] = await oneDeadLetter(queues, 'the dead letter');
     expect(handled[0]!.body).toEqual({ orderId: 'o-1', amountCents: 1200, currency: 'EUR' });
     expect(dead!.record).toMatchObject({ reason: 'non-retryable', errorType: 'VALIDATION', attempts: 1 });
     expect(dead!.record!.error).toMatch(/^body failed validation: orderId: .+; amountCents: .*number/);
@@ -60,14 +65,7 @@ describe('typed, validated bodies with Standard Schema (fauxqs)', () => {
     await send(queues, '8');
     await send(queues, '7');
     await eventually(() => (halves.length === 1 ? true : undefined), 10_000, 'the even number');
-    const [dead] = await eventually(
-      async () => {
-        const found = await deadLetters(queues);
-        return found.length === 1 ? found : undefined;
-      },
-      10_000,
-      'the odd one dead-lettered',
-    );
+    const [dead] = await oneDeadLetter(queues, 'the odd one dead-lettered');
     expect(halves).toEqual([4]);
     expect(dead!.record).toMatchObject({ errorType: 'VALIDATION', error: 'body failed validation: must be an even number' });
   });
@@ -86,14 +84,7 @@ describe('typed, validated bodies with Standard Schema (fauxqs)', () => {
     let calls = 0;
     await suite.engine(queues, async () => void calls++, {}, { schema: broken });
     await send(queues, { any: 'thing' });
-    const [dead] = await eventually(
-      async () => {
-        const found = await deadLetters(queues);
-        return found.length === 1 ? found : undefined;
-      },
-      10_000,
-      'the dead letter',
-    );
+    const [dead] = await oneDeadLetter(queues, 'the dead letter');
     expect(dead!.record).toMatchObject({
       reason: 'handler-bug',
       errorType: 'HANDLER_BUG',

@@ -29,3 +29,23 @@ async function sourcesOf(sqs: SQSClient, dlqUrl: string): Promise<string[]> {
   }
   return sources;
 }
+
+/**
+ * A dead letter's `x-dead-letter` attribute, as the worker writes it for a permanent
+ * failure, naming `sourceQueue` as where it came from: what a replay sends it back to,
+ * unless that queue is not one of the DLQ's sources.
+ */
+export function deadLetterFrom(sourceQueue: string, originalMessageId: string) {
+  const now = Date.now();
+  const record = {
+    reason: 'non-retryable',
+    errorType: 'PERMANENT',
+    error: 'x',
+    attempts: 1,
+    firstReceivedAt: now,
+    deadLetteredAt: now,
+    sourceQueue,
+    originalMessageId,
+  };
+  return { DataType: 'String', StringValue: JSON.stringify(record) };
+}
