@@ -32,11 +32,17 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-console': 'off',
-      // Prettier wraps code at 160; this catches what it leaves: comments, and strings a
-      // person reads whole (an error message, a log line) stay unbroken.
+      // Prettier wraps code at 160; this catches what it leaves: comments. In tests,
+      // benchmarks and scripts a long string (an expected message, a table row) may stay whole.
       'max-len': ['error', { code: 160, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreRegExpLiterals: true, ignoreUrls: true }],
       '@nx/enforce-module-boundaries': ['error', boundaryRule([])],
     },
+  },
+  {
+    // What ships: strings too. A message a person reads is split where a clause ends.
+    files: ['libs/*/src/**/*.ts', 'apps/*/src/**/*.ts', 'infra/**/*.ts'],
+    ignores: ['**/*.test.ts', 'apps/worker/src/dashboard/page.ts'],
+    rules: { 'max-len': ['error', { code: 160, ignoreRegExpLiterals: true, ignoreUrls: true }] },
   },
   {
     // The tests and benchmarks reach into sources and scripts to test what is not exported.

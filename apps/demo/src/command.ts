@@ -65,7 +65,10 @@ function statusLine(p: Progress): string {
   const done = p.succeeded + p.deadLettered;
   const width = 30;
   const filled = Math.round((done / p.published) * width);
-  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.elapsedSeconds.toFixed(0).padStart(3)} s  succeeded ${p.succeeded}  dead-lettered ${p.deadLettered}  retrying ${p.retrying}  first attempt ${p.firstAttempt}  / ${p.published}`;
+  return (
+    `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.elapsedSeconds.toFixed(0).padStart(3)} s  succeeded ` +
+    `${p.succeeded}  dead-lettered ${p.deadLettered}  retrying ${p.retrying}  first attempt ${p.firstAttempt}  / ${p.published}`
+  );
 }
 
 /**

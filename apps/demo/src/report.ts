@@ -137,7 +137,8 @@ const pad = (text: string, width: number) => text.padEnd(width);
 function deadLetterHint(keptUp: { dlqUrl: string } | undefined): string[] {
   if (!keptUp)
     return [
-      "The demo's stack stops with it: `npm run demo -- --dashboard` keeps it up after the run, with these dead letters on the dashboard and the commands to list and replay them.",
+      "The demo's stack stops with it: `npm run demo -- --dashboard` keeps it up after the run, " +
+        'with these dead letters on the dashboard and the commands to list and replay them.',
     ];
   return [
     'While this runs, list them with',
@@ -174,12 +175,14 @@ export function renderReport(workload: readonly DemoMessage[], summary: DemoSumm
     for (const retry of summary.retries.filter((r) => r.kind === kind))
       delays.set(retry.errorType, [...(delays.get(retry.errorType) ?? []), retry.delaySeconds]);
     const count = [...delays.values()].reduce((sum, list) => sum + list.length, 0);
-    return `${count}${count ? ` (${[...delays].map(([type, list]) => `${type} ${list.length}, delays ${Math.min(...list)}-${Math.max(...list)} s`).join('; ')})` : ''}`;
+    const byType = [...delays].map(([type, list]) => `${type} ${list.length}, delays ${Math.min(...list)}-${Math.max(...list)} s`);
+    return `${count}${count ? ` (${byType.join('; ')})` : ''}`;
   };
   lines.push(
     '',
     'Totals:',
-    `  published ${summary.published}, succeeded ${summary.succeeded}, dead-lettered ${summary.deadLettered.total}, lost ${summary.lost.length}, in ${summary.durationSeconds} s`,
+    `  published ${summary.published}, succeeded ${summary.succeeded}, ` +
+      `dead-lettered ${summary.deadLettered.total}, lost ${summary.lost.length}, in ${summary.durationSeconds} s`,
     `  attempts per message: ${Object.entries(summary.attempts.histogram)
       .map(([attempts, count]) => `${attempts}: ${count}`)
       .join(', ')}`,

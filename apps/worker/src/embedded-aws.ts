@@ -34,7 +34,8 @@ export async function startEmbeddedAws(port: number): Promise<EmbeddedAws> {
   } catch (cause) {
     if (isAddressInUse(cause))
       throw new EmbeddedAwsError(
-        `WORKER_EMULATOR_PORT: port ${port} is taken (another emulator or worker?); stop what listens there, or set WORKER_EMULATOR_PORT to a free port (0 for any)`,
+        `WORKER_EMULATOR_PORT: port ${port} is taken (another emulator or worker?); ` +
+          `stop what listens there, or set WORKER_EMULATOR_PORT to a free port (0 for any)`,
         { cause },
       );
     if (cause instanceof LocalProvisioningError) throw new EmbeddedAwsError(cause.message, { cause });
@@ -50,7 +51,8 @@ async function loadEmulator(): Promise<typeof import('@requeue/local-aws') & Pic
   } catch (cause) {
     if ((cause as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND') throw cause;
     throw new EmbeddedAwsError(
-      'WORKER_QUEUE_URL is not set, and this install has no embedded emulator (a production install, such as the worker image, leaves it out); set WORKER_QUEUE_URL and WORKER_DLQ_URL, or WORKER_CONSUMERS',
+      'WORKER_QUEUE_URL is not set, and this install has no embedded emulator (a production install, ' +
+        'such as the worker image, leaves it out); set WORKER_QUEUE_URL and WORKER_DLQ_URL, or WORKER_CONSUMERS',
       { cause },
     );
   }

@@ -125,7 +125,8 @@ async function main(): Promise<void> {
   await app.listen(config.healthPort, config.healthHost).catch((error: unknown) => {
     if (isAddressInUse(error))
       fail(
-        `WORKER_HEALTH_PORT: port ${config.healthPort} on ${config.healthHost} is taken (another worker?); stop what listens there, or set WORKER_HEALTH_PORT to a free port (0 for any)`,
+        `WORKER_HEALTH_PORT: port ${config.healthPort} on ${config.healthHost} is taken (another worker?); ` +
+          `stop what listens there, or set WORKER_HEALTH_PORT to a free port (0 for any)`,
       );
     throw error;
   });
@@ -211,7 +212,8 @@ function stopOnSignals(logger: ReturnType<typeof createWorkerLogger>, waitTimeSe
     logger.info({ signal }, 'shutting down');
     // An idle stop still waits for the long polls under way: say so, and how not to wait.
     process.stderr.write(
-      `requeue worker: ${signal}: stopping; running handlers finish and open long polls return (up to ${waitTimeSeconds} s, WORKER_WAIT_TIME_SECONDS); ${signal === 'SIGINT' ? 'Ctrl-C' : 'a second signal'} again exits at once\n`,
+      `requeue worker: ${signal}: stopping; running handlers finish and open long polls return (up to ${waitTimeSeconds} s, ` +
+        `WORKER_WAIT_TIME_SECONDS); ${signal === 'SIGINT' ? 'Ctrl-C' : 'a second signal'} again exits at once\n`,
     );
     await close();
     // The last metrics flush is on stdout: a pipe's pending writes die with process.exit.

@@ -245,7 +245,8 @@ export class QueueMonitoring extends Construct {
       ),
       exhausted: alarm(
         'ExhaustedAlarm',
-        'Messages ran out of attempts and were dead-lettered (Reason=max-attempts): retries did not help. Inspect with `requeue dlq list --reason max-attempts`.',
+        'Messages ran out of attempts and were dead-lettered (Reason=max-attempts): ' +
+          'retries did not help. Inspect with `requeue dlq list --reason max-attempts`.',
         worker.deadLetteredFor('max-attempts'),
         thresholds.exhausted,
       ),

@@ -115,7 +115,8 @@ export class QueueWorkerService extends Construct {
     Validations.of(this.taskRole).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ecs:<AWS::Region>:<AWS::AccountId>:task/${clusterName}/*]`,
       reason:
-        "ecs:UpdateTaskProtection for the worker to protect itself while busy: a task ARN is known only once the task runs, so the cluster's tasks are the narrowest resource IAM allows.",
+        'ecs:UpdateTaskProtection for the worker to protect itself while busy: ' +
+        "a task ARN is known only once the task runs, so the cluster's tasks are the narrowest resource IAM allows.",
     });
   }
 

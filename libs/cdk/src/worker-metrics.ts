@@ -32,7 +32,9 @@ export function workerMetrics(namespace: string, queueName: string) {
     worstTenantDwell: metric(MetricName.worstTenantDwell, 'Maximum', 'Worst tenant'),
     search: (metricName: string, dimension: string, statistic: 'Sum' | 'Maximum' = 'Sum') =>
       new cloudwatch.SearchExpression({
-        expression: `SEARCH('{${namespace},${MetricDimension.queue},${dimension}} MetricName="${metricName}" ${MetricDimension.queue}="${queueName}"', '${statistic}', 60)`,
+        expression:
+          `SEARCH('{${namespace},${MetricDimension.queue},${dimension}} MetricName="${metricName}" ` +
+          `${MetricDimension.queue}="${queueName}"', '${statistic}', 60)`,
         label: `\${PROP('Dim.${dimension}')}`,
         period: MINUTE,
       }),

@@ -56,7 +56,8 @@ function defaultVpc(scope: Construct): ec2.Vpc {
   Validations.of(vpc).acknowledge({
     id: 'AwsSolutions-VPC7',
     reason:
-      'This VPC carries only outbound task traffic and its security group admits nothing in; flow logs are billed per GB. Pass a VPC or cluster of your own, with flow logs, when you need them.',
+      'This VPC carries only outbound task traffic and its security group admits nothing in; ' +
+      'flow logs are billed per GB. Pass a VPC or cluster of your own, with flow logs, when you need them.',
   });
   return vpc;
 }

@@ -105,7 +105,8 @@ function stopTimeoutAfter(drainTimeout: Duration): Duration {
   if (stopSeconds > FARGATE_MAX_STOP_TIMEOUT_SECONDS) {
     throw new InfraConfigError(
       'drainTimeout',
-      `must be at most ${FARGATE_MAX_STOP_TIMEOUT_SECONDS - STOP_MARGIN_SECONDS} s: Fargate kills a task ${FARGATE_MAX_STOP_TIMEOUT_SECONDS} s after SIGTERM, got ${drainSeconds} s`,
+      `must be at most ${FARGATE_MAX_STOP_TIMEOUT_SECONDS - STOP_MARGIN_SECONDS} s: ` +
+        `Fargate kills a task ${FARGATE_MAX_STOP_TIMEOUT_SECONDS} s after SIGTERM, got ${drainSeconds} s`,
     );
   }
   return Duration.seconds(stopSeconds);

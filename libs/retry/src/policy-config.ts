@@ -208,7 +208,8 @@ export function resolveBackoff(backoff: Backoff | NamedCustomBackoff, strategies
     const known = Object.keys(strategies);
     throw new RetryPolicyConfigError(
       path,
-      `no custom strategy is registered as ${JSON.stringify(backoff.name)} (${known.length ? `known: ${known.join(', ')}` : "register one in the policy's strategies"})`,
+      `no custom strategy is registered as ${JSON.stringify(backoff.name)} ` +
+        `(${known.length ? `known: ${known.join(', ')}` : "register one in the policy's strategies"})`,
     );
   }
   return { type: 'custom', compute };

@@ -1,4 +1,4 @@
-import type { DependencySnapshot } from './backpressure/dependency.js';
+import type { DependencySnapshot } from './backpressure/admission.js';
 
 /** What `/health/live` and `/health/ready` report for one consumer. */
 export interface WorkerHealth {

@@ -24,7 +24,8 @@ list:     --limit N  --json
 triage:   --json
 replay:   --to <queue-url>  --reset-attempts  --rate N/s  --max N  --dry-run  --json
 discard:  --yes  --max N  --json
-redrive:  a filter or --all  --canary <5%|50>  --rate N/s (50/s)  --halt-when-failing <10%>  --watch <60s>  --to <queue-url>  --reset-attempts  --dry-run  --json
+redrive:  a filter or --all  --canary <5%|50>  --rate N/s (50/s)  --halt-when-failing <10%>  --watch <60s>
+          --to <queue-url>  --reset-attempts  --dry-run  --json
           --move-task [--to <queue-arn>] [--rate N/s]`;
 
 const filterOptions = {
@@ -154,7 +155,8 @@ async function replayCommand(rest: string[], io: CliIo): Promise<void> {
     }
     for (const { messageId, why } of result.skipped) io.err(`skipped ${messageId}: ${why}`);
     io.out(
-      `${result.replayed.length} message(s) ${result.dryRun ? 'would be replayed (dry run: nothing changed)' : 'replayed'}${result.skipped.length ? `, ${result.skipped.length} skipped` : ''}`,
+      `${result.replayed.length} message(s) ${result.dryRun ? 'would be replayed (dry run: nothing changed)' : 'replayed'}` +
+        (result.skipped.length ? `, ${result.skipped.length} skipped` : ''),
     );
   }
 }

@@ -42,7 +42,8 @@ export function redriveReport(result: CanaryRedriveResult): string {
   const share = `${result.failed} of ${result.sent} came back (${pct(result.failureShare)})`;
   if (result.outcome === 'dry-run') {
     lines.push(
-      `dry run: ${result.matched} dead letter(s) match; the canary would be ${result.canary}, then the rest at ${result.rate.set}/s while under ${pct(threshold)} come back; nothing changed`,
+      `dry run: ${result.matched} dead letter(s) match; the canary would be ${result.canary}, ` +
+        `then the rest at ${result.rate.set}/s while under ${pct(threshold)} come back; nothing changed`,
     );
   } else if (result.outcome === 'halted') {
     lines.push(
@@ -105,7 +106,8 @@ export async function redriveCommand(
   const filtered = Object.values(filter).some((value) => value !== undefined);
   if (!filtered && !values.all)
     throw new CliUsageError(
-      "redrive takes the cause to send back: --group <id from triage>, --reason or --error-type; or --all for every dead letter (--move-task for SQS's own whole-queue move)",
+      'redrive takes the cause to send back: --group <id from triage>, --reason or --error-type; ' +
+        "or --all for every dead letter (--move-task for SQS's own whole-queue move)",
     );
   const haltWhenFailing = values['halt-when-failing'] === undefined ? undefined : parseShare('--halt-when-failing', values['halt-when-failing']);
   const options = {

@@ -49,7 +49,8 @@ export async function resolveDlq(dlqFlag: string | undefined, env: Env): Promise
   } catch (error) {
     sqs.destroy();
     const hint =
-      'pass --dlq <url> or set WORKER_DLQ_URL; for the local stack, start it with `npm start` and give this command the same WORKER_EMULATOR_PORT (or AWS_ENDPOINT_URL)';
+      'pass --dlq <url> or set WORKER_DLQ_URL; for the local stack, ' +
+      'start it with `npm start` and give this command the same WORKER_EMULATOR_PORT (or AWS_ENDPOINT_URL)';
     throw explainAwsError(error, { dlqUrl: LOCAL_DLQ_NAME, endpoint, hint });
   }
 }

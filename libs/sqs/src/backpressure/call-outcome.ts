@@ -1,6 +1,6 @@
 import { ErrorType, type Classification } from '@requeue/retry';
 import { failureScope, type RetryState } from '@requeue/retry/engine';
-import type { CallOutcome } from './dependency.js';
+import type { CallOutcome } from './admission.js';
 
 const RATE_LIMIT_TYPES: ReadonlySet<string> = new Set([ErrorType.RATE_LIMIT, ErrorType.QUOTA_EXCEEDED]);
 

@@ -1,6 +1,7 @@
 import type { Random } from '@requeue/retry/engine';
 import type { BreakerState } from './circuit-breaker.js';
-import { Dependency, type DependencySnapshot } from './dependency.js';
+import type { DependencySnapshot } from './admission.js';
+import { Dependency } from './dependency.js';
 import { FleetSync, type FleetStoreHealth } from './fleet-sync.js';
 import type { ResolvedBackpressure } from './options.js';
 

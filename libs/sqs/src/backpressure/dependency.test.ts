@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Dependencies } from './dependencies.js';
-import { Dependency, type Admission, type DependencyTicket } from './dependency.js';
+import type { Admission, DependencyTicket } from './admission.js';
+import { Dependency } from './dependency.js';
 import { resolveBackpressure, type BackpressureOptions } from './options.js';
 
 const START = 1_000_000;

@@ -8,7 +8,7 @@ import type { FleetMemberState, FleetView } from './fleet-state.js';
 import type { ResolvedBackpressure } from './options.js';
 import { RateLimitEvidence } from './rate-limit-evidence.js';
 
-export type { Admission, CallOutcome, DeferCause, DependencySnapshot, DependencyTicket } from './admission.js';
+type RateLimited = Extract<CallOutcome, { kind: 'rate-limited' }>;
 
 type Verdict = Admission | { kind: 'wait'; retryAt: number | undefined };
 
@@ -110,11 +110,7 @@ export class Dependency {
    * through since the last (or before any pace is learnt) pauses every call. Calls that
    * started by the last 429 belong to its burst.
    */
-  private rateLimited(
-    { startedAt }: DependencyTicket,
-    { firstRateLimit = true, retryAfterMs }: Extract<CallOutcome, { kind: 'rate-limited' }>,
-    now: number,
-  ): void {
+  private rateLimited({ startedAt }: DependencyTicket, { firstRateLimit = true, retryAfterMs }: RateLimited, now: number): void {
     if (!(this.evidence.record(now, firstRateLimit) || this.pushingBack) || !firstRateLimit) return;
     this.limit?.onOverload(startedAt);
     if (!this.startedThisCycle(startedAt)) return;
@@ -294,13 +290,11 @@ export class Dependency {
   private wakeAt(at: number | undefined): void {
     if (at === undefined || this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(
-      () => {
-        this.timer = undefined;
-        this.pump();
-      },
-      Math.max(0, at - this.now()),
-    );
+    const wake = () => {
+      this.timer = undefined;
+      this.pump();
+    };
+    this.timer = setTimeout(wake, Math.max(0, at - this.now()));
     this.timer.unref();
   }
 }

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Dependencies, type DependencyEvents } from './dependencies.js';
-import { Dependency, type Admission, type DependencyTicket } from './dependency.js';
+import type { Admission, DependencyTicket } from './admission.js';
+import { Dependency } from './dependency.js';
 import { fleetView, type FleetMemberState, type FleetStateStore, type FleetView } from './fleet-state.js';
 import { memberReport } from './fleet-report.fake.js';
 import { resolveBackpressure, type BackpressureOptions } from './options.js';

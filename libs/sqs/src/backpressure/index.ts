@@ -8,7 +8,8 @@ export {
   type CircuitBreakerOptions,
 } from './circuit-breaker.js';
 export { Dependencies } from './dependencies.js';
-export { Dependency, type Admission, type CallOutcome, type DeferCause, type DependencySnapshot, type DependencyTicket } from './dependency.js';
+export type { Admission, CallOutcome, DeferCause, DependencySnapshot, DependencyTicket } from './admission.js';
+export { Dependency } from './dependency.js';
 export { DEFAULT_BREAKER, resolveBackpressure, type BackpressureOptions, type FleetOptions, type ResolvedBackpressure } from './options.js';
 export { fleetView, isCurrentReport, type FleetMemberState, type FleetStateStore, type FleetView } from './fleet-state.js';
 export { callOutcomeOf, dependencyKeyOf } from './call-outcome.js';

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Dependency, type Admission, type DependencyTicket } from './dependency.js';
+import type { Admission, DependencyTicket } from './admission.js';
+import { Dependency } from './dependency.js';
 import { resolveBackpressure } from './options.js';
 import { RateLimitEvidence } from './rate-limit-evidence.js';
 

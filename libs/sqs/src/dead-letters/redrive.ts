@@ -22,7 +22,9 @@ export async function redriveDeadLetters(target: DeadLetterQueue & { endpoint?: 
   } catch (cause) {
     if (unsupportedAnswer(cause)) {
       throw new DeadLetterOperationError(
-        `this endpoint (${target.endpoint ?? 'AWS'}) does not support StartMessageMoveTask (whole-queue redrive): drop --move-task for requeue's own redrive (\`requeue dlq redrive --all\`: message by message, a canary first, filters), or use \`requeue dlq replay\``,
+        `this endpoint (${target.endpoint ?? 'AWS'}) does not support StartMessageMoveTask (whole-queue redrive): ` +
+          `drop --move-task for requeue's own redrive (\`requeue dlq redrive --all\`: ` +
+          `message by message, a canary first, filters), or use \`requeue dlq replay\``,
         { cause },
       );
     }

@@ -80,7 +80,8 @@ const MAX_READ_FIELD = 2048;
 
 /** A record whose text fields are cut to `MAX_READ_FIELD`, saying so. */
 function bounded(record: DeadLetterRecord): DeadLetterRecord {
-  const cut = (text: string) => (text.length <= MAX_READ_FIELD ? text : `${text.slice(0, MAX_READ_FIELD)}… (cut: ${text.length} characters in x-dead-letter)`);
+  const cut = (text: string) =>
+    text.length <= MAX_READ_FIELD ? text : `${text.slice(0, MAX_READ_FIELD)}… ` + `(cut: ${text.length} characters in x-dead-letter)`;
   return { ...record, error: cut(record.error), errorType: cut(record.errorType) };
 }
 

@@ -141,7 +141,8 @@ export async function sendBackBatch(target: DeadLetterQueue, to: string, entries
     const item = sent[Number(failure.Id)]!;
     item.deleted = false;
     problems.push(
-      `sent ${item.entry.message.MessageId ?? '?'} to ${to} as ${item.redrivenAs}, but could not delete it from the DLQ (${failure.Code}: ${failure.Message ?? ''}): delete it before redriving again, or it runs twice`,
+      `sent ${item.entry.message.MessageId ?? '?'} to ${to} as ${item.redrivenAs}, but could not delete it from the DLQ (${failure.Code}: ` +
+        `${failure.Message ?? ''}): delete it before redriving again, or it runs twice`,
     );
   }
   return { sent, problems };

@@ -43,7 +43,8 @@ async function listSourceQueues(target: DeadLetterQueue): Promise<string[] | und
     } catch (cause) {
       if (UNIMPLEMENTED.has((cause as Error).name)) return undefined;
       throw new DeadLetterOperationError(
-        `could not list the DLQ's source queues to check where its messages came from: ${(cause as Error).message}; grant sqs:ListDeadLetterSourceQueues on the DLQ, or pass --to <queue-url>`,
+        `could not list the DLQ's source queues to check where its messages came from: ` +
+          `${(cause as Error).message}; grant sqs:ListDeadLetterSourceQueues on the DLQ, or pass --to <queue-url>`,
         { cause },
       );
     }

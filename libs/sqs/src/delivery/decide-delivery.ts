@@ -153,7 +153,9 @@ function copyOutcome(facts: DeliveryFacts, wait: Wait): Outcome | undefined {
 function hideOutcome(facts: DeliveryFacts, wait: Wait): HideOutcome | DeadLetterOutcome {
   const { message, queue } = facts;
   if (queue.maxReceiveCount !== undefined && message.receiveCount >= queue.maxReceiveCount) {
-    const error = `${wait.decision.error} (received ${message.receiveCount} times, the queue's maxReceiveCount: one more receive would hand it to SQS's redrive without a reason)`;
+    const error =
+      `${wait.decision.error} (received ${message.receiveCount} times, the queue's maxReceiveCount: ` +
+      `one more receive would hand it to SQS's redrive without a reason)`;
     return deadLetter('max-attempts', wait.decision.errorType, error);
   }
   return { kind: 'hide', wait, seconds: secondsUntilDue(message, wait.decision, facts.now) };

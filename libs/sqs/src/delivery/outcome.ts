@@ -1,6 +1,6 @@
 import type { DeadLetterReason } from '@requeue/retry';
 import type { HopDecision, RetryDecision } from '@requeue/retry/engine';
-import type { DeferCause } from '../backpressure/dependency.js';
+import type { DeferCause } from '../backpressure/admission.js';
 import type { MessageAttributes } from '../message/message-attributes.js';
 
 /** A wait before the message runs again: a retry uses an attempt, a deferral does not. */

@@ -3,7 +3,7 @@ import { classifyFailure } from '@requeue/retry';
 import { callOutcomeOf, dependencyKeyOf, isFirstRateLimit } from '../backpressure/call-outcome.js';
 import { validateBody } from '../message/body-schema.js';
 import type { Dependencies } from '../backpressure/dependencies.js';
-import type { CallOutcome } from '../backpressure/dependency.js';
+import type { CallOutcome } from '../backpressure/admission.js';
 import { decodeMessage, type DecodedMessage } from '../message/decode.js';
 import { decideDelivery, type DeliveryFacts } from './decide-delivery.js';
 import type { OutcomeExecutor } from './execute-outcome.js';

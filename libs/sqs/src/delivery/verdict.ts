@@ -1,5 +1,5 @@
 import type { Classification, DeadLetterReason } from '@requeue/retry';
-import type { DeferCause } from '../backpressure/dependency.js';
+import type { DeferCause } from '../backpressure/admission.js';
 
 /**
  * What is known about one delivery when the worker stops gathering facts: how far the

@@ -13,7 +13,8 @@ export function retryStateKeys(env: Readonly<Record<string, string | undefined>>
     if (!production) return undefined;
     throw new WorkerConfigError(
       'WORKER_RETRY_STATE_KEYS',
-      'is not set: in production every worker of a queue needs the same secret key for x-retry (the CDK stack sets it from a secret; otherwise generate one with: openssl rand -base64 48)',
+      'is not set: in production every worker of a queue needs the same secret key for x-retry (the CDK stack sets it from a secret; ' +
+        'otherwise generate one with: openssl rand -base64 48)',
     );
   }
   const keys = raw.split(',').map((key) => key.trim());

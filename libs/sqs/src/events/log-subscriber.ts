@@ -16,7 +16,9 @@ const SETTLE_FAILED: Record<EngineEvents['settleFailed']['step'], { level: 'warn
 const NO_ROOM = {
   attributes:
     "the message has 10 attributes, SQS's maximum: x-dead-letter did not fit, so the dead letter is the message unchanged and its reason is in this line",
-  size: "the message is too near the DLQ's MaximumMessageSize: x-dead-letter did not fit, so the dead letter is the message unchanged and its reason is in this line",
+  size:
+    "the message is too near the DLQ's MaximumMessageSize: x-dead-letter did not fit, " +
+    'so the dead letter is the message unchanged and its reason is in this line',
 } as const;
 
 /**

@@ -7,7 +7,7 @@ import type { IEnvironment } from 'aws-embedded-metrics/lib/environment/IEnviron
 import type { MetricsContext } from 'aws-embedded-metrics/lib/logger/MetricsContext.js';
 import { LogSerializer } from 'aws-embedded-metrics/lib/serializers/LogSerializer.js';
 import type { Writable } from 'node:stream';
-import type { DependencySnapshot } from '../backpressure/dependency.js';
+import type { DependencySnapshot } from '../backpressure/admission.js';
 import type { TenantsSnapshot } from '../tenants/tenant-dwell.js';
 import { MetricDimension, MetricName } from '../metric-names.js';
 

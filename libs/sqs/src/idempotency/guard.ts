@@ -30,7 +30,8 @@ const PROBE_KEY = 'requeue:store-probe';
 export class IdempotencyStoreTimeoutError extends Error {
   constructor(call: string, timeoutMs: number) {
     super(
-      `the idempotency store did not answer ${call} within ${timeoutMs} ms; the message waits in the queue unrun. Check that the store is reachable and responsive`,
+      `the idempotency store did not answer ${call} within ${timeoutMs} ms; ` +
+        `the message waits in the queue unrun. Check that the store is reachable and responsive`,
     );
     this.name = 'IdempotencyStoreTimeoutError';
   }

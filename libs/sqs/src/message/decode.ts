@@ -136,7 +136,9 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
     return { ok: false, message: decoded, reason: 'non-retryable', errorType: 'INVALID_ENVELOPE', error: unwrapped.problem };
   }
   if (unreadable !== undefined) {
-    const error = `message attribute ${JSON.stringify(unreadable)} arrived without a value the AWS SDK could read, so no copy could carry it; this dead letter carries the body and every other attribute`;
+    const error =
+      `message attribute ${JSON.stringify(unreadable)} arrived without a value the AWS SDK could read, ` +
+      `so no copy could carry it; this dead letter carries the body and every other attribute`;
     return { ok: false, message: decoded, reason: 'non-retryable', errorType: 'UNREADABLE_ATTRIBUTE', error };
   }
   return { ok: true, message: decoded };

@@ -45,7 +45,8 @@ export function queueUnavailable(error: unknown, queueUrl: string): QueueUnavail
   if (CREDENTIAL_ERRORS.has(errorName) || /could not load credentials/i.test(message)) {
     return fail(
       'no-credentials',
-      `no usable AWS credentials for ${shown} (${errorName || message}): configure the standard chain (AWS_PROFILE, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a task role); an emulator takes any values`,
+      `no usable AWS credentials for ${shown} (${errorName || message}): configure the standard chain (AWS_PROFILE, ` +
+        `AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a task role); an emulator takes any values`,
     );
   }
   if (errorName === 'QueueDoesNotExist' || errorName.includes('NonExistentQueue')) {
@@ -54,7 +55,8 @@ export function queueUnavailable(error: unknown, queueUrl: string): QueueUnavail
   if (errorName.includes('AccessDenied') || status === 403) {
     return fail(
       'access-denied',
-      `access to ${shown} denied (${errorName || status}): the role needs sqs:GetQueueAttributes, sqs:ReceiveMessage, sqs:DeleteMessage, sqs:ChangeMessageVisibility and sqs:SendMessage on it, and sqs:SendMessage on the DLQ`,
+      `access to ${shown} denied (${errorName || status}): the role needs sqs:GetQueueAttributes, sqs:ReceiveMessage, ` +
+        `sqs:DeleteMessage, sqs:ChangeMessageVisibility and sqs:SendMessage on it, and sqs:SendMessage on the DLQ`,
     );
   }
   if ((code !== undefined && UNREACHABLE_CODES.has(code)) || /ECONNREFUSED|ENOTFOUND|getaddrinfo/.test(message)) {
