@@ -18,6 +18,7 @@ import { deadLetterRoomProblem, readQueueFacts } from './sqs-io/queue-facts.js';
 import { ScheduledRetries, type ScheduledRetry } from './delivery/scheduled-retries.js';
 import { createDelivery, shareDelivery, type DeliveryShared } from './delivery/create-delivery.js';
 import { decideGiveBack } from './delivery/decide-delivery.js';
+import type { GiveBack } from './delivery/verdict.js';
 import type { OutcomeExecutor } from './delivery/execute-outcome.js';
 import type { MessageProcessor } from './delivery/process-message.js';
 import type { VisibilityHeartbeat } from './delivery/heartbeat.js';
@@ -243,9 +244,10 @@ export class SqsWorker<Body = unknown> {
     const running = this.running;
     if (!running) return;
     const received = { messageId: message.MessageId ?? '', receiptHandle: message.ReceiptHandle ?? '' };
+    const giveBack = async (why: GiveBack['why']) => void (await running.executor.execute(received, decideGiveBack({ kind: 'given-back', why })));
     if (this.stopping) {
       // Received by a poll that was under way when shutdown began: give it straight back.
-      void running.executor.execute(received, decideGiveBack({ kind: 'given-back', why: 'stopping' })).finally(() => this.slots.held.release(1));
+      void giveBack('stopping').finally(() => this.slots.held.release(1));
       return;
     }
     const receivedAt = this.options.now();
@@ -258,17 +260,10 @@ export class SqsWorker<Body = unknown> {
       (slot) => {
         arrival.slot = slot;
         const run = () => running.processor.process(arrival, receivedAt);
-        const processing =
-          groupId === undefined
-            ? run()
-            : this.groups.run(
-                groupId,
-                run,
-                async () => void (await running.executor.execute(received, decideGiveBack({ kind: 'given-back', why: 'behind-its-group' }))),
-              );
+        const processing = groupId === undefined ? run() : this.groups.run(groupId, run, () => giveBack('behind-its-group'));
         void processing.finally(slot.done);
       },
-      async () => void (await running.executor.execute(received, decideGiveBack({ kind: 'given-back', why: 'waiting' }))),
+      () => giveBack('waiting'),
       this.options.tenants?.read(arrival),
       this.options.tenants && dwellSince(message),
     );
