@@ -1,5 +1,6 @@
 import { createRetryPolicy, NonRetryableError, RetryableError } from '@requeue/retry';
-import { SqsWorker, type BackpressureOptions, type MessageHandler } from '@requeue/sqs';
+import { SqsWorker, type MessageHandler } from '@requeue/sqs';
+import type { BackpressureOptions } from '@requeue/sqs/backpressure';
 import { describe, expect, it } from 'vitest';
 import { sendAll } from '../support/publish.js';
 import { emulatorSuite } from '../support/suite.js';

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { HealthIndicatorService } from '@nestjs/terminus';
+import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
 import type { ConsumerHealth } from './consumer.js';
 import { SqsWorkerService } from './sqs-worker.service.js';
 
@@ -16,16 +16,16 @@ export class SqsHealthIndicator {
   ) {}
 
   /** Up while every consumer's poll loop makes progress, backing off included. */
-  isLive(key = 'sqs-worker') {
+  isLive(key = 'sqs-worker'): HealthIndicatorResult {
     return this.report(key, 'live');
   }
 
   /** Up while every consumer is receiving; down during an SQS outage, a missing queue, and while stopping. */
-  isReady(key = 'sqs-worker') {
+  isReady(key = 'sqs-worker'): HealthIndicatorResult {
     return this.report(key, 'ready');
   }
 
-  private report(key: string, aspect: 'live' | 'ready') {
+  private report(key: string, aspect: 'live' | 'ready'): HealthIndicatorResult {
     const session = this.indicators.check(key);
     const consumers = this.worker.health();
     const names = Object.keys(consumers);

@@ -13,4 +13,3 @@
  * @packageDocumentation
  */
 export { EmfMetrics, type EmfMetricsOptions } from './events/metrics.js';
-export type { DependencySnapshot, TenantLoad, TenantsSnapshot, WorkerMetrics } from './index.js';

@@ -4,7 +4,8 @@
  * message invisible while it runs, and acknowledges in batches. Subpaths:
  * `@requeue/sqs/publisher` (publish with a per-message policy), `@requeue/sqs/dead-letters`
  * (inspect, replay, redrive, discard), `@requeue/sqs/emf` (CloudWatch metrics),
- * `@requeue/sqs/metric-names`, `@requeue/sqs/backpressure` (for fleet store writers).
+ * `@requeue/sqs/metric-names`, `@requeue/sqs/backpressure` (the backpressure settings' types, and
+ * the interface for fleet store writers).
  *
  * @example
  * ```ts
@@ -24,10 +25,9 @@
  *
  * @packageDocumentation
  */
-export type { BackpressureOptions, CircuitBreakerOptions, DependencySnapshot, FleetOptions } from './backpressure/index.js';
 export type { BodySchema, InferBody } from './message/body-schema.js';
 export { SqsOperationError, SqsWorkerConfigError } from './errors.js';
-export { QueueUnavailableError, queueUnavailable, type QueueUnavailableReason } from './receive/queue-unavailable.js';
+export { QueueUnavailableError, type QueueUnavailableReason } from './receive/queue-unavailable.js';
 export { HandlerTimeoutError } from './delivery/handler-runner.js';
 export type { IdempotencyOptions, IdempotencyStore, IdempotencyStoreRecord } from './idempotency/options.js';
 export type { WorkerLogger } from './events/logger.js';

@@ -22,7 +22,7 @@ import type { GiveBack } from './delivery/verdict.js';
 import type { OutcomeExecutor } from './delivery/execute-outcome.js';
 import type { MessageProcessor } from './delivery/process-message.js';
 import type { VisibilityHeartbeat } from './delivery/heartbeat.js';
-import { sleep } from './sleep.js';
+import { sleep } from './time/sleep.js';
 import type { WorkerHealth } from './worker-health.js';
 
 /** What the health body lists at most: a publisher naming hosts must not grow it without bound. */

@@ -1,5 +1,5 @@
 import { GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { queueUnavailable } from '@requeue/sqs';
+import { QueueUnavailableError } from '@requeue/sqs';
 import { CliError, CliUsageError } from '../errors.js';
 
 /** The DLQ of the stack `npm start` and the demo provision locally (infra's default queue name). */
@@ -74,7 +74,7 @@ function emulatorOrigin(queueUrl: string): string | undefined {
  * errors, worded for the CLI's flags and the local stack.
  */
 export function explainAwsError(error: unknown, context: { dlqUrl: string; endpoint: string | undefined; hint?: string }): CliError {
-  const failure = queueUnavailable(error, context.dlqUrl);
+  const failure = QueueUnavailableError.from(error, context.dlqUrl);
   const where = context.endpoint ?? 'AWS';
   const line = (text: string) => new CliError(text, 1, { cause: error });
   switch (failure.reason) {

@@ -11,7 +11,7 @@ import type { VisibilityHeartbeat } from './heartbeat.js';
 import type { ResolvedWorkerOptions } from '../options.js';
 import { formatAwsTraceHeader } from '../tracing/trace-header.js';
 import type { UnusedReceives } from './unused-receives.js';
-import { sleep } from '../sleep.js';
+import { sleep } from '../time/sleep.js';
 import type { DeadLetterOutcome, HideOutcome, InPlaceOutcome, Outcome, ReleaseOutcome, Wait } from './outcome.js';
 
 /** A message acknowledged by reporting it done: nothing to call. */

@@ -1,5 +1,5 @@
 import { cappedExponentialMs } from '@requeue/retry/engine';
-import { sleep } from '../sleep.js';
+import { sleep } from '../time/sleep.js';
 
 /** What the worker asks of the agent: protect the task for so many minutes, or clear it. */
 export interface ProtectionAgent {

@@ -1,5 +1,5 @@
 import type { WorkerLogger } from '../events/logger.js';
-import { sleep } from '../sleep.js';
+import { sleep } from '../time/sleep.js';
 import type { ProtectionAgent } from './ecs-agent.js';
 
 /** How long a stopping worker waits for its last protection call. */

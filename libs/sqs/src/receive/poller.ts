@@ -3,7 +3,7 @@ import { cappedExponentialMs, redactUrlCredentials, type Random } from '@requeue
 import type { InFlightLimit } from './in-flight-limit.js';
 import type { WorkerLogger } from '../events/logger.js';
 import { ReceivePacer } from './receive-pacer.js';
-import { sleep } from '../sleep.js';
+import { sleep } from '../time/sleep.js';
 
 export interface PollerOptions {
   sqs: SQSClient;

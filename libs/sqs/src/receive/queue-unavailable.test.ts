@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { queueUnavailable } from './queue-unavailable.js';
+import { QueueUnavailableError } from './queue-unavailable.js';
 
 const QUEUE = 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders';
 const sdkError = (name: string, message: string, extra: object = {}) => Object.assign(new Error(message), { name, ...extra });
 
-describe('queueUnavailable', () => {
+describe('QueueUnavailableError.from', () => {
   it.each([
     [sdkError('CredentialsProviderError', 'Could not load credentials from any providers'), 'no-credentials', 'configure the standard chain'],
     [
@@ -23,7 +23,7 @@ describe('queueUnavailable', () => {
     [sdkError('TypeError', 'fetch failed', { cause: { code: 'ECONNREFUSED' } }), 'unreachable', 'is it running?'],
     [sdkError('InternalError', 'We encountered an internal error.'), 'other', 'InternalError: We encountered an internal error.'],
   ] as const)('%s → %s, with what to do', (error, reason, advice) => {
-    const explained = queueUnavailable(error, QUEUE);
+    const explained = QueueUnavailableError.from(error, QUEUE);
     expect(explained).toMatchObject({ name: 'QueueUnavailableError', reason, queueUrl: QUEUE });
     expect(explained.message).toContain(QUEUE);
     expect(explained.message).toContain(advice);

@@ -19,6 +19,14 @@ export class QueueUnavailableError extends Error {
     super(message, options);
     this.name = 'QueueUnavailableError';
   }
+
+  /**
+   * The SDK's error for a call on `queueUrl`, classified: one line saying what went wrong
+   * and what to do, the reason in a word, and the SDK's error as `cause`.
+   */
+  static from(error: unknown, queueUrl: string): QueueUnavailableError {
+    return queueUnavailable(error, queueUrl);
+  }
 }
 
 const CREDENTIAL_ERRORS = new Set([
@@ -33,7 +41,7 @@ const CREDENTIAL_ERRORS = new Set([
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH']);
 
 /** The SDK's error for a queue call, as one line saying what went wrong and what to do. */
-export function queueUnavailable(error: unknown, queueUrl: string): QueueUnavailableError {
+function queueUnavailable(error: unknown, queueUrl: string): QueueUnavailableError {
   const name = (error as { name?: unknown } | null)?.name;
   const errorName = typeof name === 'string' ? name : '';
   const message = error instanceof Error ? error.message : String(error);

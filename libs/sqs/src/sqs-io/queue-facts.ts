@@ -1,4 +1,4 @@
-import { queueUnavailable } from '../receive/queue-unavailable.js';
+import { QueueUnavailableError } from '../receive/queue-unavailable.js';
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { MAX_MESSAGE_BYTES, RESERVED_BYTES } from '../message/message-attributes.js';
 
@@ -79,7 +79,7 @@ export async function readQueueFacts(sqs: SQSClient, queueUrl: string, given: Gi
     sqs
       .send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['VisibilityTimeout', 'RedrivePolicy', 'MaximumMessageSize'] }))
       .catch((error: unknown) => {
-        throw queueUnavailable(error, queueUrl);
+        throw QueueUnavailableError.from(error, queueUrl);
       }),
     deadLetterQueueUrl === undefined ? undefined : readMaximumMessageSize(sqs, deadLetterQueueUrl),
   ]);
