@@ -221,6 +221,25 @@ describe('decideDelivery: after the handler ran', () => {
     expect(decide({ kind: 'failed', failure: TIMEOUT }, {}, queue)).toMatchObject({ kind: 'copy', wait: { kind: 'retry' } });
   });
 
+  it('never waits in place with no room left under the 12-hour bound of its receive: back to SQS, rather than decide again at once forever', () => {
+    const lastSecond = NOW + 43_200_000 - 500;
+    const facts = (fifo: boolean): DeliveryFacts => ({
+      message: delivered(),
+      verdict: { kind: 'gate-closed', untilMs: lastSecond + 800, cause: 'rate-limited', dependency: 'api' },
+      policy: enginePolicy(createRetryPolicy({ maxAttempts: 3 })),
+      queue: q({ fifo, retryInPlaceSeconds: 60, deferInPlaceSeconds: 20 }),
+      signer,
+      now: lastSecond,
+      random: seededRandom(1),
+    });
+    expect(decideDelivery(facts(false))).toMatchObject({ kind: 'copy', wait: { kind: 'deferred' } });
+    expect(decideDelivery(facts(true))).toMatchObject({ kind: 'hide', wait: { kind: 'deferred' } });
+    // An hour into its receive, the same deferral is spent in the worker.
+    expect(
+      decideDelivery({ ...facts(false), now: NOW + 3_600_000, verdict: { ...facts(false).verdict, untilMs: NOW + 3_601_000 } as FinalVerdict }),
+    ).toMatchObject({ kind: 'in-place' });
+  });
+
   it('retries a message with no room for x-retry (10 attributes, or near the size limit) in place within the bound, by visibility past it', () => {
     const queue = q({ retryInPlaceSeconds: 60, maxReceiveCount: 5 });
     expect(decide({ kind: 'failed', failure: TIMEOUT }, { userAttributes: 10 }, queue)).toMatchObject({

@@ -118,14 +118,17 @@ function waitOutcome(facts: DeliveryFacts, wait: Wait): Outcome | InPlaceOutcome
   const { message, queue, now } = facts;
   const seconds = secondsUntilDue(message, wait.decision, now);
   const inPlace = (): InPlaceOutcome => ({ kind: 'in-place', wait, seconds, ifStopped: hideOutcome(facts, wait) });
+  // With SQS's 12-hour bound reached, a wait in place would last 0 s and be decided
+  // again at once, a spin: the message goes back to SQS, where a new receive starts the bound again.
+  const noRoom = seconds === 0 && wantedSeconds(wait.decision, now) > 0;
   // A bound of 0 turns waiting in place off (the Lambda adapter: a wait would be billed time).
-  const within = queue.retryInPlaceSeconds > 0 && seconds <= queue.retryInPlaceSeconds;
+  const within = !noRoom && queue.retryInPlaceSeconds > 0 && seconds <= queue.retryInPlaceSeconds;
   if (queue.fifo) return within ? inPlace() : hideOutcome(facts, wait);
-  if (wait.kind === 'deferred' && queue.deferInPlaceSeconds > 0 && seconds <= queue.deferInPlaceSeconds) return inPlace();
+  if (!noRoom && wait.kind === 'deferred' && queue.deferInPlaceSeconds > 0 && seconds <= queue.deferInPlaceSeconds) return inPlace();
   const copy = copyOutcome(facts, wait);
   if (copy) return copy;
   const atReceiveLimit = queue.maxReceiveCount !== undefined && message.receiveCount >= queue.maxReceiveCount;
-  const keptFromRedrive = wait.kind === 'deferred' && atReceiveLimit && queue.retryInPlaceSeconds > 0;
+  const keptFromRedrive = !noRoom && wait.kind === 'deferred' && atReceiveLimit && queue.retryInPlaceSeconds > 0;
   return within || keptFromRedrive ? inPlace() : hideOutcome(facts, wait);
 }
 
@@ -162,10 +165,15 @@ function hideOutcome(facts: DeliveryFacts, wait: Wait): HideOutcome | DeadLetter
 }
 
 /** The decision's wait, bounded by what SQS allows: 12 hours of invisibility from the first receive. */
+/** The wait the decision asks for, in whole seconds. */
+function wantedSeconds(decision: RetryDecision | HopDecision, now: number): number {
+  return decision.action === 'hop' && decision.state.notBefore !== undefined ? Math.ceil((decision.state.notBefore - now) / 1000) : decision.delaySeconds;
+}
+
 function secondsUntilDue(message: DecodedMessage, decision: RetryDecision | HopDecision, now: number): number {
-  const waitSeconds =
-    decision.action === 'hop' && decision.state.notBefore !== undefined ? Math.ceil((decision.state.notBefore - now) / 1000) : decision.delaySeconds;
-  const elapsedSeconds = Math.ceil((now - message.state.firstReceivedAt) / 1000);
+  const waitSeconds = wantedSeconds(decision, now);
+  // SQS's bound runs from this receive, not the first: a copy or a later receive starts it again.
+  const elapsedSeconds = Math.ceil((now - message.receivedAt) / 1000);
   return Math.max(0, Math.min(waitSeconds, MAX_VISIBILITY_SECONDS - elapsedSeconds - 1));
 }
 

@@ -29,6 +29,8 @@ export interface DecodedMessage {
   /** What this message's `x-retry` MAC is bound to (`messageDigest`): the same on every copy of it. */
   digest: string;
   receiveCount: number;
+  /** When this delivery was received: SQS keeps a message hidden at most 12 hours from its receive. */
+  receivedAt: number;
   groupId: string | undefined;
   /** Retry state with `attempt` counting this delivery. */
   state: RetryState;
@@ -108,6 +110,7 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
     sqsUserAttributes,
     digest,
     receiveCount,
+    receivedAt: now,
     groupId: message.Attributes?.MessageGroupId,
     state,
     override,
