@@ -21,6 +21,7 @@ export default defineConfig({
       '@requeue/sqs/backpressure': src('./libs/sqs/src/backpressure/public.ts'),
       '@requeue/sqs/env': src('./libs/sqs/src/env/index.ts'),
       '@requeue/sqs/received': src('./libs/sqs/src/received/index.ts'),
+      '@requeue/sqs/time': src('./libs/sqs/src/time/index.ts'),
       '@requeue/sqs': src('./libs/sqs/src/index.ts'),
       '@requeue/lambda': src('./libs/lambda/src/index.ts'),
       '@requeue/nest/publisher': src('./libs/nest/src/publisher.ts'),

@@ -13,6 +13,7 @@ export const PUBLIC_PACKAGES = [
       'api-extractor.backpressure.json',
       'api-extractor.env.json',
       'api-extractor.received.json',
+      'api-extractor.time.json',
     ],
   },
   { name: '@requeue/lambda', dir: 'libs/lambda', apiReports: ['api-extractor.json'] },

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { InFlightLimit } from '../../libs/sqs/src/receive/in-flight-limit.js';
 import { silentLogger } from '../../libs/sqs/src/events/logger.js';
 import { Poller } from '../../libs/sqs/src/receive/poller.js';
+import { realTimers } from '../../libs/sqs/src/time/timers.js';
 import { SqsFake } from '../support/sqs-fake.js';
 
 const QUEUE_URL = 'http://sqs.local/000000000000/jobs';
@@ -30,6 +31,7 @@ function poller(sqs: SQSClient, limit: InFlightLimit, concurrency: number, gathe
     backoff: { initialMs: 100, maxMs: 1000 },
     logger: silentLogger,
     now: () => Date.now(),
+    timers: realTimers,
     random: Math.random,
     receiveTook: () => undefined,
     // Each message keeps its slot until the test frees it, as a running handler would.

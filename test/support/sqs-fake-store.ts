@@ -33,6 +33,8 @@ export class FakeQueueStore {
   redriven = 0;
   /** The ids of the messages the redrive moved out, in order. */
   readonly redrivenIds: string[] = [];
+  /** The bodies of the messages the redrive moved out, in order. */
+  readonly redrivenBodies: string[] = [];
   mostReceives = 0;
   private readonly ready: StoredMessage[] = [];
   private head = 0;
@@ -156,6 +158,7 @@ export class FakeQueueStore {
     if (maxReceiveCount === undefined || message.receiveCount < maxReceiveCount) return false;
     this.redriven++;
     this.redrivenIds.push(message.id);
+    this.redrivenBodies.push(message.body);
     return true;
   }
 

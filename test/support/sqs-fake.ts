@@ -10,13 +10,16 @@ import {
 } from '@aws-sdk/client-sqs';
 import { checkSqsRequest, SQS_LIMITS, type SqsLimitCheck } from '@requeue/local-aws';
 import { FakeQueueStore, type StoredMessage } from './sqs-fake-store.js';
+import { realTimers, type WorkerTimers } from '@requeue/sqs/time';
 
 export type SqsCommandName = 'ReceiveMessage' | 'SendMessageBatch' | 'DeleteMessageBatch' | 'ChangeMessageVisibilityBatch' | 'GetQueueAttributes';
 
 export interface SqsFakeOptions {
   queueUrl: string;
-  /** The clock visibility timeouts and delays run on. @default Date.now */
+  /** The clock visibility timeouts, delays and long polls run on. @default Date.now */
   now?: () => number;
+  /** The timers long polls wait on, with `now` on the same clock (`VirtualTime`). @default Node's timers */
+  timers?: WorkerTimers;
   /** @default 30 */
   visibilityTimeoutSeconds?: number;
   /** The queue's `MaximumMessageSize`: larger sends are refused as SQS refuses them. @default 1 MiB */
@@ -120,6 +123,11 @@ export class SqsFake {
     return this.store.redrivenIds;
   }
 
+  /** The bodies of the messages the redrive moved out, in order. */
+  get redrivenBodies(): readonly string[] {
+    return this.store.redrivenBodies;
+  }
+
   /** The most receives any one message took. */
   get mostReceivesOfOne(): number {
     return this.store.mostReceives;
@@ -156,12 +164,13 @@ export class SqsFake {
     this.mostReceivesUnderWay = Math.max(this.mostReceivesUnderWay, this.receivesUnderWay);
     try {
       // At least one short look, as a long poll of 0 s still costs a round trip.
-      const until = Date.now() + Math.max(20, (command.input.WaitTimeSeconds ?? 0) * 1000);
+      const now = this.options.now ?? Date.now;
+      const until = now() + Math.max(20, (command.input.WaitTimeSeconds ?? 0) * 1000);
       let taken = this.store.take(asked);
       this.resolveIfEmpty();
       // A hidden message may become visible on the clock alone: look again every 20 ms.
-      while (taken.length === 0 && !this.closed && Date.now() < until) {
-        await this.waitForWork(Math.min(20, until - Date.now()));
+      while (taken.length === 0 && !this.closed && now() < until) {
+        await this.waitForWork(Math.min(20, until - now()));
         taken = this.store.take(asked);
         this.resolveIfEmpty();
       }
@@ -251,11 +260,11 @@ export class SqsFake {
   private waitForWork(maxMs: number): Promise<void> {
     return new Promise<void>((resolve) => {
       const done = () => {
-        clearTimeout(timer);
+        cancel();
         this.waiting.delete(done);
         resolve();
       };
-      const timer = setTimeout(done, Math.max(0, maxMs));
+      const cancel = (this.options.timers ?? realTimers).after(Math.max(0, maxMs), done);
       this.waiting.add(done);
     });
   }

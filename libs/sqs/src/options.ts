@@ -9,6 +9,7 @@ import type { WorkerMetrics } from './events/metrics.js';
 import type { BodySchema } from './message/body-schema.js';
 import type { IdempotencyOptions } from './idempotency/options.js';
 import type { WorkerMessage } from './message/worker-message.js';
+import { realTimers, type WorkerTimers } from './time/timers.js';
 import { resolveTenants, type ResolvedTenants, type TenantOptions } from './tenants/options.js';
 
 /**
@@ -152,8 +153,13 @@ export interface SqsWorkerOptions<Body = unknown> {
    * @default off: messages start in arrival order
    */
   tenants?: TenantOptions;
-  /** The clock, for tests. @default Date.now */
+  /** The clock, for tests and simulations. @default Date.now */
   now?: () => number;
+  /**
+   * Every timer the engine sets (waits, batching, heartbeats, timeouts), for simulations in
+   * virtual time, with `now` on the same clock. @default Node's timers
+   */
+  timers?: WorkerTimers;
   /** The jitter's random source, for tests (`seededRandom`). @default Math.random */
   random?: Random;
 }
@@ -258,6 +264,7 @@ export function resolveWorkerOptions(options: SqsWorkerOptions, defaults: { logg
     metricsFlushIntervalMs: integerIn('metricsFlushIntervalMs', options.metricsFlushIntervalMs, LIMITS.metricsFlushIntervalMs),
     now: options.now ?? Date.now,
     random: options.random ?? Math.random,
+    timers: options.timers ?? realTimers,
     retryStateSigner: retryStateSigner(options.retryStateKeys),
     tenants: resolveTenants(options.tenants, maxInFlight),
   };

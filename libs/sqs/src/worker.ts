@@ -23,6 +23,7 @@ import type { OutcomeExecutor } from './delivery/execute-outcome.js';
 import type { MessageProcessor } from './delivery/process-message.js';
 import type { VisibilityHeartbeat } from './delivery/heartbeat.js';
 import { sleep } from './time/sleep.js';
+import { every, type CancelTimer } from './time/timers.js';
 import type { WorkerHealth } from './worker-health.js';
 
 /** What the health body lists at most: a publisher naming hosts must not grow it without bound. */
@@ -62,7 +63,7 @@ export class SqsWorker<Body = unknown> {
   /** Aborted when shutdown begins, before the drain: FIFO heads waiting in place go back to SQS. */
   private readonly drainController = new AbortController();
   private running: Running | undefined;
-  private metricsTimer: NodeJS.Timeout | undefined;
+  private stopMetricsFlush: CancelTimer | undefined;
   private stopping: Promise<void> | undefined;
   private readonly dependencies: Dependencies | undefined;
   private idempotency: IdempotencyGuard | undefined;
@@ -82,16 +83,23 @@ export class SqsWorker<Body = unknown> {
     this.shared = shareDelivery(this.options, this.scheduled);
     const { backpressure, maxInFlight, now, random, logger } = this.options;
     this.dependencies = backpressure
-      ? new Dependencies(backpressure, maxInFlight, now, random, {
-          onBreakerTransition: (key, state) =>
-            state === 'open'
-              ? logger.warn({ dependency: key }, 'dependency failing: circuit open; deferring its messages without using attempts')
-              : logger.info({ dependency: key, state }, state === 'closed' ? 'dependency recovered: circuit closed' : 'dependency cool-down over: probing'),
-          onFleetStoreHealth: (health) =>
-            health.kind === 'unreachable'
-              ? logger.warn({ err: health.error }, 'fleet store unreachable: each dependency paced by this worker alone until it answers')
-              : logger.info({}, 'fleet store reachable again: pacing with the fleet'),
-        })
+      ? new Dependencies(
+          backpressure,
+          maxInFlight,
+          now,
+          random,
+          {
+            onBreakerTransition: (key, state) =>
+              state === 'open'
+                ? logger.warn({ dependency: key }, 'dependency failing: circuit open; deferring its messages without using attempts')
+                : logger.info({ dependency: key, state }, state === 'closed' ? 'dependency recovered: circuit closed' : 'dependency cool-down over: probing'),
+            onFleetStoreHealth: (health) =>
+              health.kind === 'unreachable'
+                ? logger.warn({ err: health.error }, 'fleet store unreachable: each dependency paced by this worker alone until it answers')
+                : logger.info({}, 'fleet store reachable again: pacing with the fleet'),
+          },
+          this.options.timers,
+        )
       : undefined;
   }
 
@@ -108,7 +116,7 @@ export class SqsWorker<Body = unknown> {
       options.logger.warn({ queueUrl: redactUrlCredentials(options.queueUrl), deadLetterQueueUrl: redactUrlCredentials(options.deadLetterQueueUrl) }, noRoom);
     this.protection = taskProtectionFor(options.taskProtection, { ...options, visibilityTimeoutSeconds: facts.visibilityTimeoutSeconds });
     const idempotency = options.idempotency
-      ? await IdempotencyGuard.create(options.idempotency, this.shared.queueName, options.handlerTimeoutMs, options.now)
+      ? await IdempotencyGuard.create(options.idempotency, this.shared.queueName, options.handlerTimeoutMs, options.now, options.timers)
       : undefined;
     this.idempotency = idempotency;
     const { heartbeat, executor, processor } = createDelivery(options, facts, this.shared, {
@@ -131,6 +139,7 @@ export class SqsWorker<Body = unknown> {
       backoff: options.pollBackoff,
       logger: options.logger,
       now: options.now,
+      timers: options.timers,
       random: options.random,
       onMessage: (message) => this.dispatch(message),
       onPollError: (event) => this.shared.events.emit('pollError', event),
@@ -140,8 +149,7 @@ export class SqsWorker<Body = unknown> {
     this.running = { fifo: facts.fifo, heartbeat, executor, processor, poller };
     heartbeat.start();
     idempotency?.watch();
-    this.metricsTimer = setInterval(() => void this.flushMetrics(), options.metricsFlushIntervalMs);
-    this.metricsTimer.unref();
+    this.stopMetricsFlush = every(options.timers, options.metricsFlushIntervalMs, () => void this.flushMetrics());
     poller.start();
     options.logger.info(
       { queueUrl: redactUrlCredentials(options.queueUrl), maxInFlight: options.maxInFlight, prefetch: options.prefetch, pollers: options.pollers, ...facts },
@@ -220,7 +228,10 @@ export class SqsWorker<Body = unknown> {
     this.dependencies?.stop();
     // The drain timeout's timer ends with the drain: left running, it would hold the process open that long after stop().
     const drainWindow = new AbortController();
-    const drained = await Promise.race([this.slots.whenNoneRunning().then(() => true), sleep(drainTimeoutMs, drainWindow.signal).then(() => false)]);
+    const drained = await Promise.race([
+      this.slots.whenNoneRunning().then(() => true),
+      sleep(drainTimeoutMs, drainWindow.signal, this.options.timers).then(() => false),
+    ]);
     drainWindow.abort();
     await pollersDone;
     if (!drained && this.slots.running.inUse > 0) {
@@ -234,7 +245,7 @@ export class SqsWorker<Body = unknown> {
     this.running?.heartbeat.stop();
     this.idempotency?.stop();
     await this.protection?.stop();
-    if (this.metricsTimer) clearInterval(this.metricsTimer);
+    this.stopMetricsFlush?.();
     await this.flushMetrics();
     logger.info({}, 'worker stopped');
   }

@@ -4,6 +4,7 @@ import type { DependencySnapshot } from './admission.js';
 import { Dependency } from './dependency.js';
 import { FleetSync, type FleetStoreHealth } from './fleet-sync.js';
 import type { ResolvedBackpressure } from './options.js';
+import { realTimers, type WorkerTimers } from '../time/timers.js';
 
 /** What the worker hears about its dependencies, to log. */
 export interface DependencyEvents {
@@ -33,9 +34,12 @@ export class Dependencies {
     private readonly now: () => number,
     private readonly random: Random,
     private readonly events: DependencyEvents = {},
+    private readonly timers: WorkerTimers = realTimers,
   ) {
     this.lastSweepAt = now();
-    this.fleet = options.fleet ? new FleetSync(options.fleet, () => this.gates.values(), now, events.onFleetStoreHealth ?? (() => undefined)) : undefined;
+    this.fleet = options.fleet
+      ? new FleetSync(options.fleet, () => this.gates.values(), now, events.onFleetStoreHealth ?? (() => undefined), timers)
+      : undefined;
   }
 
   get(key: string): Dependency {
@@ -55,6 +59,7 @@ export class Dependencies {
       this.random,
       this.events.onBreakerTransition,
       () => void this.fleet?.sync(gate),
+      this.timers,
     );
     this.gates.set(key, gate);
     if (this.gates.size > MAX_DEPENDENCIES) this.evictLeastRecentlyUsed();

@@ -6,6 +6,7 @@ import { DispatchPace } from './dispatch-pace.js';
 import { FleetMembership } from './fleet-membership.js';
 import type { FleetMemberState, FleetView } from './fleet-state.js';
 import type { ResolvedBackpressure } from './options.js';
+import { realTimers, type CancelTimer, type WorkerTimers } from '../time/timers.js';
 import { RateLimitEvidence } from './rate-limit-evidence.js';
 
 type RateLimited = Extract<CallOutcome, { kind: 'rate-limited' }>;
@@ -32,7 +33,7 @@ export class Dependency {
   private lastRateLimitAt: number | undefined;
   private waiters: Waiter[] = [];
   private readonly pace: DispatchPace | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private cancelWake: CancelTimer | undefined;
   private stopped = false;
   /** This gate's part in its fleet, when the worker shares state with one. */
   private readonly fleet: FleetMembership | undefined;
@@ -50,6 +51,7 @@ export class Dependency {
     onBreakerTransition: (key: string, state: BreakerState) => void = () => undefined,
     /** Something the fleet should hear of at once: a 429, a pace learnt, a breaker's move. */
     private readonly onPushBack: (key: string) => void = () => undefined,
+    private readonly timers: WorkerTimers = realTimers,
   ) {
     const transition = (state: BreakerState) => {
       onBreakerTransition(key, state);
@@ -250,7 +252,7 @@ export class Dependency {
   /** Releases every waiting message: the worker is shutting down. */
   stop(): void {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.cancelWake?.();
     this.pump();
   }
 
@@ -289,12 +291,8 @@ export class Dependency {
 
   private wakeAt(at: number | undefined): void {
     if (at === undefined || this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    const wake = () => {
-      this.timer = undefined;
-      this.pump();
-    };
-    this.timer = setTimeout(wake, Math.max(0, at - this.now()));
-    this.timer.unref();
+    this.cancelWake?.();
+    // Cancelling a timer that already fired does nothing: no need to forget it here.
+    this.cancelWake = this.timers.after(Math.max(0, at - this.now()), () => this.pump(), true);
   }
 }

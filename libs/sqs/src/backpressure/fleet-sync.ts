@@ -1,6 +1,7 @@
 import type { Dependency } from './dependency.js';
 import { fleetView } from './fleet-state.js';
 import type { ResolvedFleet } from './options.js';
+import { every, withDeadline, type CancelTimer, type WorkerTimers } from '../time/timers.js';
 
 /** How the exchanges with the fleet's store are going: the worker logs the changes. */
 export type FleetStoreHealth = { kind: 'unreachable'; error: unknown } | { kind: 'reachable' };
@@ -20,7 +21,7 @@ class FleetStoreTimeoutError extends Error {
  * goes stale, so each worker paces and pauses on its own until the store answers again.
  */
 export class FleetSync {
-  private timer: NodeJS.Timeout | undefined;
+  private stopTicks: CancelTimer | undefined;
   private readonly exchanging = new Set<string>();
   private unreachable = false;
   private stopped = false;
@@ -30,28 +31,26 @@ export class FleetSync {
     private readonly gates: () => Iterable<Dependency>,
     private readonly now: () => number,
     private readonly onHealth: (health: FleetStoreHealth) => void,
+    private readonly timers: WorkerTimers,
   ) {}
 
   /** Starts the interval, once there is a dependency to report on. */
   ensureStarted(): void {
-    if (this.timer || this.stopped) return;
-    this.timer = setInterval(() => {
+    if (this.stopTicks || this.stopped) return;
+    this.stopTicks = every(this.timers, this.fleet.syncIntervalMs, () => {
       for (const gate of this.gates()) if (gate.pushingBack) void this.sync(gate);
-    }, this.fleet.syncIntervalMs);
-    this.timer.unref();
+    });
   }
 
   /** Reports one dependency's state and applies what the fleet reports back; never throws. */
   async sync(gate: Dependency): Promise<void> {
     if (this.stopped || this.exchanging.has(gate.key)) return;
     this.exchanging.add(gate.key);
-    let timeout: NodeJS.Timeout | undefined;
     try {
       const state = gate.memberState(this.fleet.workerId);
-      const timedOut = new Promise<never>((_, reject) => {
-        timeout = setTimeout(() => reject(new FleetStoreTimeoutError(this.fleet.timeoutMs)), this.fleet.timeoutMs);
-      });
-      const reports = await Promise.race([this.fleet.store.exchange(gate.key, state, this.fleet.staleMs), timedOut]);
+      const { timeoutMs } = this.fleet;
+      const exchange = this.fleet.store.exchange(gate.key, state, this.fleet.staleMs);
+      const reports = await withDeadline(exchange, timeoutMs, () => new FleetStoreTimeoutError(timeoutMs), this.timers);
       if (!Array.isArray(reports)) throw new TypeError(`the fleet store answered ${typeof reports}, not a list of reports`);
       if (this.stopped) return;
       gate.applyFleet(fleetView(reports, state, this.now(), this.fleet.staleMs, this.fleet.maxPauseMs));
@@ -59,14 +58,13 @@ export class FleetSync {
     } catch (error) {
       this.health(true, error);
     } finally {
-      clearTimeout(timeout);
       this.exchanging.delete(gate.key);
     }
   }
 
   stop(): void {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
+    this.stopTicks?.();
   }
 
   private health(unreachable: boolean, error: unknown): void {

@@ -35,7 +35,7 @@ export function shareDelivery(options: ResolvedWorkerOptions, scheduled: Schedul
   const events = new EventStream<EngineEvents>(options.logger);
   observeWorker(events, options, scheduled);
   return {
-    batch: new SqsBatchClient(options.sqs, options.batchWaitMs),
+    batch: new SqsBatchClient(options.sqs, options.batchWaitMs, options.timers),
     events,
     unusedReceives: new UnusedReceives(),
     queueName: queueNameOf(options.queueUrl),
@@ -70,8 +70,8 @@ export interface Delivery {
  */
 export function createDelivery(options: ResolvedWorkerOptions, facts: QueueFacts, shared: DeliveryShared, wiring: DeliveryWiring): Delivery {
   const { batch, events, unusedReceives, queueName } = shared;
-  const { logger, now, queueUrl } = options;
-  const heartbeat = new VisibilityHeartbeat({ batch, queueUrl, visibilityTimeoutSeconds: facts.visibilityTimeoutSeconds, logger, now });
+  const { logger, now, timers, queueUrl } = options;
+  const heartbeat = new VisibilityHeartbeat({ batch, queueUrl, visibilityTimeoutSeconds: facts.visibilityTimeoutSeconds, logger, now, timers });
   const executor = new OutcomeExecutor({
     options,
     acknowledge: wiring.acknowledge,

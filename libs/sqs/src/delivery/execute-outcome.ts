@@ -28,7 +28,7 @@ const MAX_RECORD_FIELD = 512;
 export type Acknowledge = 'delete' | 'report';
 
 export interface ExecuteContext {
-  options: Pick<ResolvedWorkerOptions, 'queueUrl' | 'deadLetterQueueUrl' | 'retryStateSigner' | 'now'>;
+  options: Pick<ResolvedWorkerOptions, 'queueUrl' | 'deadLetterQueueUrl' | 'retryStateSigner' | 'now' | 'timers'>;
   acknowledge: Acknowledge;
   /** The DLQ's size limit: what a dead letter's attributes must fit within. */
   deadLetterMaximumMessageSize: number;
@@ -187,7 +187,7 @@ export class OutcomeExecutor {
   async waitInPlace(message: DecodedMessage, { wait, seconds }: InPlaceOutcome): Promise<boolean> {
     const { draining, unusedReceives } = this.context;
     this.settled(message, waiting(wait, seconds, 'in-place'));
-    await sleep(seconds * 1000, draining);
+    await sleep(seconds * 1000, draining, this.context.options.timers);
     if (draining.aborted) return false;
     message.state = wait.decision.state;
     message.handlerMessage = { ...message.handlerMessage, attempt: message.state.attempt };

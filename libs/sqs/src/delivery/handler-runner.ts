@@ -1,3 +1,5 @@
+import { realTimers, type CancelTimer, type WorkerTimers } from '../time/timers.js';
+
 export type HandlerOutcome = { ok: true } | { ok: false; error: unknown; timedOut: boolean; stopped: boolean };
 
 /** The error a timed-out handler fails with; classified as TEMPORARY. */
@@ -49,7 +51,12 @@ export class HandlerStop {
  * Whatever the handler does (throws synchronously, rejects with nothing, never
  * settles), this resolves.
  */
-export async function runWithTimeout(run: (signal: AbortSignal) => Promise<void> | void, timeoutMs: number, stop: HandlerStop): Promise<HandlerOutcome> {
+export async function runWithTimeout(
+  run: (signal: AbortSignal) => Promise<void> | void,
+  timeoutMs: number,
+  stop: HandlerStop,
+  timers: WorkerTimers = realTimers,
+): Promise<HandlerOutcome> {
   const controller = new AbortController();
   let stopListening: () => void = () => undefined;
   // A handler that ignores its signal must not hold shutdown hostage.
@@ -59,13 +66,13 @@ export async function runWithTimeout(run: (signal: AbortSignal) => Promise<void>
       resolve({ ok: false, error: stop.signal.reason, timedOut: false, stopped: true });
     });
   });
-  let timer: NodeJS.Timeout | undefined;
+  let cancelTimeout: CancelTimer = () => undefined;
   const timedOut = new Promise<HandlerOutcome>((resolve) => {
-    timer = setTimeout(() => {
+    cancelTimeout = timers.after(timeoutMs, () => {
       const error = new HandlerTimeoutError(timeoutMs);
       controller.abort(error);
       resolve({ ok: false, error, timedOut: true, stopped: false });
-    }, timeoutMs);
+    });
   });
   const ran = Promise.resolve()
     .then(() => run(controller.signal))
@@ -76,7 +83,7 @@ export async function runWithTimeout(run: (signal: AbortSignal) => Promise<void>
   try {
     return await Promise.race([ran, timedOut, stopped]);
   } finally {
-    clearTimeout(timer);
+    cancelTimeout();
     stopListening();
   }
 }

@@ -3,6 +3,7 @@ import type { SqsBatchClient } from '../sqs-io/batch-client.js';
 import type { EntryOutcome } from '../sqs-io/batcher.js';
 import { MAX_VISIBILITY_SECONDS, VisibilityHeartbeat } from './heartbeat.js';
 import { silentLogger } from '../events/logger.js';
+import { realTimers } from '../time/timers.js';
 
 function fakeBatch(answer: () => Promise<EntryOutcome> = async () => ({ ok: true })) {
   const changes: Array<{ receiptHandle: string; seconds: number }> = [];
@@ -19,7 +20,7 @@ describe('VisibilityHeartbeat (injected clock)', () => {
   it('extends a message only when less than half a timeout remains', async () => {
     let now = 0;
     const { batch, changes } = fakeBatch();
-    const heartbeat = new VisibilityHeartbeat({ batch, queueUrl: 'q', visibilityTimeoutSeconds: 60, logger: silentLogger, now: () => now });
+    const heartbeat = new VisibilityHeartbeat({ batch, queueUrl: 'q', visibilityTimeoutSeconds: 60, logger: silentLogger, now: () => now, timers: realTimers });
     heartbeat.track('h1', 'm1', 0);
     now = 20_000;
     await heartbeat.tick();
@@ -38,7 +39,14 @@ describe('VisibilityHeartbeat (injected clock)', () => {
   it('never keeps a message invisible past 12 hours from its receive', async () => {
     let now = 0;
     const { batch, changes } = fakeBatch();
-    const heartbeat = new VisibilityHeartbeat({ batch, queueUrl: 'q', visibilityTimeoutSeconds: 600, logger: silentLogger, now: () => now });
+    const heartbeat = new VisibilityHeartbeat({
+      batch,
+      queueUrl: 'q',
+      visibilityTimeoutSeconds: 600,
+      logger: silentLogger,
+      now: () => now,
+      timers: realTimers,
+    });
     heartbeat.track('h', 'm', 0);
     now = (MAX_VISIBILITY_SECONDS - 100) * 1000;
     await heartbeat.tick();
@@ -52,7 +60,7 @@ describe('VisibilityHeartbeat (injected clock)', () => {
     let now = 0;
     let finish: (outcome: EntryOutcome) => void = () => undefined;
     const { batch } = fakeBatch(() => new Promise((resolve) => (finish = resolve)));
-    const heartbeat = new VisibilityHeartbeat({ batch, queueUrl: 'q', visibilityTimeoutSeconds: 10, logger: silentLogger, now: () => now });
+    const heartbeat = new VisibilityHeartbeat({ batch, queueUrl: 'q', visibilityTimeoutSeconds: 10, logger: silentLogger, now: () => now, timers: realTimers });
     heartbeat.track('h', 'm', 0);
     now = 6000;
     void heartbeat.tick();

@@ -1,6 +1,7 @@
 import type { SqsBatchClient } from '../sqs-io/batch-client.js';
 import { batchFailure } from '../errors.js';
 import type { WorkerLogger } from '../events/logger.js';
+import { every, type CancelTimer, type WorkerTimers } from '../time/timers.js';
 
 /** SQS refuses to keep a message invisible for more than 12 hours after it was received. */
 export const MAX_VISIBILITY_SECONDS = 43_200;
@@ -19,6 +20,7 @@ export interface HeartbeatOptions {
   visibilityTimeoutSeconds: number;
   logger: WorkerLogger;
   now: () => number;
+  timers: WorkerTimers;
 }
 
 /**
@@ -29,7 +31,7 @@ export interface HeartbeatOptions {
  */
 export class VisibilityHeartbeat {
   private readonly tracked = new Map<string, Tracked>();
-  private timer: NodeJS.Timeout | undefined;
+  private cancelTicks: CancelTimer | undefined;
   private readonly timeoutMs: number;
 
   constructor(private readonly options: HeartbeatOptions) {
@@ -38,13 +40,12 @@ export class VisibilityHeartbeat {
 
   start(): void {
     const interval = Math.max(250, Math.floor(this.timeoutMs / 4));
-    this.timer = setInterval(() => void this.tick(), interval);
-    this.timer.unref();
+    this.cancelTicks = every(this.options.timers, interval, () => void this.tick());
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.cancelTicks?.();
+    this.cancelTicks = undefined;
   }
 
   track(receiptHandle: string, messageId: string, receivedAt: number): void {

@@ -134,7 +134,12 @@ export class MessageProcessor {
     const started = options.now();
     const run = (signal: AbortSignal) => options.handler({ ...input, signal });
     const { trace } = message;
-    const outcome = await runWithTimeout(trace ? (signal) => trace.run(() => run(signal)) : run, options.handlerTimeoutMs, this.context.handlerStop);
+    const outcome = await runWithTimeout(
+      trace ? (signal) => trace.run(() => run(signal)) : run,
+      options.handlerTimeoutMs,
+      this.context.handlerStop,
+      options.timers,
+    );
     if (claim) await this.recordRun(message, claim, outcome.ok);
     const durationMs = options.now() - started;
     const failure = outcome.ok || outcome.stopped ? undefined : classifyFailure(outcome.error, options.now(), options.retryPolicy.config.classifier);
@@ -155,8 +160,11 @@ export class MessageProcessor {
     if (!failure) return { kind: 'stopped' };
     // Systemic, and the dependency's state confirms it (paused, paced, or its breaker now
     // open): defer without using an attempt. An isolated 503 with the breaker closed is
-    // the message's failure, so a message that alone keeps failing cannot retry forever.
-    const confirmedUntil = gate?.confirmedUntil(call);
+    // the message's failure, and so is a failed half-open probe: else a message that alone
+    // keeps failing would be the probe again and again, reopening the breaker each time,
+    // never spending an attempt, while every other message waits behind it.
+    const probed = admission?.kind === 'run' && admission.ticket.breaker?.probe === true && call.kind !== 'rate-limited';
+    const confirmedUntil = probed ? undefined : gate?.confirmedUntil(call);
     if (gate && confirmedUntil !== undefined) {
       return {
         kind: 'failed',

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IdempotencyConfig as IdempotencyConfigType } from '@aws-lambda-powertools/idempotency';
 import type { WorkerMessage } from '../message/worker-message.js';
 import type { IdempotencyOptions, IdempotencyStore, IdempotencyStoreRecord } from './options.js';
+import { every, withDeadline, type CancelTimer, type WorkerTimers } from '../time/timers.js';
 
 /** What the store says about a message's key before its handler may run. */
 export type Claim =
@@ -49,11 +50,11 @@ export class IdempotencyGuard {
   /** When the store last failed, while it is failing. */
   private failedAt: number | undefined;
   /** While the store fails: the timer of the probe that notices it is back. */
-  private probeTimer: NodeJS.Timeout | undefined;
+  private stopProbes: CancelTimer | undefined;
   /** When the store last answered a call. */
   private answeredAt = Number.NEGATIVE_INFINITY;
   /** The check of an idle store, while the worker runs. */
-  private idleTimer: NodeJS.Timeout | undefined;
+  private stopIdleCheck: CancelTimer | undefined;
 
   private constructor(
     private readonly store: IdempotencyStore,
@@ -62,17 +63,24 @@ export class IdempotencyGuard {
     private readonly now: () => number,
     private readonly validatePayload: boolean,
     private readonly timeoutMs: number,
+    private readonly timers: WorkerTimers,
   ) {}
 
   /** Configures the store (once, with this consumer's queue as the key prefix); loads the optional peer only when used. */
-  static async create(options: IdempotencyOptions, queueName: string, handlerTimeoutMs: number, now: () => number): Promise<IdempotencyGuard> {
+  static async create(
+    options: IdempotencyOptions,
+    queueName: string,
+    handlerTimeoutMs: number,
+    now: () => number,
+    timers: WorkerTimers,
+  ): Promise<IdempotencyGuard> {
     const { IdempotencyConfig } = await import('@aws-lambda-powertools/idempotency');
     // The body's hash is kept in the completed record's data rather than through the
     // layer's payload validation: the cache layer drops that hash when it completes a record.
     const config = new IdempotencyConfig({ eventKeyJmesPath: 'key', expiresAfterSeconds: options.expiresAfterSeconds ?? 3600, throwOnNoIdempotencyKey: true });
     options.store.configure({ keyPrefix: queueName, config });
     const key = options.key ?? ((message) => message.idempotencyKey);
-    const guard = new IdempotencyGuard(options.store, key, handlerTimeoutMs, now, options.validatePayload ?? false, options.storeTimeoutMs ?? 2000);
+    const guard = new IdempotencyGuard(options.store, key, handlerTimeoutMs, now, options.validatePayload ?? false, options.storeTimeoutMs ?? 2000, timers);
     guard.config = config;
     return guard;
   }
@@ -173,23 +181,23 @@ export class IdempotencyGuard {
   /** Starts asking an idle store whether it answers (see `IDLE_CHECK_MS`): the worker has started. */
   watch(): void {
     let checking = false;
-    this.idleTimer ??= setInterval(() => {
+    this.stopIdleCheck ??= every(this.timers, STORE_PROBE_MS, () => {
       if (checking || this.failedAt !== undefined || this.now() - this.answeredAt < IDLE_CHECK_MS) return;
       checking = true;
       void this.probe(true).finally(() => (checking = false));
-    }, STORE_PROBE_MS).unref();
+    });
   }
 
   /** Stops the probe and the idle check: the worker is stopping. */
   stop(): void {
     this.stopProbe();
-    if (this.idleTimer) clearInterval(this.idleTimer);
-    this.idleTimer = undefined;
+    this.stopIdleCheck?.();
+    this.stopIdleCheck = undefined;
   }
 
   private stopProbe(): void {
-    if (this.probeTimer) clearInterval(this.probeTimer);
-    this.probeTimer = undefined;
+    this.stopProbes?.();
+    this.stopProbes = undefined;
   }
 
   private answered(): void {
@@ -204,7 +212,7 @@ export class IdempotencyGuard {
    */
   private failing(): void {
     this.failedAt = this.now();
-    this.probeTimer ??= setInterval(() => void this.probe(), STORE_PROBE_MS).unref();
+    this.stopProbes ??= every(this.timers, STORE_PROBE_MS, () => void this.probe());
   }
 
   /** Reads a key nobody writes: "not found" is an answer. `idle`: a failure marks the store failing. */
@@ -220,13 +228,7 @@ export class IdempotencyGuard {
 
   /** The store call, or an IdempotencyStoreTimeoutError once it has taken `timeoutMs`. */
   private withDeadline<T>(call: string, promise: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new IdempotencyStoreTimeoutError(call, this.timeoutMs)), this.timeoutMs);
-    });
-    // A late answer from an abandoned call must not surface as an unhandled rejection.
-    promise.catch(() => undefined);
-    return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+    return withDeadline(promise, this.timeoutMs, () => new IdempotencyStoreTimeoutError(call, this.timeoutMs), this.timers);
   }
 }
 

@@ -4,6 +4,7 @@ import type { WorkerLogger } from '../events/logger.js';
 import type { SqsWorkerOptions } from '../options.js';
 import { ecsAgent } from './ecs-agent.js';
 import { TaskProtection } from './task-protection.js';
+import type { WorkerTimers } from '../time/timers.js';
 
 /** The `taskProtection` option: `false`, or where the agent is and how long protection lasts. */
 type TaskProtectionOption = SqsWorkerOptions['taskProtection'];
@@ -15,7 +16,7 @@ type TaskProtectionOption = SqsWorkerOptions['taskProtection'];
  */
 export function taskProtectionFor(
   option: TaskProtectionOption,
-  context: { visibilityTimeoutSeconds: number; handlerTimeoutMs: number; now: () => number; logger: WorkerLogger },
+  context: { visibilityTimeoutSeconds: number; handlerTimeoutMs: number; now: () => number; timers: WorkerTimers; logger: WorkerLogger },
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): TaskProtection | undefined {
   if (option === false) return undefined;
@@ -33,5 +34,5 @@ export function taskProtectionFor(
     const problem = outOfRange(value, { min, max });
     if (problem) throw new SqsWorkerConfigError(`taskProtection.${name}`, problem);
   }
-  return new TaskProtection(ecsAgent(agentUri), { idleMs, expiresInMinutes, now: context.now, logger: context.logger });
+  return new TaskProtection(ecsAgent(agentUri), { idleMs, expiresInMinutes, now: context.now, timers: context.timers, logger: context.logger });
 }

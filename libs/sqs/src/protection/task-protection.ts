@@ -1,5 +1,6 @@
 import type { WorkerLogger } from '../events/logger.js';
 import { sleep } from '../time/sleep.js';
+import { realTimers, type CancelTimer, type WorkerTimers } from '../time/timers.js';
 import type { ProtectionAgent } from './ecs-agent.js';
 
 /** How long a stopping worker waits for its last protection call. */
@@ -18,6 +19,8 @@ export interface TaskProtectionSettings {
   /** Each protection's lifetime: longer than the visibility timeout and the longest handler, renewed while busy. */
   expiresInMinutes: number;
   now: () => number;
+  /** @default Node's timers */
+  timers?: WorkerTimers;
   logger: WorkerLogger;
 }
 
@@ -42,8 +45,9 @@ export class TaskProtection {
   readonly counts: ProtectionCounts = { enabled: 0, cleared: 0, renewed: 0, failed: 0 };
   private busyNow = false;
   private protectedUntil = 0;
-  private clearTimer: NodeJS.Timeout | undefined;
-  private renewTimer: NodeJS.Timeout | undefined;
+  private cancelClear: CancelTimer | undefined;
+  private cancelRenewal: CancelTimer | undefined;
+  private readonly timers: WorkerTimers;
   private calls: Promise<void> = Promise.resolve();
   private stopped = false;
   /** The last call answered within `PROTECT_WAIT_MS`: worth waiting for the next one. */
@@ -52,7 +56,9 @@ export class TaskProtection {
   constructor(
     private readonly agent: ProtectionAgent,
     private readonly settings: TaskProtectionSettings,
-  ) {}
+  ) {
+    this.timers = settings.timers ?? realTimers;
+  }
 
   /**
    * A handler is about to start after idling: protect, unless a protection still holds.
@@ -61,13 +67,13 @@ export class TaskProtection {
    */
   busy(): Promise<void> | undefined {
     this.busyNow = true;
-    clearTimeout(this.clearTimer);
-    this.clearTimer = undefined;
+    this.cancelClear?.();
+    this.cancelClear = undefined;
     if (this.stopped || this.protectedUntil > this.settings.now()) return undefined;
     const answered = this.call(true, 'enabled');
     if (!this.answersInTime) return undefined;
     const gaveUp = new AbortController();
-    return Promise.race([answered, sleep(PROTECT_WAIT_MS, gaveUp.signal).then(() => false)]).then((inTime) => {
+    return Promise.race([answered, sleep(PROTECT_WAIT_MS, gaveUp.signal, this.timers).then(() => false)]).then((inTime) => {
       gaveUp.abort();
       if (!inTime) this.answersInTime = false;
     });
@@ -76,12 +82,12 @@ export class TaskProtection {
   /** The last handler finished: clear the protection after `idleMs` without a new one. */
   idle(): void {
     this.busyNow = false;
-    if (this.stopped || this.clearTimer !== undefined || this.protectedUntil === 0) return;
-    this.clearTimer = setTimeout(() => {
-      this.clearTimer = undefined;
+    if (this.stopped || this.cancelClear !== undefined || this.protectedUntil === 0) return;
+    const clear = () => {
+      this.cancelClear = undefined;
       if (!this.busyNow) void this.call(false, 'cleared');
-    }, this.settings.idleMs);
-    this.clearTimer.unref();
+    };
+    this.cancelClear = this.timers.after(this.settings.idleMs, clear, true);
   }
 
   /**
@@ -90,11 +96,11 @@ export class TaskProtection {
    */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.clearTimer);
-    clearTimeout(this.renewTimer);
+    this.cancelClear?.();
+    this.cancelRenewal?.();
     if (this.protectedUntil > 0) void this.call(false, 'cleared');
     const gaveUp = new AbortController();
-    await Promise.race([this.calls, sleep(STOP_WAIT_MS, gaveUp.signal)]);
+    await Promise.race([this.calls, sleep(STOP_WAIT_MS, gaveUp.signal, this.timers)]);
     gaveUp.abort();
   }
 
@@ -103,7 +109,7 @@ export class TaskProtection {
     const { expiresInMinutes, now, logger } = this.settings;
     // Counted as protected from the moment it is asked for, so the handlers that follow ask no more.
     this.protectedUntil = enabled ? now() + expiresInMinutes * 60_000 : 0;
-    clearTimeout(this.renewTimer);
+    this.cancelRenewal?.();
     if (enabled) this.scheduleRenewal();
     const result = this.calls.then(async () => {
       const startedAt = now();
@@ -132,9 +138,9 @@ export class TaskProtection {
   /** A minute before it lapses, while still busy, the protection is extended. */
   private scheduleRenewal(): void {
     const renewInMs = Math.max(1000, (this.settings.expiresInMinutes - 1) * 60_000);
-    this.renewTimer = setTimeout(() => {
+    const renew = () => {
       if (this.busyNow && !this.stopped) void this.call(true, 'renewed');
-    }, renewInMs);
-    this.renewTimer.unref();
+    };
+    this.cancelRenewal = this.timers.after(renewInMs, renew, true);
   }
 }

@@ -4,6 +4,7 @@ import type { InFlightLimit } from './in-flight-limit.js';
 import type { WorkerLogger } from '../events/logger.js';
 import { ReceivePacer } from './receive-pacer.js';
 import { sleep } from '../time/sleep.js';
+import type { WorkerTimers } from '../time/timers.js';
 
 export interface PollerOptions {
   sqs: SQSClient;
@@ -31,6 +32,7 @@ export interface PollerOptions {
   /** A receive failed; the loop backs off for `retryInMs`. */
   onPollError: (event: { error: unknown; consecutiveFailures: number; retryInMs: number }) => void;
   now: () => number;
+  timers: WorkerTimers;
   random: Random;
   /** A receive that brought messages took this long. */
   receiveTook: (ms: number) => void;
@@ -101,7 +103,7 @@ export class Poller {
     while (!this.stopping) {
       const blockedUntil = this.options.blockedUntil();
       if (blockedUntil !== undefined) {
-        await sleep(Math.min(MAX_BLOCKED_SLEEP_MS, blockedUntil - this.options.now()), this.abort.signal);
+        await sleep(Math.min(MAX_BLOCKED_SLEEP_MS, blockedUntil - this.options.now()), this.abort.signal, this.options.timers);
         this.lastActivityAt = this.options.now();
         continue;
       }
@@ -173,10 +175,10 @@ export class Poller {
     if (limit.free >= wanted || gatherMs === 0 || this.stopping) return;
     const gathering = new AbortController();
     const end = () => gathering.abort();
-    const timer = setTimeout(end, gatherMs);
+    const cancel = this.options.timers.after(gatherMs, end);
     this.abort.signal.addEventListener('abort', end, { once: true });
     await limit.whenFree(gathering.signal, wanted);
-    clearTimeout(timer);
+    cancel();
     this.abort.signal.removeEventListener('abort', end);
   }
 
@@ -200,7 +202,7 @@ export class Poller {
     // Equal jitter: several loops (and several workers) must not retry in lockstep.
     const delayMs = ceiling / 2 + (this.options.random() * ceiling) / 2;
     this.options.onPollError({ error, consecutiveFailures: this.consecutiveFailures, retryInMs: delayMs });
-    await sleep(delayMs, this.abort.signal);
+    await sleep(delayMs, this.abort.signal, this.options.timers);
     this.lastActivityAt = this.options.now();
   }
 }

@@ -60,7 +60,7 @@ export class ReceivedMessages {
     const given = { visibilityTimeoutSeconds: resolved.visibilityTimeoutSeconds ?? 30, maxReceiveCount: resolved.maxReceiveCount, fifoRetryInPlaceSeconds: 0 };
     const facts = await readQueueFacts(resolved.sqs, resolved.queueUrl, given, resolved.deadLetterQueueUrl);
     const idempotency = resolved.idempotency
-      ? await IdempotencyGuard.create(resolved.idempotency, queueNameOf(resolved.queueUrl), resolved.handlerTimeoutMs, resolved.now)
+      ? await IdempotencyGuard.create(resolved.idempotency, queueNameOf(resolved.queueUrl), resolved.handlerTimeoutMs, resolved.now, resolved.timers)
       : undefined;
     // A retry waits in SQS, never in the process: a wait in place would be billed time.
     return new ReceivedMessages(resolved, { ...facts, retryInPlaceSeconds: 0, deferInPlaceSeconds: 0 }, idempotency);
@@ -80,7 +80,7 @@ export class ReceivedMessages {
     const now = this.options.now();
     const stop = new AbortController();
     const budgetMs = bounds.deadline === undefined ? this.options.handlerTimeoutMs : Math.max(1, bounds.deadline - now);
-    const timer = bounds.deadline === undefined ? undefined : setTimeout(() => stop.abort(), budgetMs);
+    const cancelDeadline = bounds.deadline === undefined ? undefined : this.options.timers.after(budgetMs, () => stop.abort());
     const options = { ...this.options, handlerTimeoutMs: Math.min(this.options.handlerTimeoutMs, budgetMs) };
     const { executor, processor } = createDelivery(options, this.facts, this.shared, {
       acknowledge: 'report',
@@ -100,7 +100,7 @@ export class ReceivedMessages {
           ),
       });
     } finally {
-      clearTimeout(timer);
+      cancelDeadline?.();
     }
   }
 

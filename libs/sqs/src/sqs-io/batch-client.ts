@@ -7,6 +7,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { Batcher, type EntryOutcome } from './batcher.js';
+import { realTimers, type WorkerTimers } from '../time/timers.js';
 import { MAX_MESSAGE_BYTES, messageBytes, type MessageAttributes } from '../message/message-attributes.js';
 
 /** SQS batch actions take at most 10 entries (API reference, every *Batch action). */
@@ -32,6 +33,7 @@ export class SqsBatchClient {
   constructor(
     private readonly sqs: SQSClient,
     private readonly maxWaitMs: number,
+    private readonly timers: WorkerTimers = realTimers,
   ) {}
 
   delete(queueUrl: string, receiptHandle: string): Promise<EntryOutcome> {
@@ -82,6 +84,7 @@ export class SqsBatchClient {
         maxEntries: MAX_BATCH_ENTRIES,
         maxWaitMs: this.maxWaitMs,
         send,
+        timers: this.timers,
         ...(sizeOf ? { sizeOf, maxBytes: MAX_MESSAGE_BYTES } : {}),
       });
       this.batchers.set(key, batcher as Batcher<unknown>);

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { Batcher, type EntryOutcome } from './batcher.js';
+import { realTimers } from '../time/timers.js';
 
 function recordingBatcher(options: { maxWaitMs?: number; maxBytes?: number; answer?: (entries: string[]) => EntryOutcome[] | Promise<EntryOutcome[]> } = {}) {
   const calls: string[][] = [];
   const batcher = new Batcher<string>({
     maxEntries: 10,
+    timers: realTimers,
     maxWaitMs: options.maxWaitMs ?? 10_000,
     ...(options.maxBytes ? { maxBytes: options.maxBytes, sizeOf: (entry: string) => entry.length } : {}),
     send: async (entries) => {

@@ -1,3 +1,4 @@
+import type { CancelTimer, WorkerTimers } from '../time/timers.js';
 /** One entry's fate in a batch call. */
 export type EntryOutcome = { ok: true; messageId?: string } | { ok: false; code: string | undefined; message: string; cause?: unknown };
 
@@ -11,6 +12,7 @@ export interface BatcherOptions<Entry> {
   sizeOf?: (entry: Entry) => number;
   /** Sends one batch and reports each entry's outcome, by position. */
   send: (entries: Entry[]) => Promise<EntryOutcome[]>;
+  timers: WorkerTimers;
 }
 
 interface Pending<Entry> {
@@ -27,7 +29,7 @@ interface Pending<Entry> {
 export class Batcher<Entry> {
   private queue: Pending<Entry>[] = [];
   private queuedBytes = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private cancelWait: CancelTimer | undefined;
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(private readonly options: BatcherOptions<Entry>) {}
@@ -41,7 +43,7 @@ export class Batcher<Entry> {
       this.queue.push({ entry, bytes, resolve });
       this.queuedBytes += bytes;
       if (this.queue.length >= this.options.maxEntries) this.sendQueued();
-      else this.timer ??= setTimeout(() => this.sendQueued(), this.options.maxWaitMs);
+      else this.cancelWait ??= this.options.timers.after(this.options.maxWaitMs, () => this.sendQueued());
     });
   }
 
@@ -52,8 +54,8 @@ export class Batcher<Entry> {
   }
 
   private sendQueued(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.cancelWait?.();
+    this.cancelWait = undefined;
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.options.maxEntries);
       this.queuedBytes -= batch.reduce((sum, p) => sum + p.bytes, 0);

@@ -1,13 +1,15 @@
+import { realTimers, type WorkerTimers } from './timers.js';
+
 /** Waits `ms`, or less if `signal` aborts first. Never rejects. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal?: AbortSignal, timers: WorkerTimers = realTimers): Promise<void> {
   if (signal?.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
-      clearTimeout(timer);
+      cancel();
       signal?.removeEventListener('abort', done);
       resolve();
     };
-    const timer = setTimeout(done, ms);
+    const cancel = timers.after(ms, done);
     signal?.addEventListener('abort', done, { once: true });
   });
 }

@@ -1,0 +1,102 @@
+import type { CancelTimer, WorkerTimers } from './timers.js';
+
+interface Timer {
+  at: number;
+  order: number;
+  fire: () => void;
+  cancelled: boolean;
+}
+
+/** Between two timers, every promise chain the last one started runs to its end: one turn of the event loop. */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * A clock and timers that move only when told. Given to the engine as `now` and `timers`,
+ * it runs the engine in virtual time: `runUntil` fires the timers in time order (those due
+ * at the same moment in the order they were set), letting every promise chain settle
+ * between two, so an hour of retries takes as long as its CPU. A run is repeatable as
+ * long as nothing in it waits on real I/O or real timers.
+ */
+export class VirtualTime implements WorkerTimers {
+  private current: number;
+  private order = 0;
+  private readonly timers: Timer[] = [];
+
+  constructor(startMs = 0) {
+    this.current = startMs;
+  }
+
+  /** The virtual clock, in milliseconds: pass it as the worker's `now`. */
+  readonly now = (): number => this.current;
+
+  /** Calls `fire` once the clock reaches `ms` from now; the returned function cancels it. */
+  after(ms: number, fire: () => void): CancelTimer {
+    const timer: Timer = { at: this.current + Math.max(0, ms), order: this.order++, fire, cancelled: false };
+    this.push(timer);
+    return () => {
+      timer.cancelled = true;
+    };
+  }
+
+  /**
+   * Settles, then fires the next timer, until `done()` holds once everything has settled,
+   * or no timer is left at or before `limitMs`. Resolves with whether `done()` held.
+   */
+  async runUntil(done: () => boolean, limitMs = Number.POSITIVE_INFINITY): Promise<boolean> {
+    for (;;) {
+      await settle();
+      if (done()) return true;
+      const next = this.nextDue(limitMs);
+      if (next === undefined) return false;
+      this.current = Math.max(this.current, next.at);
+      next.fire();
+    }
+  }
+
+  /** Moves the clock `ms` on, firing every timer due on the way. */
+  async advance(ms: number): Promise<void> {
+    const until = this.current + ms;
+    await this.runUntil(() => false, until);
+    this.current = Math.max(this.current, until);
+  }
+
+  private nextDue(limitMs: number): Timer | undefined {
+    while (this.timers.length > 0 && this.timers[0]!.cancelled) this.pop();
+    const next = this.timers[0];
+    if (next === undefined || next.at > limitMs) return undefined;
+    return this.pop();
+  }
+
+  private push(timer: Timer): void {
+    const heap = this.timers;
+    heap.push(timer);
+    for (let i = heap.length - 1; i > 0;) {
+      const parent = (i - 1) >> 1;
+      if (!earlier(heap[i]!, heap[parent]!)) break;
+      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      i = parent;
+    }
+  }
+
+  private pop(): Timer {
+    const heap = this.timers;
+    const top = heap[0]!;
+    const last = heap.pop()!;
+    if (heap.length === 0) return top;
+    heap[0] = last;
+    for (let i = 0; ;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let least = i;
+      if (left < heap.length && earlier(heap[left]!, heap[least]!)) least = left;
+      if (right < heap.length && earlier(heap[right]!, heap[least]!)) least = right;
+      if (least === i) return top;
+      [heap[i], heap[least]] = [heap[least]!, heap[i]!];
+      i = least;
+    }
+  }
+}
+
+function earlier(a: Timer, b: Timer): boolean {
+  return a.at < b.at || (a.at === b.at && a.order < b.order);
+}

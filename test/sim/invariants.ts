@@ -1,0 +1,93 @@
+import { DEAD_LETTER_REASONS } from '@requeue/retry/engine';
+import type { RunRecord } from './run-scenario.js';
+
+/** A broken invariant: which, of which message, in a line. */
+export interface Violation {
+  invariant: string;
+  detail: string;
+}
+
+type Check = (record: RunRecord) => Violation[];
+
+/** Every message ends, within the horizon, as a success or a dead letter (the worker's, or SQS's redrive). */
+const nothingLost: Check = ({ scenario, runs, deadLetters, redriven, settled }) => {
+  const ended = new Set([...deadLetters.map((letter) => letter.id), ...redriven]);
+  for (const run of runs) if (run.outcome === 'ok') ended.add(run.id);
+  const lost = scenario.messages.filter((message) => !ended.has(message.id)).map((message) => message.id);
+  const violations = lost.map((id) => ({ invariant: 'nothing-lost', detail: `${id} neither succeeded nor was dead-lettered within the horizon` }));
+  if (settled || lost.length > 0) return violations;
+  return [{ invariant: 'nothing-lost', detail: 'every message ended, but the queue still held messages at the horizon' }];
+};
+
+/** A dead letter names one of the documented reasons, and the reason is what the handler's runs show. */
+const deadLetterReasons: Check = ({ scenario, runs, deadLetters }) =>
+  deadLetters.flatMap(({ id, reason, attempts }) => {
+    const own = runs.filter((run) => run.id === id);
+    if (reason === undefined || !(DEAD_LETTER_REASONS as readonly string[]).includes(reason)) {
+      return [{ invariant: 'dead-letter-reason', detail: `${id} dead-lettered with reason ${String(reason)}` }];
+    }
+    if (reason === 'non-retryable' && !own.some((run) => run.outcome === 'permanent')) {
+      return [{ invariant: 'dead-letter-reason', detail: `${id} dead-lettered as non-retryable, but no run failed permanently` }];
+    }
+    if (reason === 'max-attempts' && attempts !== scenario.maxAttempts) {
+      return [{ invariant: 'dead-letter-reason', detail: `${id} dead-lettered as max-attempts after ${attempts} of ${scenario.maxAttempts}` }];
+    }
+    return [];
+  });
+
+/** No handler run has an attempt number past the policy's `maxAttempts`. */
+const attemptsWithinPolicy: Check = ({ scenario, runs }) =>
+  runs
+    .filter((run) => run.attempt > scenario.maxAttempts || run.attempt < 1)
+    .map((run) => ({ invariant: 'attempts-within-policy', detail: `${run.id} ran as attempt ${run.attempt} of ${scenario.maxAttempts}` }));
+
+/** A message does not both succeed and get dead-lettered by the worker: its copies never fork into two endings. */
+const oneEnding: Check = ({ runs, deadLetters }) => {
+  const succeeded = new Set(runs.filter((run) => run.outcome === 'ok').map((run) => run.id));
+  return deadLetters
+    .filter((letter) => succeeded.has(letter.id))
+    .map((letter) => ({ invariant: 'one-ending', detail: `${letter.id} succeeded and was dead-lettered (${String(letter.reason)})` }));
+};
+
+/** Each message's attempts are counted one by one: the attempt numbers its runs saw are 1, 2, 3 ... with none skipped. */
+const attemptsCountedOnce: Check = ({ runs }) => {
+  const seen = new Map<string, Set<number>>();
+  for (const run of runs) seen.set(run.id, (seen.get(run.id) ?? new Set()).add(run.attempt));
+  return [...seen].flatMap(([id, attempts]) => {
+    const highest = Math.max(...attempts);
+    if (attempts.size === highest) return [];
+    return [{ invariant: 'attempts-counted-once', detail: `${id} ran as attempts ${[...attempts].sort((a, b) => a - b).join(', ')}` }];
+  });
+};
+
+/**
+ * On a FIFO queue, a message of a group succeeds only after every message published ahead
+ * of it in the group has run for the last time (succeeded, or failed its way to the DLQ).
+ */
+const fifoOrder: Check = ({ scenario, runs }) => {
+  if (!scenario.fifo) return [];
+  const lastRun = new Map<string, number>();
+  const firstSuccess = new Map<string, number>();
+  runs.forEach((run, index) => {
+    lastRun.set(run.id, index);
+    if (run.outcome === 'ok' && !firstSuccess.has(run.id)) firstSuccess.set(run.id, index);
+  });
+  const violations: Violation[] = [];
+  const ahead = new Map<string, string[]>();
+  for (const { id, group } of scenario.messages) {
+    if (group === undefined) continue;
+    const success = firstSuccess.get(id);
+    const before = ahead.get(group) ?? [];
+    const overtaken = success === undefined ? undefined : before.find((earlier) => (lastRun.get(earlier) ?? -1) > success);
+    if (overtaken)
+      violations.push({ invariant: 'fifo-order', detail: `${id} succeeded while ${overtaken}, ahead of it in ${group}, had yet to run its last time` });
+    ahead.set(group, [...before, id]);
+  }
+  return violations;
+};
+
+export const INVARIANTS: readonly Check[] = [nothingLost, deadLetterReasons, attemptsWithinPolicy, attemptsCountedOnce, oneEnding, fifoOrder];
+
+export function violationsOf(record: RunRecord): Violation[] {
+  return INVARIANTS.flatMap((check) => check(record));
+}

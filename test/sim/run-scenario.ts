@@ -1,0 +1,125 @@
+import { createRetryPolicy, NonRetryableError } from '@requeue/retry';
+import { seededRandom } from '@requeue/retry/engine';
+import { SqsWorker, type WorkerLogger, type WorkerMessage } from '@requeue/sqs';
+import { VirtualTime } from '@requeue/sqs/time';
+import { SqsFake } from '../support/sqs-fake.js';
+import { faultySqs, type FaultCounts } from './faulty-sqs.js';
+import type { AttemptOutcome, Scenario } from './scenario.js';
+
+const QUEUE = 'http://127.0.0.1/000000000000/sim';
+/** How long a run may take in virtual time before what is left counts as stuck. */
+export const HORIZON_MS = 12 * 3_600_000;
+const START = Date.UTC(2026, 0, 1);
+
+/** One run of a handler: which message, which attempt, when, and what it did. */
+export interface HandlerRun {
+  id: string;
+  attempt: number;
+  at: number;
+  outcome: AttemptOutcome;
+}
+
+/** A dead letter the worker sent, by the message's own id, with the reason it gave. */
+export interface DeadLetter {
+  id: string;
+  reason: string | undefined;
+  attempts: number | undefined;
+}
+
+/** What a run leaves to judge: every handler run, every dead letter, what SQS moved out, and what never ended. */
+export interface RunRecord {
+  scenario: Scenario;
+  runs: HandlerRun[];
+  deadLetters: DeadLetter[];
+  redriven: string[];
+  settled: boolean;
+  virtualMs: number;
+  faults: FaultCounts;
+  sqsCalls: number;
+}
+
+const silent: WorkerLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** The handler's answer for one attempt, as the scenario scripts it. */
+function perform(outcome: AttemptOutcome, signal: AbortSignal): Promise<void> {
+  switch (outcome) {
+    case 'ok':
+      return Promise.resolve();
+    case 'retryable':
+      return Promise.reject(new Error('dependency answered 503 for this job'));
+    case 'permanent':
+      return Promise.reject(new NonRetryableError('the job is malformed'));
+    case 'rate-limited':
+      return Promise.reject(Object.assign(new Error('429 Too Many Requests'), { statusCode: 429, headers: { 'retry-after': '2' } }));
+    case 'hangs':
+      // Only the worker's timeout (or shutdown) ends it.
+      return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true }));
+  }
+}
+
+function idOf(body: string): string {
+  return (JSON.parse(body) as { id: string }).id;
+}
+
+/** Runs one scenario against the real engine in virtual time, on the in-memory SQS with the scenario's faults. */
+export async function runScenario(scenario: Scenario): Promise<RunRecord> {
+  const time = new VirtualTime(START);
+  const random = seededRandom(scenario.seed);
+  const queueUrl = scenario.fifo ? `${QUEUE}.fifo` : QUEUE;
+  const dlqUrl = scenario.fifo ? `${QUEUE}-dlq.fifo` : `${QUEUE}-dlq`;
+  const queue = new SqsFake({ queueUrl, now: time.now, timers: time, maxReceiveCount: 10 });
+  const faults: FaultCounts = { refused: 0, answerLost: 0, duplicate: 0 };
+  const scripts = new Map(scenario.messages.map((message) => [message.id, message]));
+  const runs: HandlerRun[] = [];
+  const handler = (message: WorkerMessage) => {
+    const script = scripts.get(idOf(message.rawBody))!;
+    const run = runs.filter((earlier) => earlier.id === script.id).length + 1;
+    const outcome = script.outcomes[Math.min(run, script.outcomes.length) - 1]!;
+    runs.push({ id: script.id, attempt: message.attempt, at: time.now(), outcome });
+    return perform(outcome, message.signal);
+  };
+  const worker = new SqsWorker({
+    sqs: faultySqs(queue.client, scenario.faults, random, faults),
+    queueUrl,
+    deadLetterQueueUrl: dlqUrl,
+    handler,
+    retryPolicy: createRetryPolicy({ maxAttempts: scenario.maxAttempts }),
+    maxInFlight: scenario.maxInFlight,
+    handlerTimeoutMs: scenario.handlerTimeoutMs,
+    maxReceiveCount: 10,
+    tracing: false,
+    logger: silent,
+    now: time.now,
+    timers: time,
+    random,
+  });
+  for (const message of scenario.messages) queue.add(JSON.stringify({ id: message.id }), { groupId: message.group });
+  await worker.start();
+  const deadLetters = () => queue.sent.filter((sent) => sent.queueUrl === dlqUrl);
+  const ended = () => {
+    const over = new Set([...deadLetters().map((sent) => idOf(sent.body)), ...queue.redrivenBodies.map(idOf)]);
+    for (const run of runs) if (run.outcome === 'ok') over.add(run.id);
+    return queue.remaining === 0 && scenario.messages.every((message) => over.has(message.id));
+  };
+  const settled = await time.runUntil(ended, START + HORIZON_MS);
+  const virtualMs = time.now() - START;
+  // The worker stops in virtual time too: its drain, its last batches, its pollers' long polls.
+  let stopped = false;
+  const stopping = worker.stop().then(() => (stopped = true));
+  await time.runUntil(() => stopped, time.now() + 3_600_000);
+  await stopping;
+  queue.close();
+  return {
+    scenario,
+    runs,
+    deadLetters: deadLetters().map((sent) => {
+      const record = JSON.parse(sent.attributes['x-dead-letter']?.StringValue ?? '{}') as { reason?: string; attempts?: number };
+      return { id: idOf(sent.body), reason: record.reason, attempts: record.attempts };
+    }),
+    redriven: queue.redrivenBodies.map(idOf),
+    settled,
+    virtualMs,
+    faults,
+    sqsCalls: Object.values(queue.calls).reduce((sum, n) => sum + n, 0),
+  };
+}

@@ -1,0 +1,74 @@
+import { seededRandom, type Random } from '@requeue/retry/engine';
+
+/** What the handler does on one attempt of a message. */
+export type AttemptOutcome = 'ok' | 'retryable' | 'permanent' | 'hangs' | 'rate-limited';
+
+export interface ScriptedMessage {
+  /** The message's own id, in its body: the same across retry copies and duplicates. */
+  id: string;
+  /** Its FIFO group, on a FIFO queue. */
+  group: string | undefined;
+  /**
+   * The outcome of its n-th run is `outcomes[n - 1]`, the last one repeating. By run, not
+   * attempt: a 429 defers the message without using an attempt, so the next run must differ.
+   */
+  outcomes: AttemptOutcome[];
+}
+
+/** The chance of each SQS fault on any one call (or, for duplicates, on any one received message). */
+export interface FaultRates {
+  /** The call fails before taking effect: throttled, or a 5xx. */
+  refused: number;
+  /** The call takes effect, and its answer is lost: the caller sees an error. */
+  answerLost: number;
+  /** A received message is received again while the first delivery runs. */
+  duplicate: number;
+}
+
+export interface Scenario {
+  seed: number;
+  fifo: boolean;
+  maxAttempts: number;
+  maxInFlight: number;
+  handlerTimeoutMs: number;
+  messages: ScriptedMessage[];
+  faults: FaultRates;
+}
+
+function pick<T>(random: Random, choices: readonly T[]): T {
+  return choices[Math.floor(random() * choices.length)]!;
+}
+
+/** Mostly successes after a few failures, some that never succeed, some that hang past the timeout. */
+function outcomesOf(random: Random): AttemptOutcome[] {
+  const failures = Math.floor(random() * 4);
+  const failing: AttemptOutcome[] = Array.from({ length: failures }, () => pick(random, ['retryable', 'retryable', 'rate-limited', 'hangs'] as const));
+  const last = pick(random, ['ok', 'ok', 'ok', 'ok', 'permanent', 'retryable'] as const);
+  return [...failing, last];
+}
+
+/**
+ * The scenario a seed stands for: the same seed gives the same scenario, and the same run.
+ * `withFaults: false` keeps the scenario and turns every SQS fault off.
+ */
+export function scenarioOf(seed: number, { withFaults = true } = {}): Scenario {
+  const random = seededRandom(seed);
+  const fifo = random() < 0.3;
+  const groups = 1 + Math.floor(random() * 4);
+  const count = 5 + Math.floor(random() * 26);
+  const faulty = random() < 0.7 && withFaults;
+  const rate = (max: number) => (faulty ? random() * max : 0);
+  return {
+    seed,
+    fifo,
+    maxAttempts: 2 + Math.floor(random() * 5),
+    maxInFlight: 1 + Math.floor(random() * 10),
+    handlerTimeoutMs: 1000 * (1 + Math.floor(random() * 10)),
+    messages: Array.from({ length: count }, (_, i) => ({
+      id: `msg-${i}`,
+      group: fifo ? `group-${Math.floor(random() * groups)}` : undefined,
+      outcomes: outcomesOf(random),
+    })),
+    faults: { refused: rate(0.15), answerLost: rate(0.1), duplicate: fifo ? 0 : rate(0.1) },
+  };
+}

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { violationsOf } from './invariants.js';
+import { runScenario } from './run-scenario.js';
+import { scenarioOf } from './scenario.js';
+import { runSeeds } from './seeds.js';
+
+describe('the engine in virtual time, against a simulated SQS with seeded faults', () => {
+  it('keeps every invariant over 100 seeds of mixed scenarios, SQS faults off', async () => {
+    const report = await runSeeds(1, 100, { withFaults: false });
+    expect(report.violations).toEqual([]);
+    expect(report.handlerRuns).toBeGreaterThan(2500);
+  });
+
+  it("lets a message that alone keeps failing as the breaker's probe spend its attempts, so the others run (seed 58 stalled 12 h)", async () => {
+    const record = await runScenario(scenarioOf(58, { withFaults: false }));
+    expect(record.settled).toBe(true);
+    expect(violationsOf(record)).toEqual([]);
+    expect(record.virtualMs).toBeLessThan(3_600_000);
+  });
+
+  it('reruns a seed exactly: the same handler runs at the same virtual times, the same dead letters', async () => {
+    const first = await runScenario(scenarioOf(42));
+    const again = await runScenario(scenarioOf(42));
+    expect(again.runs).toEqual(first.runs);
+    expect(again.deadLetters).toEqual(first.deadLetters);
+    expect(again.virtualMs).toBe(first.virtualMs);
+  });
+
+  it('reports a message a defect lost: a run whose handler success is never recorded breaks nothing-lost', async () => {
+    const record = await runScenario(scenarioOf(7));
+    const succeeded = record.runs.find((run) => run.outcome === 'ok')!;
+    const withoutIt = { ...record, runs: record.runs.filter((run) => run.id !== succeeded.id), settled: false };
+    expect(violationsOf(withoutIt).map((v) => v.invariant)).toContain('nothing-lost');
+  });
+});
