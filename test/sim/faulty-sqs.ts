@@ -31,7 +31,7 @@ export function faultySqs(sqs: SQSClient, rates: FaultRates, random: Random, cou
       throw refusal(random, call);
     }
     const answer = await sqs.send(command as never);
-    if (command instanceof ReceiveMessageCommand) await duplicate(answer as ReceiveMessageResult);
+    if (command instanceof ReceiveMessageCommand) await duplicate(answer as ReceiveMessageResult, command.input.QueueUrl ?? '');
     if (random() < rates.answerLost) {
       counts.answerLost++;
       throw Object.assign(new Error(`${call}: socket hang up`), { name: 'Error', code: 'ECONNRESET' });
@@ -39,7 +39,7 @@ export function faultySqs(sqs: SQSClient, rates: FaultRates, random: Random, cou
     return answer;
   };
   /** Makes a received message visible again at once: the next receive delivers it a second time. */
-  const duplicate = async ({ Messages = [] }: ReceiveMessageResult, queueUrl = '') => {
+  const duplicate = async ({ Messages = [] }: ReceiveMessageResult, queueUrl: string) => {
     const again = Messages.filter(() => random() < rates.duplicate);
     if (again.length === 0) return;
     counts.duplicate += again.length;

@@ -8,7 +8,7 @@ import type { AttemptOutcome, Scenario } from './scenario.js';
 
 const QUEUE = 'http://127.0.0.1/000000000000/sim';
 /** How long a run may take in virtual time before what is left counts as stuck. */
-export const HORIZON_MS = 12 * 3_600_000;
+const HORIZON_MS = 12 * 3_600_000;
 const START = Date.UTC(2026, 0, 1);
 
 /** One run of a handler: which message, which attempt, when, and what it did. */
