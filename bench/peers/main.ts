@@ -161,6 +161,41 @@ async function featuresOnly(config: Config): Promise<void> {
   }
 }
 
+/**
+ * The retry path, from its backlog's load to its last completion after a warm-up backlog
+ * of the same kind: the emulator hands out the oldest messages first, so timing from the
+ * first completions would time the copies alone, a happy path in disguise. The backlog is
+ * large enough that the copies' pass outlasts the 1 s delay of the last ones.
+ */
+function retryRows(emulator: BenchEmulator, config: Config): Promise<Row[]> {
+  progress(`retry path: every message fails once (retry after 0-1 s), ${config.retryBacklog.toLocaleString('en-US')} messages`);
+  return inRounds(
+    emulator,
+    'retry path',
+    retryPathSystems(config),
+    { count: config.retryBacklog, warmupCount: config.retryWarmupCount, simulate: RETRY_ONCE },
+    config,
+    { capSeconds: config.retryCapSeconds, warmupSeconds: 0 },
+  );
+}
+
+/**
+ * `npm run bench -- --retry`: the retry path and, in the same rounds' emulator, the happy
+ * no-op rows its ratio is read against: for tuning the retry path in minutes.
+ */
+async function retryOnly(config: Config): Promise<void> {
+  const emulator = await startBenchEmulator();
+  try {
+    const systems = HAPPY_SYSTEMS.filter((s) => s.concurrency === 50 && ['requeue-no-backpressure', 'raw-sdk-loop'].includes(s.system));
+    const happy = await inRounds(emulator, 'happy no-op', systems, { count: config.backlog }, config);
+    const retry = await retryRows(emulator, config);
+    const measured = targets({ happy, latency: [], retry, memory: undefined, herd: [] }, config.herdMessages);
+    process.stdout.write(`${JSON.stringify({ happy, retry, targets: measured }, null, 2)}\n`);
+  } finally {
+    await emulator.stop();
+  }
+}
+
 /** Rewrites the fleet section of docs/benchmarks.md and its chart from one fleet run. */
 async function documentFleet(fleet: readonly FleetRun[], config: Config, command: string): Promise<void> {
   await writeHerdChart(
@@ -202,6 +237,7 @@ async function main(argv: string[]): Promise<void> {
   if (savedIndex !== -1) return renderSaved(argv[savedIndex + 1] ?? '');
   if (argv.includes('--latency')) return latencyOnly(configFrom(argv));
   if (argv.includes('--features')) return featuresOnly(configFrom(argv));
+  if (argv.includes('--retry')) return retryOnly(configFrom(argv));
   if (argv.includes('--fleet')) return fleetOnly(configFrom(argv), argv);
   const config = configFrom(argv);
   const started = Date.now();
@@ -219,23 +255,7 @@ async function main(argv: string[]): Promise<void> {
 
     const latency = await latencyRows(emulator, config);
 
-    progress(`retry path: every message fails once (retry after 0-1 s), ${config.retryBacklog.toLocaleString('en-US')} messages`);
-    // The emulator hands out the oldest messages first, so a run over a fixed backlog is
-    // every original, then every copy: timed from its first completions, it would time the
-    // copies alone, a happy path in disguise. So the clock runs over the whole backlog,
-    // from its load to its last completion, after a warm-up backlog of the same kind; the
-    // backlog is large enough that the copies' pass outlasts the 1 s delay of the last ones.
-    const retry = await inRounds(
-      emulator,
-      'retry path',
-      retryPathSystems(config),
-      { count: config.retryBacklog, warmupCount: config.retryWarmupCount, simulate: RETRY_ONCE },
-      config,
-      {
-        capSeconds: config.retryCapSeconds,
-        warmupSeconds: 0,
-      },
-    );
+    const retry = await retryRows(emulator, config);
 
     const herdRuns = startHerdComparison(emulator, config);
     const defaults = await herdRuns.defaults;
