@@ -1,4 +1,11 @@
-import { ChangeMessageVisibilityBatchCommand, ReceiveMessageCommand, type ReceiveMessageResult, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityBatchCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  type ReceiveMessageResult,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import type { Random } from '@requeue/retry/engine';
 import type { FaultRates } from './scenario.js';
 
@@ -7,6 +14,14 @@ export interface FaultCounts {
   refused: number;
   answerLost: number;
   duplicate: number;
+  /**
+   * The bodies SQS itself made two of: a message delivered twice at once, or a send that
+   * took effect but lost its answer (the SDK sends it again, or the engine falls back
+   * with the copy already out). Without idempotency each may end twice, at-least-once.
+   */
+  forked: Set<string>;
+  /** Receives of each body whose answer was lost: SQS counted them, no handler saw them. */
+  lostReceives: Map<string, number>;
 }
 
 /** SQS's answers to a call it refused before acting: throttling or a server error, as the SDK throws them. */
@@ -16,16 +31,20 @@ function refusal(random: Random, call: string): Error {
     : Object.assign(new Error(`${call}: We encountered an internal error`), { name: 'InternalError', $fault: 'server', $metadata: { httpStatusCode: 500 } });
 }
 
+/** Tries per call, as the SDK's standard retry strategy makes them before the caller sees an error. */
+const SDK_TRIES = 3;
+
 /**
- * The simulated SQS as the network makes it: any call but the start's `GetQueueAttributes`
- * may be refused before it acts, or act and lose its answer (the caller sees a reset
- * socket); a received message may be received again while its first delivery runs, as a
- * standard queue's at-least-once delivery allows. Every draw comes from the run's seed.
+ * The simulated SQS as the network makes it, under the SDK's own retries: each try of a
+ * call (but the start's `GetQueueAttributes`) may be refused before it acts, or act and
+ * lose its answer (a reset socket); the SDK tries again, up to three times, so a lost
+ * answer can make a call take effect twice (a copy sent twice), and the engine sees an
+ * error only when every try failed. A received message may be received again while its
+ * first delivery runs, as a standard queue's at-least-once delivery allows. Every draw
+ * comes from the run's seed.
  */
 export function faultySqs(sqs: SQSClient, rates: FaultRates, random: Random, counts: FaultCounts): SQSClient {
-  const send = async (command: { constructor: { name: string } }): Promise<unknown> => {
-    const call = command.constructor.name.replace(/Command$/, '');
-    if (call === 'GetQueueAttributes') return sqs.send(command as never);
+  const attempt = async (command: { constructor: { name: string } }, call: string): Promise<unknown> => {
     if (random() < rates.refused) {
       counts.refused++;
       throw refusal(random, call);
@@ -34,17 +53,38 @@ export function faultySqs(sqs: SQSClient, rates: FaultRates, random: Random, cou
     if (command instanceof ReceiveMessageCommand) await duplicate(answer as ReceiveMessageResult, command.input.QueueUrl ?? '');
     if (random() < rates.answerLost) {
       counts.answerLost++;
+      for (const body of sentBodies(command)) counts.forked.add(body);
+      if (command instanceof ReceiveMessageCommand)
+        for (const { Body = '' } of (answer as ReceiveMessageResult).Messages ?? []) counts.lostReceives.set(Body, (counts.lostReceives.get(Body) ?? 0) + 1);
       throw Object.assign(new Error(`${call}: socket hang up`), { name: 'Error', code: 'ECONNRESET' });
     }
     return answer;
+  };
+  const send = async (command: { constructor: { name: string } }): Promise<unknown> => {
+    const call = command.constructor.name.replace(/Command$/, '');
+    if (call === 'GetQueueAttributes') return sqs.send(command as never);
+    for (let tries = 1; ; tries++) {
+      try {
+        return await attempt(command, call);
+      } catch (error) {
+        if (tries === SDK_TRIES) throw error;
+      }
+    }
   };
   /** Makes a received message visible again at once: the next receive delivers it a second time. */
   const duplicate = async ({ Messages = [] }: ReceiveMessageResult, queueUrl: string) => {
     const again = Messages.filter(() => random() < rates.duplicate);
     if (again.length === 0) return;
     counts.duplicate += again.length;
+    for (const message of again) counts.forked.add(message.Body ?? '');
     const entries = again.map((message, i) => ({ Id: String(i), ReceiptHandle: message.ReceiptHandle ?? '', VisibilityTimeout: 0 }));
     await sqs.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
   };
   return { send } as unknown as SQSClient;
+}
+
+function sentBodies(command: unknown): string[] {
+  if (command instanceof SendMessageCommand) return [command.input.MessageBody ?? ''];
+  if (command instanceof SendMessageBatchCommand) return (command.input.Entries ?? []).map((entry) => entry.MessageBody ?? '');
+  return [];
 }

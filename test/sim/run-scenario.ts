@@ -34,7 +34,11 @@ export interface RunRecord {
   redriven: string[];
   settled: boolean;
   virtualMs: number;
-  faults: FaultCounts;
+  faults: Omit<FaultCounts, 'forked' | 'lostReceives'>;
+  /** Messages SQS's own faults made two of (`FaultCounts.forked`), by id. */
+  forked: string[];
+  /** Receives SQS counted that no handler saw (`FaultCounts.lostReceives`), by id. */
+  lostReceives: Record<string, number>;
   sqsCalls: number;
 }
 
@@ -61,6 +65,12 @@ function idOf(body: string): string {
   return (JSON.parse(body) as { id: string }).id;
 }
 
+function lostById(byBody: Map<string, number>): Record<string, number> {
+  const byId: Record<string, number> = {};
+  for (const [body, lost] of byBody) byId[idOf(body)] = (byId[idOf(body)] ?? 0) + lost;
+  return byId;
+}
+
 /** Runs one scenario against the real engine in virtual time, on the in-memory SQS with the scenario's faults. */
 export async function runScenario(scenario: Scenario): Promise<RunRecord> {
   const time = new VirtualTime(START);
@@ -68,7 +78,7 @@ export async function runScenario(scenario: Scenario): Promise<RunRecord> {
   const queueUrl = scenario.fifo ? `${QUEUE}.fifo` : QUEUE;
   const dlqUrl = scenario.fifo ? `${QUEUE}-dlq.fifo` : `${QUEUE}-dlq`;
   const queue = new SqsFake({ queueUrl, now: time.now, timers: time, maxReceiveCount: 10 });
-  const faults: FaultCounts = { refused: 0, answerLost: 0, duplicate: 0 };
+  const faults: FaultCounts = { refused: 0, answerLost: 0, duplicate: 0, forked: new Set(), lostReceives: new Map() };
   const scripts = new Map(scenario.messages.map((message) => [message.id, message]));
   const runs: HandlerRun[] = [];
   const handler = (message: WorkerMessage) => {
@@ -119,7 +129,9 @@ export async function runScenario(scenario: Scenario): Promise<RunRecord> {
     redriven: queue.redrivenBodies.map(idOf),
     settled,
     virtualMs,
-    faults,
+    faults: { refused: faults.refused, answerLost: faults.answerLost, duplicate: faults.duplicate },
+    forked: [...new Set([...faults.forked].map(idOf))],
+    lostReceives: lostById(faults.lostReceives),
     sqsCalls: Object.values(queue.calls).reduce((sum, n) => sum + n, 0),
   };
 }

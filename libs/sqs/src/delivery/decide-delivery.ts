@@ -43,6 +43,8 @@ export function decideDelivery(facts: DeliveryFacts): Outcome | InPlaceOutcome |
   const { verdict, message, policy, now } = facts;
   switch (verdict.kind) {
     case 'received': {
+      const spent = policy.spent(message.state, message.override);
+      if (spent) return { ...deadLetter(spent.reason, spent.errorType, spent.error), attempts: spent.attempts };
       const early = policy.deferUntilNotBefore(message.state, now, facts.random);
       return early ? sqsWaitOutcome(facts, { kind: 'deferred', decision: early, cause: 'not-before', ran: false }) : { kind: 'run' };
     }
@@ -164,12 +166,12 @@ function hideOutcome(facts: DeliveryFacts, wait: Wait): HideOutcome | DeadLetter
   return { kind: 'hide', wait, seconds: secondsUntilDue(message, wait.decision, facts.now) };
 }
 
-/** The decision's wait, bounded by what SQS allows: 12 hours of invisibility from the first receive. */
 /** The wait the decision asks for, in whole seconds. */
 function wantedSeconds(decision: RetryDecision | HopDecision, now: number): number {
   return decision.action === 'hop' && decision.state.notBefore !== undefined ? Math.ceil((decision.state.notBefore - now) / 1000) : decision.delaySeconds;
 }
 
+/** The decision's wait, bounded by what SQS allows: 12 hours of invisibility from this receive. */
 function secondsUntilDue(message: DecodedMessage, decision: RetryDecision | HopDecision, now: number): number {
   const waitSeconds = wantedSeconds(decision, now);
   // SQS's bound runs from this receive, not the first: a copy or a later receive starts it again.
