@@ -43,7 +43,6 @@ export function createEnginePolicy(input: RetryPolicyInput = {}): EnginePolicy {
     decide: (state, thrown, now, rng, override) => decideClassified(state, classifyFailure(thrown, now, config.classifier), now, rng, override),
     defer: (state, failure, waitMs, now, override) => deferWithoutAttempt(config, state, failure, waitMs, now, override),
     deferUntilNotBefore: (state, now, rng) => waitOutNotBefore(config, state, now, rng),
-    spent: (state, override) => attemptsSpent(config, state, override),
     parseOverride: (raw) => parsePolicyOverride(raw, strategyNames),
   };
 }
@@ -127,14 +126,6 @@ function deferWithoutAttempt(
   // The dependency's wait is a floor: round up, never down.
   const delaySeconds = Math.min(config.hopCeilingSeconds, Math.ceil(wait / 1000));
   return { action: 'hop', delaySeconds, state: kept, errorType: failure.errorType, error: failure.message };
-}
-
-function attemptsSpent(config: ResolvedRetryPolicy, state: RetryState, override: PolicyOverride | undefined): DeadLetterDecision | undefined {
-  const { maxAttempts } = limitsFor(config, override);
-  if (state.attempt <= maxAttempts) return undefined;
-  const errorType = state.lastErrorType ?? ErrorType.DEFAULT;
-  const error = `${state.lastError ?? 'no error recorded'} (delivered again as attempt ${state.attempt} of ${maxAttempts}: every attempt is spent)`;
-  return { action: 'dead-letter', reason: 'max-attempts', errorType, error, attempts: maxAttempts };
 }
 
 function waitOutNotBefore(config: ResolvedRetryPolicy, state: RetryState, now: number, rng: Random): HopDecision | undefined {

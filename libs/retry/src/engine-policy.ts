@@ -33,12 +33,6 @@ export interface EnginePolicy extends RetryPolicy {
    */
   deferUntilNotBefore(state: RetryState, now: number, rng: Random): HopDecision | undefined;
   /**
-   * A delivery whose attempts are already spent (`state.attempt` past `maxAttempts`: SQS
-   * delivered it again after a delete that failed, or counted receives no handler saw)
-   * is dead-lettered `max-attempts` without running. Returns undefined when it may run.
-   */
-  spent(state: RetryState, override?: PolicyOverride): DeadLetterDecision | undefined;
-  /**
    * A systemic failure (the dependency is down or rate-limiting) defers the message for
    * `waitMs`, which the dependency's state decides, without using an attempt. The
    * deadline still applies: a wait that would end past it dead-letters now.

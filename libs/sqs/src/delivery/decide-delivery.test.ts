@@ -77,19 +77,6 @@ describe('decideDelivery: before the handler runs', () => {
     expect(outcome.kind === 'copy' && outcome.wait.decision.delaySeconds).toBeGreaterThanOrEqual(59);
   });
 
-  it('dead-letters a delivery past its last attempt unrun, as max-attempts with the attempts made: a redelivery after a failed delete', () => {
-    const received = { kind: 'received' } as const;
-    expect(decide(received, { receiveCount: 3 })).toEqual({ kind: 'run' });
-    const last = { attempt: 3, lastErrorType: 'TIMEOUT', lastError: 'timed out' };
-    expect(decide(received, { state: last, receiveCount: 2 })).toEqual({
-      kind: 'dead-letter',
-      reason: 'max-attempts',
-      errorType: 'TIMEOUT',
-      error: 'timed out (delivered again as attempt 4 of 3: every attempt is spent)',
-      attempts: 3,
-    });
-  });
-
   it('dead-letters an undecodable message with the reason decode gave', () => {
     expect(decide({ kind: 'undecodable', reason: 'invalid-retry-state', errorType: 'INVALID_RETRY_STATE', error: 'bad' })).toEqual({
       kind: 'dead-letter',

@@ -43,8 +43,6 @@ export function decideDelivery(facts: DeliveryFacts): Outcome | InPlaceOutcome |
   const { verdict, message, policy, now } = facts;
   switch (verdict.kind) {
     case 'received': {
-      const spent = policy.spent(message.state, message.override);
-      if (spent) return { ...deadLetter(spent.reason, spent.errorType, spent.error), attempts: spent.attempts };
       const early = policy.deferUntilNotBefore(message.state, now, facts.random);
       return early ? sqsWaitOutcome(facts, { kind: 'deferred', decision: early, cause: 'not-before', ran: false }) : { kind: 'run' };
     }

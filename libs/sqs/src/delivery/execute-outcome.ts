@@ -90,14 +90,14 @@ export class OutcomeExecutor {
   }
 
   /** To the DLQ with the reason in `x-dead-letter`; the original is deleted only once it is there. */
-  private async deadLetter(message: DecodedMessage, { reason, errorType, error, attempts }: DeadLetterOutcome): Promise<Settled> {
+  private async deadLetter(message: DecodedMessage, { reason, errorType, error }: DeadLetterOutcome): Promise<Settled> {
     const { options, batch } = this.context;
     const record = {
       reason,
       // Bounded, so the room a dead letter needs is known (`RESERVED_BYTES`).
       errorType: errorType.slice(0, MAX_RECORD_FIELD),
       error: error.slice(0, MAX_RECORD_FIELD),
-      attempts: attempts ?? message.state.attempt,
+      attempts: message.state.attempt,
       firstReceivedAt: message.state.firstReceivedAt,
       deadLetteredAt: options.now(),
       sourceQueue: options.queueUrl,

@@ -14,8 +14,6 @@ export interface DeadLetterOutcome {
   reason: DeadLetterReason;
   errorType: string;
   error: string;
-  /** The attempts its record states, when not this delivery's attempt number (a spent message, dead-lettered unrun). */
-  attempts?: number;
 }
 
 /** The original hidden for the wait (the visibility transport); its receive count rises when it returns. */
