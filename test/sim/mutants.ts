@@ -31,8 +31,8 @@ export const MUTANTS: readonly Mutant[] = [
     name: 'dead-letter-failure-ignored',
     defect: 'a dead letter that SQS refused is taken as sent, and the original deleted',
     file: 'sqs/dist/delivery/execute-outcome.js',
-    find: "if (!sent.ok)\n            return this.failed(message, 'send-dead-letter'",
-    replace: "if (sent.ok === 'never')\n            return this.failed(message, 'send-dead-letter'",
+    find: 'if (!sent.ok) {\n            this.context.unfinished.remember',
+    replace: "if (sent.ok === 'never') {\n            this.context.unfinished.remember",
   },
   {
     name: 'fifo-follower-ahead-of-head',

@@ -5,11 +5,13 @@ import { scenarioOf } from './scenario.js';
 import { runSeeds } from './seeds.js';
 
 describe('the engine in virtual time, against a simulated SQS with seeded faults', () => {
-  it('keeps every invariant over 100 seeds of mixed scenarios, SQS faults off', async () => {
-    const report = await runSeeds(1, 100, { withFaults: false });
-    expect(report.violations).toEqual([]);
-    expect(report.handlerRuns).toBeGreaterThan(2500);
-  });
+  it('keeps every invariant over 100 seeds of mixed scenarios, with SQS faults and without', async () => {
+    for (const withFaults of [true, false]) {
+      const report = await runSeeds(1, 100, { withFaults });
+      expect(report.violations).toEqual([]);
+      expect(report.handlerRuns).toBeGreaterThan(2500);
+    }
+  }, 120_000);
 
   it("lets a message that alone keeps failing as the breaker's probe spend its attempts, so the others run (seed 58 stalled 12 h)", async () => {
     const record = await runScenario(scenarioOf(58, { withFaults: false }));

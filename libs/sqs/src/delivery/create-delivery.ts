@@ -14,6 +14,7 @@ import type { ScheduledRetries } from './scheduled-retries.js';
 import { MessageTracer } from '../tracing/message-tracer.js';
 import { otel } from '../tracing/otel-api.js';
 import { UnusedReceives } from './unused-receives.js';
+import { UnfinishedSettlements } from './unfinished.js';
 import { OutcomeExecutor, type Acknowledge } from './execute-outcome.js';
 
 /** The queue's name, the last part of its URL: what spans, metrics and idempotency keys name it by. */
@@ -26,6 +27,7 @@ export interface DeliveryShared {
   batch: SqsBatchClient;
   events: EventStream<EngineEvents>;
   unusedReceives: UnusedReceives;
+  unfinished: UnfinishedSettlements;
   queueName: string;
 }
 
@@ -38,6 +40,7 @@ export function shareDelivery(options: ResolvedWorkerOptions, scheduled: Schedul
     batch: new SqsBatchClient(options.sqs, options.batchWaitMs, options.timers),
     events,
     unusedReceives: new UnusedReceives(),
+    unfinished: new UnfinishedSettlements(),
     queueName: queueNameOf(options.queueUrl),
   };
 }
@@ -69,7 +72,7 @@ export interface Delivery {
  * `decideDelivery` and the `OutcomeExecutor`.
  */
 export function createDelivery(options: ResolvedWorkerOptions, facts: QueueFacts, shared: DeliveryShared, wiring: DeliveryWiring): Delivery {
-  const { batch, events, unusedReceives, queueName } = shared;
+  const { batch, events, unusedReceives, unfinished, queueName } = shared;
   const { logger, now, timers, queueUrl } = options;
   const heartbeat = new VisibilityHeartbeat({ batch, queueUrl, visibilityTimeoutSeconds: facts.visibilityTimeoutSeconds, logger, now, timers });
   const executor = new OutcomeExecutor({
@@ -79,6 +82,7 @@ export function createDelivery(options: ResolvedWorkerOptions, facts: QueueFacts
     batch,
     heartbeat,
     unusedReceives,
+    unfinished,
     events,
     draining: wiring.draining,
   });
@@ -90,6 +94,7 @@ export function createDelivery(options: ResolvedWorkerOptions, facts: QueueFacts
     events,
     facts,
     unusedReceives,
+    unfinished,
     handlerStop: new HandlerStop(wiring.stop),
     queueName,
     tracer,

@@ -8,6 +8,7 @@ import { EventStream } from '../events/event-stream.js';
 import type { VisibilityHeartbeat } from './heartbeat.js';
 import { silentLogger } from '../events/logger.js';
 import { UnusedReceives } from './unused-receives.js';
+import { UnfinishedSettlements } from './unfinished.js';
 import { OutcomeExecutor, type Acknowledge } from './execute-outcome.js';
 import type { DeadLetterOutcome, HideOutcome, Outcome } from './outcome.js';
 
@@ -49,6 +50,7 @@ function executor(options: { acknowledge?: Acknowledge; failing?: Set<string>; d
     batch,
     heartbeat,
     unusedReceives,
+    unfinished: new UnfinishedSettlements(),
     events,
     draining: options.draining ?? new AbortController().signal,
   });

@@ -11,6 +11,7 @@ import type { VisibilityHeartbeat } from './heartbeat.js';
 import type { ResolvedWorkerOptions } from '../options.js';
 import { formatAwsTraceHeader } from '../tracing/trace-header.js';
 import type { UnusedReceives } from './unused-receives.js';
+import type { Unfinished, UnfinishedSettlements } from './unfinished.js';
 import { sleep } from '../time/sleep.js';
 import type { DeadLetterOutcome, HideOutcome, InPlaceOutcome, Outcome, ReleaseOutcome, Wait } from './outcome.js';
 
@@ -35,6 +36,8 @@ export interface ExecuteContext {
   batch: SqsBatchClient;
   heartbeat: VisibilityHeartbeat;
   unusedReceives: UnusedReceives;
+  /** Deletes and dead letters SQS refused: done on the message's next receive here. */
+  unfinished: UnfinishedSettlements;
   events: EventStream<EngineEvents>;
   /** Aborted when no message may wait in the process any longer: ends the waits in place. */
   draining: AbortSignal;
@@ -66,6 +69,15 @@ export class OutcomeExecutor {
     return this.perform(message as DecodedMessage, outcome);
   }
 
+  /** Carries out what SQS refused on an earlier receive of this message (`UnfinishedSettlements`), the handler not run again. */
+  async finish(message: DecodedMessage, rest: Unfinished): Promise<Settled> {
+    const extending = this.context.heartbeat.untrack(message.receiptHandle);
+    if (extending) await extending;
+    message.arrival?.slot?.handOff();
+    if (rest.kind === 'dead-letter') return this.deadLetter(message, rest);
+    return (await this.deleteOriginal(message, false)) ? 'gone' : 'stays';
+  }
+
   private perform(message: DecodedMessage, outcome: Exclude<Outcome, { kind: 'release' }>): Promise<Settled> {
     switch (outcome.kind) {
       case 'ack':
@@ -90,14 +102,15 @@ export class OutcomeExecutor {
   }
 
   /** To the DLQ with the reason in `x-dead-letter`; the original is deleted only once it is there. */
-  private async deadLetter(message: DecodedMessage, { reason, errorType, error }: DeadLetterOutcome): Promise<Settled> {
+  private async deadLetter(message: DecodedMessage, outcome: DeadLetterOutcome): Promise<Settled> {
+    const { reason, errorType, error } = outcome;
     const { options, batch } = this.context;
     const record = {
       reason,
       // Bounded, so the room a dead letter needs is known (`RESERVED_BYTES`).
       errorType: errorType.slice(0, MAX_RECORD_FIELD),
       error: error.slice(0, MAX_RECORD_FIELD),
-      attempts: message.state.attempt,
+      attempts: outcome.attempts ?? message.state.attempt,
       firstReceivedAt: message.state.firstReceivedAt,
       deadLetteredAt: options.now(),
       sourceQueue: options.queueUrl,
@@ -115,7 +128,10 @@ export class OutcomeExecutor {
       ...traceHeaderOf(message),
       ...(fifoDlq ? { groupId: message.groupId ?? message.messageId, deduplicationId: message.messageId } : tenantOf(message)),
     });
-    if (!sent.ok) return this.failed(message, 'send-dead-letter', batchFailure('SendMessageBatch', options.deadLetterQueueUrl, message, sent));
+    if (!sent.ok) {
+      this.context.unfinished.remember(message.messageId, { ...outcome, attempts: outcome.attempts ?? message.state.attempt });
+      return this.failed(message, 'send-dead-letter', batchFailure('SendMessageBatch', options.deadLetterQueueUrl, message, sent));
+    }
     const withoutRecord = noRoom ? { noRoom, deadLetterMessageId: sent.messageId } : {};
     this.settled(message, { kind: 'dead-letter', reason, errorType, error, carriesRecord: noRoom === undefined, ...withoutRecord });
     return (await this.deleteOriginal(message, true)) ? 'gone' : 'stays';
@@ -203,6 +219,7 @@ export class OutcomeExecutor {
       unusedReceives.forget(message.messageId);
       return true;
     }
+    this.context.unfinished.remember(message.messageId, DELETE);
     this.failed(message, 'delete', batchFailure('DeleteMessageBatch', options.queueUrl, message, deleted), afterSend);
     return false;
   }
@@ -231,6 +248,8 @@ function waiting(wait: Wait, delaySeconds: number, transport: RetryTransport): S
     ? { kind: 'retry', nextAttempt: decision.state.attempt, delaySeconds, errorType: decision.errorType, error: decision.error, transport }
     : { kind: 'deferred', delaySeconds, cause: wait.cause, ran: wait.ran, errorType: decision.errorType, error: decision.error, transport };
 }
+
+const DELETE: Unfinished = { kind: 'delete' };
 
 /** The trace context for a copy or dead letter's `AWSTraceHeader`, when the delivery has one. */
 function traceHeaderOf(message: DecodedMessage): { traceHeader?: string } {

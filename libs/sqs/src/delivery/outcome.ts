@@ -14,6 +14,8 @@ export interface DeadLetterOutcome {
   reason: DeadLetterReason;
   errorType: string;
   error: string;
+  /** The attempts its record states, when not this delivery's: a dead letter SQS refused, sent on the message's next receive. */
+  attempts?: number;
 }
 
 /** The original hidden for the wait (the visibility transport); its receive count rises when it returns. */

@@ -13,6 +13,7 @@ import { noMetrics } from '../events/metrics.js';
 import { resolveWorkerOptions, type MessageHandler } from '../options.js';
 import type { QueueFacts } from '../sqs-io/queue-facts.js';
 import { UnusedReceives } from './unused-receives.js';
+import { UnfinishedSettlements } from './unfinished.js';
 
 // The processor with the real decision and executor, SQS's writes recorded: the stages in
 // order (validate, gate, claim, run, decide, execute) for one message at a time.
@@ -29,11 +30,13 @@ const FACTS: QueueFacts = {
   deadLetterMaximumMessageSize: 1_048_576,
 };
 
-function pipeline(handler: MessageHandler, schema?: BodySchema<unknown>) {
+function pipeline(handler: MessageHandler, schema?: BodySchema<unknown>, refuse: Set<string> = new Set()) {
   const writes: Array<{ action: string; queueUrl: string; message?: OutgoingMessage }> = [];
+  // A refused write fails once, as SQS does when the SDK's own tries are spent.
+  const answer = (action: string) => Promise.resolve(refuse.delete(action) ? { ok: false, code: 'InternalError', message: `${action} refused` } : { ok: true });
   const batch = {
-    delete: (queueUrl: string) => (writes.push({ action: 'delete', queueUrl }), Promise.resolve({ ok: true })),
-    send: (queueUrl: string, message: OutgoingMessage) => (writes.push({ action: 'send', queueUrl, message }), Promise.resolve({ ok: true })),
+    delete: (queueUrl: string) => (writes.push({ action: 'delete', queueUrl }), answer('delete')),
+    send: (queueUrl: string, message: OutgoingMessage) => (writes.push({ action: 'send', queueUrl, message }), answer('send')),
     changeVisibility: (queueUrl: string) => (writes.push({ action: 'visibility', queueUrl }), Promise.resolve({ ok: true })),
   } as unknown as SqsBatchClient;
   const options = resolveWorkerOptions(
@@ -52,7 +55,13 @@ function pipeline(handler: MessageHandler, schema?: BodySchema<unknown>) {
     },
     { logger: silentLogger, metrics: noMetrics },
   );
-  const shared: DeliveryShared = { batch, events: new EventStream<EngineEvents>(silentLogger), unusedReceives: new UnusedReceives(), queueName: 'jobs' };
+  const shared: DeliveryShared = {
+    batch,
+    events: new EventStream<EngineEvents>(silentLogger),
+    unusedReceives: new UnusedReceives(),
+    unfinished: new UnfinishedSettlements(),
+    queueName: 'jobs',
+  };
   const never = new AbortController().signal;
   const { processor } = createDelivery(options, FACTS, shared, {
     acknowledge: 'delete',
@@ -61,9 +70,15 @@ function pipeline(handler: MessageHandler, schema?: BodySchema<unknown>) {
     stop: never,
     draining: never,
   });
-  const process = (body: string, attributes: Record<string, { DataType: string; StringValue: string }> = {}) =>
+  const process = (body: string, attributes: Record<string, { DataType: string; StringValue: string }> = {}, receiveCount = 1) =>
     processor.process(
-      new Arrival({ MessageId: 'm1', ReceiptHandle: 'r1', Body: body, Attributes: { ApproximateReceiveCount: '1' }, MessageAttributes: attributes }),
+      new Arrival({
+        MessageId: 'm1',
+        ReceiptHandle: 'r1',
+        Body: body,
+        Attributes: { ApproximateReceiveCount: String(receiveCount) },
+        MessageAttributes: attributes,
+      }),
       NOW,
     );
   return { process, writes };
@@ -78,6 +93,33 @@ describe('MessageProcessor', () => {
     expect(await process('{"order":7}')).toBe('gone');
     expect(bodies).toEqual([{ order: 7 }]);
     expect(writes.map((w) => w.action)).toEqual(['delete']);
+  });
+
+  it('deletes a success whose delete SQS refused when it comes back, without running the handler again', async () => {
+    let runs = 0;
+    const { process, writes } = pipeline(async () => void runs++, undefined, new Set(['delete']));
+    expect(await process('{"order":7}')).toBe('stays');
+    expect(await process('{"order":7}', {}, 2)).toBe('gone');
+    expect(runs).toBe(1);
+    expect(writes.map((w) => w.action)).toEqual(['delete', 'delete']);
+  });
+
+  it('dead-letters a message whose dead letter SQS refused when it comes back, with the same reason, without running it again', async () => {
+    let runs = 0;
+    const failing = async () => {
+      runs++;
+      throw new NonRetryableError('card declined', { errorType: 'HTTP_4XX' });
+    };
+    const { process, writes } = pipeline(failing, undefined, new Set(['send']));
+    expect(await process('{"order":7}')).toBe('stays');
+    expect(await process('{"order":7}', {}, 2)).toBe('gone');
+    expect(runs).toBe(1);
+    expect(writes.map((w) => [w.action, w.queueUrl])).toEqual([
+      ['send', DLQ],
+      ['send', DLQ],
+      ['delete', QUEUE],
+    ]);
+    expect(deadLetterOf(writes[1]!)).toMatchObject({ reason: 'non-retryable', errorType: 'HTTP_4XX', error: 'card declined', attempts: 1 });
   });
 
   it('dead-letters a body the schema refuses without running the handler', async () => {

@@ -18,6 +18,7 @@ import type { QueueFacts } from '../sqs-io/queue-facts.js';
 import type { Claim, IdempotencyGuard } from '../idempotency/guard.js';
 import type { DeliveryFacts as TraceFacts, MessageTracer } from '../tracing/message-tracer.js';
 import type { UnusedReceives } from './unused-receives.js';
+import type { UnfinishedSettlements } from './unfinished.js';
 
 const RECEIVED = { kind: 'received' } as const;
 
@@ -28,6 +29,7 @@ export interface ProcessContext {
   events: EventStream<EngineEvents>;
   facts: QueueFacts;
   unusedReceives: UnusedReceives;
+  unfinished: UnfinishedSettlements;
   /** Aborts every handler when shutdown outlasts the drain timeout. */
   handlerStop: HandlerStop;
   queueName: string;
@@ -67,6 +69,8 @@ export class MessageProcessor {
           'ignoring invalid x-retry-policy; the configured policy applies',
         );
       }
+      const rest = this.context.unfinished.take(message.messageId);
+      if (rest) return await executor.finish(message, rest);
       const start = decideDelivery(this.decisionFacts(message, RECEIVED, receivedAt));
       if (start.kind !== 'run') return await executor.execute(message, start);
       return await this.settle(message, await this.runToVerdict(message));
