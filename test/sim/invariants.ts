@@ -1,5 +1,5 @@
 import { DEAD_LETTER_REASONS } from '@requeue/retry/engine';
-import { endingRuns, type RunRecord } from './run-scenario.js';
+import type { RunRecord } from './run-scenario.js';
 
 /** A broken invariant: which, of which message, in a line. */
 export interface Violation {
@@ -9,26 +9,10 @@ export interface Violation {
 
 type Check = (record: RunRecord) => Violation[];
 
-/**
- * Receives SQS counted as attempts that no handler finished: those whose answer was lost,
- * and those a crashed process took (its long polls still answered after it died).
- */
-function uncountedReceives({ lostReceives, crash }: RunRecord, id: string): number {
-  return (lostReceives[id] ?? 0) + (crash?.victims.filter((victim) => victim === id).length ?? 0);
-}
-
-/** Messages that may end twice without idempotency: twins SQS made, and those a crashed process held. */
-function mayEndTwice({ forked, crash }: RunRecord): Set<string> {
-  return new Set([...forked, ...(crash?.victims ?? [])]);
-}
-
-/**
- * Every message ends, within the horizon, as a success or a dead letter (the worker's, or
- * SQS's redrive). A success a crashed process never deleted does not count: the message must end again.
- */
-const nothingLost: Check = ({ scenario, runs, deadLetters, redriven, settled, crash }) => {
+/** Every message ends, within the horizon, as a success or a dead letter (the worker's, or SQS's redrive). */
+const nothingLost: Check = ({ scenario, runs, deadLetters, redriven, settled }) => {
   const ended = new Set([...deadLetters.map((letter) => letter.id), ...redriven]);
-  for (const run of endingRuns(runs, crash)) ended.add(run.id);
+  for (const run of runs) if (run.outcome === 'ok') ended.add(run.id);
   const lost = scenario.messages.filter((message) => !ended.has(message.id)).map((message) => message.id);
   const violations = lost.map((id) => ({ invariant: 'nothing-lost', detail: `${id} neither succeeded nor was dead-lettered within the horizon` }));
   if (settled || lost.length > 0) return violations;
@@ -41,9 +25,8 @@ const nothingLost: Check = ({ scenario, runs, deadLetters, redriven, settled, cr
  * lost (it counted them); a message SQS made two of shares one receive count between its
  * twins, so its count is not held to the policy's.
  */
-const deadLetterReasons: Check = (record) =>
-  record.deadLetters.flatMap(({ id, reason, attempts }) => {
-    const { scenario, runs, forked } = record;
+const deadLetterReasons: Check = ({ scenario, runs, deadLetters, forked, lostReceives }) =>
+  deadLetters.flatMap(({ id, reason, attempts }) => {
     const own = runs.filter((run) => run.id === id);
     if (reason === undefined || !(DEAD_LETTER_REASONS as readonly string[]).includes(reason)) {
       return [{ invariant: 'dead-letter-reason', detail: `${id} dead-lettered with reason ${String(reason)}` }];
@@ -52,7 +35,7 @@ const deadLetterReasons: Check = (record) =>
       return [{ invariant: 'dead-letter-reason', detail: `${id} dead-lettered as non-retryable, but no run failed permanently` }];
     }
     const counted = attempts ?? 0;
-    const allowed = scenario.maxAttempts + uncountedReceives(record, id);
+    const allowed = scenario.maxAttempts + (lostReceives[id] ?? 0);
     if (reason === 'max-attempts' && (counted < scenario.maxAttempts || counted > allowed) && !forked.includes(id)) {
       return [{ invariant: 'dead-letter-reason', detail: `${id} dead-lettered as max-attempts after ${attempts} of ${scenario.maxAttempts}` }];
     }
@@ -64,10 +47,10 @@ const deadLetterReasons: Check = (record) =>
  * receives SQS lost as the attempts SQS counted them as; a message SQS made two of is left
  * out (a twin delivered while the other runs counts the other's receive too).
  */
-const attemptsWithinPolicy: Check = (record) =>
-  record.runs
-    .filter((run) => run.attempt < 1 || (run.attempt > record.scenario.maxAttempts + uncountedReceives(record, run.id) && !record.forked.includes(run.id)))
-    .map((run) => ({ invariant: 'attempts-within-policy', detail: `${run.id} ran as attempt ${run.attempt} of ${record.scenario.maxAttempts}` }));
+const attemptsWithinPolicy: Check = ({ scenario, runs, forked, lostReceives }) =>
+  runs
+    .filter((run) => run.attempt < 1 || (run.attempt > scenario.maxAttempts + (lostReceives[run.id] ?? 0) && !forked.includes(run.id)))
+    .map((run) => ({ invariant: 'attempts-within-policy', detail: `${run.id} ran as attempt ${run.attempt} of ${scenario.maxAttempts}` }));
 
 /**
  * A message does not both succeed and get dead-lettered by the worker: its copies never
@@ -75,10 +58,9 @@ const attemptsWithinPolicy: Check = (record) =>
  * send whose answer was lost) may, as at-least-once allows without idempotency: those are
  * left out, and every fork the engine makes on its own is still caught.
  */
-const oneEnding: Check = (record) => {
-  const { runs, deadLetters } = record;
+const oneEnding: Check = ({ runs, deadLetters, forked }) => {
   const succeeded = new Set(runs.filter((run) => run.outcome === 'ok').map((run) => run.id));
-  const twice = mayEndTwice(record);
+  const twice = new Set(forked);
   return deadLetters
     .filter((letter) => succeeded.has(letter.id) && !twice.has(letter.id))
     .map((letter) => ({ invariant: 'one-ending', detail: `${letter.id} succeeded and was dead-lettered (${String(letter.reason)})` }));
@@ -89,14 +71,13 @@ const oneEnding: Check = (record) => {
  * 1, 2, 3 ... with none skipped, but for receives whose answer SQS lost (attempts SQS
  * counted that no handler saw). A message SQS made two of runs two lines of attempts: left out.
  */
-const attemptsCountedOnce: Check = (record) => {
-  const { runs, forked } = record;
+const attemptsCountedOnce: Check = ({ runs, forked, lostReceives }) => {
   const twice = new Set(forked);
   const seen = new Map<string, Set<number>>();
   for (const run of runs) if (!twice.has(run.id)) seen.set(run.id, (seen.get(run.id) ?? new Set()).add(run.attempt));
   return [...seen].flatMap(([id, attempts]) => {
     const skipped = Math.max(...attempts) - attempts.size;
-    if (skipped <= uncountedReceives(record, id)) return [];
+    if (skipped <= (lostReceives[id] ?? 0)) return [];
     return [{ invariant: 'attempts-counted-once', detail: `${id} ran as attempts ${[...attempts].sort((a, b) => a - b).join(', ')}` }];
   });
 };

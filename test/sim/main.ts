@@ -1,10 +1,10 @@
 /**
  * `npm run sim`: the real engine in virtual time against a simulated SQS with seeded
- * faults, each seed a scenario (standard or FIFO, a mix of handler outcomes, fault rates, perhaps a worker crash),
+ * faults, each seed a scenario (standard or FIFO, a mix of handler outcomes, fault rates),
  * every run checked against the invariants. `--seeds N` (default 1000) from `--from S`
  * (default 1); `--seed S` reruns one seed and prints its scenario; `--json` prints one
  * JSON document `{ seeds, violations, ... }`; `--stop-at-first` ends at the first seed that
- * breaks an invariant; `--without-faults` runs the same scenarios with every SQS fault and crash off.
+ * breaks an invariant; `--without-faults` runs the same scenarios with every SQS fault off.
  * Exits 1 when an invariant broke.
  */
 import { parseArgs } from 'node:util';
@@ -65,7 +65,7 @@ async function many(from: number, count: number): Promise<number> {
     process.stdout.write(
       `${report.seeds} seeds in ${document.seconds} s (${document.seedsPerMinute}/min), ${report.virtualHours.toFixed(1)} virtual hours, ` +
         `${report.handlerRuns} handler runs; faults: ${report.faults.refused} refused, ${report.faults.answerLost} answers lost, ` +
-        `${report.faults.duplicate} duplicates, ${report.faults.crashes} worker crashes; ${report.violations.length} violation(s)\n`,
+        `${report.faults.duplicate} duplicates; ${report.violations.length} violation(s)\n`,
     );
     for (const v of report.violations) process.stdout.write(`seed ${v.seed}: ${v.invariant}: ${v.detail} (rerun: ${v.reproduce})\n`);
   }

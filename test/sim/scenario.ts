@@ -33,8 +33,6 @@ export interface Scenario {
   handlerTimeoutMs: number;
   messages: ScriptedMessage[];
   faults: FaultRates;
-  /** When the worker process dies (ms after the start, virtual), its in-memory state lost, and a new one starts in its place. */
-  crashAtMs?: number;
 }
 
 function pick<T>(random: Random, choices: readonly T[]): T {
@@ -72,6 +70,5 @@ export function scenarioOf(seed: number, { withFaults = true } = {}): Scenario {
       outcomes: outcomesOf(random),
     })),
     faults: { refused: rate(0.15), answerLost: rate(0.1), duplicate: fifo ? 0 : rate(0.1) },
-    ...(faulty && random() < 0.5 ? { crashAtMs: Math.floor(random() * 30_000) } : {}),
   };
 }
