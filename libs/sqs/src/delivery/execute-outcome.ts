@@ -61,21 +61,23 @@ export class OutcomeExecutor {
   execute(message: Received, outcome: ReleaseOutcome): Promise<Settled>;
   execute(message: DecodedMessage, outcome: Outcome): Promise<Settled>;
   async execute(message: DecodedMessage | Received, outcome: Outcome): Promise<Settled> {
-    // The heartbeat stops, and any extension under way lands, before the call that settles.
-    const extending = this.context.heartbeat.untrack(message.receiptHandle);
-    if (extending) await extending;
-    message.arrival?.slot?.handOff();
+    await this.letGo(message);
     if (outcome.kind === 'release') return this.release(message);
     return this.perform(message as DecodedMessage, outcome);
   }
 
   /** Carries out what SQS refused on an earlier receive of this message (`UnfinishedSettlements`), the handler not run again. */
   async finish(message: DecodedMessage, rest: Unfinished): Promise<Settled> {
+    await this.letGo(message);
+    if (rest.kind === 'dead-letter') return this.deadLetter(message, rest);
+    return (await this.deleteOriginal(message, false)) ? 'gone' : 'stays';
+  }
+
+  /** The heartbeat stops, and any extension under way lands, before the call that settles; then the slot is handed on. */
+  private async letGo(message: Received): Promise<void> {
     const extending = this.context.heartbeat.untrack(message.receiptHandle);
     if (extending) await extending;
     message.arrival?.slot?.handOff();
-    if (rest.kind === 'dead-letter') return this.deadLetter(message, rest);
-    return (await this.deleteOriginal(message, false)) ? 'gone' : 'stays';
   }
 
   private perform(message: DecodedMessage, outcome: Exclude<Outcome, { kind: 'release' }>): Promise<Settled> {
