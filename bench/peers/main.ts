@@ -116,7 +116,8 @@ async function renderSaved(path: string): Promise<void> {
  */
 function startHerdComparison(emulator: BenchEmulator, config: Config): { defaults: Promise<HerdSummary>; baselines: Promise<HerdSummary[]> } {
   progress(
-    `herd, end to end: ${config.herdMessages} webhooks, dependency down ${HERD.outageMs / 1000} s then ${HERD.capacityPerSecond}/s; baselines capped at ${config.herdCapSeconds} s`,
+    `herd, end to end: ${config.herdMessages} webhooks, dependency down ${HERD.outageMs / 1000} s ` +
+      `then ${HERD.capacityPerSecond}/s; baselines capped at ${config.herdCapSeconds} s`,
   );
   const webhook =
     (system: SystemName) =>
@@ -202,7 +203,14 @@ async function documentFleet(fleet: readonly FleetRun[], config: Config, command
     fleet.map((run) => run.summary),
     FLEET_CHART,
   );
-  const intro = `Measured with \`${command}\`: the end-to-end herd (${config.herdMessages.toLocaleString('en-US')} webhooks, the dependency down ${HERD.outageMs / 1000} s, then ${HERD.capacityPerSecond} requests/s with 429 + Retry-After: 1 beyond) drained by each fleet in turn, every worker its own process at concurrency 10, the backlog loaded once every worker is ready: each size first with the defaults (backpressure on, each worker on its own), then with \`WORKER_FLEET_STATE\` on a real redis-server (the workers share backpressure; Redis's own command count per message). The last row is the single worker of the end-to-end herd above (concurrency 50), run again beside the fleets.`;
+  const intro = [
+    `Measured with \`${command}\`: the end-to-end herd (${config.herdMessages.toLocaleString('en-US')} webhooks, the dependency down`,
+    `${HERD.outageMs / 1000} s, then ${HERD.capacityPerSecond} requests/s with 429 + Retry-After: 1 beyond) drained by each fleet in turn,`,
+    'every worker its own process at concurrency 10,',
+    'the backlog loaded once every worker is ready: each size first with the defaults (backpressure on, each worker on its own),',
+    "then with `WORKER_FLEET_STATE` on a real redis-server (the workers share backpressure; Redis's own command count per message).",
+    'The last row is the single worker of the end-to-end herd above (concurrency 50), run again beside the fleets.',
+  ].join(' ');
   replaceDocsSection(
     DOCS,
     'fleet',
@@ -269,7 +277,8 @@ async function main(argv: string[]): Promise<void> {
     const herd = [defaults, ...(await herdRuns.baselines)];
     for (const run of herd)
       progress(
-        `  ${run.policy}: ${run.downstreamRequests.median} requests, ${run.drained ? 'drained' : 'stopped'} at ${run.drainSeconds.median.toFixed(0)} s, peak ${run.peakAfterRecovery.median}/s, ${run.deadLettered} dead-lettered`,
+        `  ${run.policy}: ${run.downstreamRequests.median} requests, ${run.drained ? 'drained' : 'stopped'} ` +
+          `at ${run.drainSeconds.median.toFixed(0)} s, peak ${run.peakAfterRecovery.median}/s, ${run.deadLettered} dead-lettered`,
       );
 
     progress(`  idle: ${idle.callsPerMinute.toFixed(1)} SQS calls a minute`);

@@ -120,7 +120,8 @@ function herdTargets(herd: readonly HerdSummary[], messages: number, push: Push)
   push('herd: dead-lettered', '0', ours.deadLettered, ours.deadLettered === 0 && ours.drained, '');
   // A capped seed run's count is a lower bound, so the ratio can only be overstated.
   const herdRatio = ratio(ours.downstreamRequests.median, seed.downstreamRequests.median);
-  push(`herd: downstream requests vs seed reference${seed.drained ? '' : ' (seed stopped at its cap)'}`, '≤ 0.7×', herdRatio, herdRatio <= 0.7 && ours.drained);
+  const seedNote = seed.drained ? '' : ' (seed stopped at its cap)';
+  push(`herd: downstream requests vs seed reference${seedNote}`, '≤ 0.7×', herdRatio, herdRatio <= 0.7 && ours.drained);
   const peak = ours.peakAfterRecovery.median / HERD.capacityPerSecond;
   push('herd: peak after recovery vs capacity', '≤ 2×', peak, peak <= 2);
   // Adaptive backpressure's targets: against the ideal of one call per message, a drain in
