@@ -29,7 +29,9 @@ export function createRequeueApp(props: RequeueStackProps = DEPLOYMENT_PROPS): {
  * anything an emulator can use.
  */
 export function synthesizeRequeueTemplate(props: RequeueStackProps = DEPLOYMENT_PROPS): unknown {
-  const app = new App({ analyticsReporting: false });
+  // No CloudFormation validation here: it is the same stack `cdk synth` validates, and
+  // its engine costs each local start (npm start, the demo, requeue local) 2 s of CPU.
+  const app = new App({ analyticsReporting: false, builtinCloudFormationValidation: false });
   const stack = new RequeueStack(app, REQUEUE_STACK_ID, {
     ...props,
     worker: props.worker === false ? false : { image: ecs.ContainerImage.fromRegistry('requeue-worker:local'), ...props.worker },

@@ -11,7 +11,9 @@ const MESSAGES = 1500;
 const KILLS = 8;
 const RUN = { messages: MESSAGES, maxInFlight: MAX_IN_FLIGHT, uptimeMs: [300, 1500] as [number, number], maxDurationMs: 200, timeoutMs: 120_000 };
 
-describe('fault tolerance: worker restarts with exact accounting', () => {
+// The three runs at once: each has its own emulator, queues and worker, and most of a run
+// is waiting on restarts and visibility timeouts, so together they take little more than one.
+describe.concurrent('fault tolerance: worker restarts with exact accounting', () => {
   it('crash loop: 1,500 messages, 8 SIGKILLs at random moments; nothing lost, duplicates within kills × 2 × maxInFlight', async () => {
     const report = await runRestartScenario({ ...RUN, restarts: KILLS, signal: 'SIGKILL', seed: 7 });
     console.info(`crash loop: ${JSON.stringify(report.accounting)} in ${report.durationSeconds} s`);

@@ -9,14 +9,14 @@ import { simulation } from '../support/publish.js';
 import { startWorkerWithDashboard } from '../support/dashboard-worker.js';
 import { freePort, startWorkerProcess, waitUntilReady } from '../support/worker-process.js';
 
-const suite = emulatorSuite();
+const suite = emulatorSuite({ concurrent: true });
 
 async function workerWithDashboard(env: Record<string, string> = {}) {
   const queues = await suite.emulator.createQueues();
   return { queues, ...(await startWorkerWithDashboard(suite.emulator, queues, (worker) => suite.track(worker), env)) };
 }
 
-describe('the local dashboard API (worker app)', () => {
+describe.concurrent('the local dashboard API (worker app)', () => {
   it('binds 127.0.0.1, reports depths and activity, lists the DLQ, and replays or discards only with the token', async () => {
     const { queues, url, base, token } = await workerWithDashboard();
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=[0-9a-f]{32}$/);

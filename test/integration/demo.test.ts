@@ -6,7 +6,7 @@ import type { DemoSummary } from '../../apps/demo/src/report.js';
 
 const DEMO = fileURLToPath(new URL('../../apps/demo/dist/main.js', import.meta.url));
 
-describe('requeue demo', () => {
+describe.concurrent('requeue demo', () => {
   it('--json prints one document accounting for every published message, and exits 0', async () => {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [DEMO, '--json'], { env: { PATH: process.env.PATH } });
     const summary = JSON.parse(stdout) as DemoSummary;

@@ -17,7 +17,7 @@ import { startWorkerProcess, waitUntilReady } from '../support/worker-process.js
 
 const run = promisify(execFile);
 
-const suite = emulatorSuite();
+const suite = emulatorSuite({ concurrent: true });
 
 /** Runs `requeue dlq ...` against the emulator; resolves with stdout, stderr and the exit code. */
 const dlq = (queues: QueuePair, ...args: string[]) => runDlqCli(suite.emulator.endpoint, queues.dlqUrl, args);
@@ -61,7 +61,7 @@ async function releaseAll(queueUrl: string, messages: Array<{ ReceiptHandle?: st
   }
 }
 
-describe('requeue dlq', () => {
+describe.concurrent('requeue dlq', () => {
   it('list shows every message with its reason and leaves them all in the DLQ; filters and --json work', async () => {
     const { queues } = await populatedDlq();
     const all = await dlq(queues, 'list');
@@ -223,7 +223,7 @@ describe('requeue dlq', () => {
   }, 30_000);
 });
 
-describe('requeue dlq replay on FIFO queues', () => {
+describe.concurrent('requeue dlq replay on FIFO queues', () => {
   it('sends a dead letter back into its own message group, with a deduplication id', async () => {
     const queues = await suite.emulator.createQueues({ fifo: true });
     const record = {
@@ -263,7 +263,7 @@ describe('requeue dlq replay on FIFO queues', () => {
   });
 });
 
-describe('requeue dlq replay follows x-dead-letter only within the DLQ’s account and region', () => {
+describe.concurrent('requeue dlq replay follows x-dead-letter only within the DLQ’s account and region', () => {
   it('skips a forged source queue on another host, sending nothing there, and keeps the message; --to sends it where the operator says', async () => {
     const queues = await suite.emulator.createQueues();
     const seen: string[] = [];

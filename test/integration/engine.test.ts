@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { eventually, type QueuePair } from '../support/emulator.js';
 import { emulatorSuite } from '../support/suite.js';
 
-const suite = emulatorSuite();
+const suite = emulatorSuite({ concurrent: true });
 
 interface Seen {
   at: number;
@@ -51,7 +51,7 @@ function deadLettersIn(queues: QueuePair) {
 const deadLetterOf = (message: { MessageAttributes?: Record<string, MessageAttributeValue> }) =>
   JSON.parse(message.MessageAttributes?.['x-dead-letter']?.StringValue ?? 'null') as Record<string, unknown> | null;
 
-describe('engine against the SQS protocol (fauxqs)', () => {
+describe.concurrent('engine against the SQS protocol (fauxqs)', () => {
   it('deletes a success exactly once', async () => {
     const queues = await suite.emulator.createQueues();
     const { seen, handler } = recording();

@@ -10,7 +10,7 @@ import { simulation } from '../support/publish.js';
 import { emulatorSuite } from '../support/suite.js';
 import { waitUntilReady, type WorkerProcess } from '../support/worker-process.js';
 
-const suite = emulatorSuite();
+const suite = emulatorSuite({ concurrent: true });
 const GROUPS = ['g0', 'g1', 'g2', 'g3', 'g4'];
 const PER_GROUP = 40;
 
@@ -80,7 +80,7 @@ async function allSettled(queues: QueuePair, ledger: string, messages: Workload,
   );
 }
 
-describe('FIFO end to end on the stack’s FIFO topic and queue (fauxqs)', () => {
+describe.concurrent('FIFO end to end on the stack’s FIFO topic and queue (fauxqs)', () => {
   it('5 groups × 40, 20% failing once or twice, 5% permanent: each group succeeds in publish order, the permanent ones reach the FIFO DLQ with their group recorded', async () => {
     const queues = await suite.emulator.createQueues({ fifo: true, maxReceiveCount: 30 });
     expect(queues.queueUrl.endsWith('.fifo') && queues.dlqUrl.endsWith('.fifo')).toBe(true);

@@ -198,13 +198,18 @@ describe('the Lambda adapter against the SQS protocol (fauxqs)', () => {
       try {
         await sendAll(suite.emulator.sqs, a.queueUrl, [{ body: 'from-a' }]);
         await sendAll(suite.emulator.sqs, b.queueUrl, [{ body: 'from-b' }]);
+        const deliveredBy = (index: number) => mappings[index]!.invocations.flatMap((invocation) => invocation.records);
+        // A mapping records an invocation once it has ended, a little after its handler ran.
         await eventually(
-          () => (calls.filter((call) => call.attempt === 2).length === 2 ? true : undefined),
+          () => {
+            const retries = calls.filter((call) => call.attempt === 2);
+            const delivered = [...deliveredBy(0), ...deliveredBy(1)];
+            return retries.length === 2 && retries.every((call) => delivered.includes(call.messageId)) ? true : undefined;
+          },
           15_000,
-          `both retries to run: ${JSON.stringify(calls)}`,
+          `both retries to run and their invocations to end: ${JSON.stringify(calls)}`,
         );
         const retryOf = (body: string) => calls.find((call) => call.body === body && call.attempt === 2)!.messageId;
-        const deliveredBy = (index: number) => mappings[index]!.invocations.flatMap((invocation) => invocation.records);
         expect(deliveredBy(0)).toContain(retryOf('from-a'));
         expect(deliveredBy(1)).toContain(retryOf('from-b'));
         expect(deliveredBy(0)).not.toContain(retryOf('from-b'));

@@ -6,12 +6,12 @@ import { eventually } from '../support/emulator.js';
 import { emulatorSuite } from '../support/suite.js';
 import { waitUntilReady } from '../support/worker-process.js';
 
-const suite = emulatorSuite();
+const suite = emulatorSuite({ concurrent: true });
 
 /** The last line the worker wrote, which is the one an operator reads. */
 const lastLine = (output: string) => output.trim().split('\n').at(-1) ?? '';
 
-describe('a worker whose consumers cannot start', () => {
+describe.concurrent('a worker whose consumers cannot start', () => {
   it('exits 1 within its start timeout with one line naming the consumer and what to do: a queue that does not exist', async () => {
     const queues = await suite.emulator.createQueues();
     // A URL with credentials in it: they appear in no line the worker writes.
