@@ -32,15 +32,15 @@ export const CORPUS_CAUSES: Array<{ count: number; reason?: DeadLetterReason; er
 ];
 
 /**
- * 10,000 dead letters of `CORPUS_CAUSES`, bodies `{ cause, n }`. Each the worker wrote
- * carries its `x-dead-letter` and, as the worker's dead letters do, its signed `x-retry`
- * (attempt 3, original id `m-<cause>-<n>`).
+ * 10,000 dead letters of `CORPUS_CAUSES`, bodies `{ cause, n }`, or `counts[c]` of cause
+ * `c` where given. Each the worker wrote carries its `x-dead-letter` and, as the worker's
+ * dead letters do, its signed `x-retry` (attempt 3, original id `m-<cause>-<n>`).
  */
-export function deadLetterCorpus(sourceQueue: string): Outgoing[] {
+export function deadLetterCorpus(sourceQueue: string, counts: readonly number[] = CORPUS_CAUSES.map((cause) => cause.count)): Outgoing[] {
   const now = Date.now();
   const signer = new RetryStateSigner([CORPUS_RETRY_KEY]);
   return CORPUS_CAUSES.flatMap((cause, c) =>
-    Array.from({ length: cause.count }, (_, n) => {
+    Array.from({ length: counts[c] ?? cause.count }, (_, n) => {
       const body = JSON.stringify({ cause: c, n });
       if (!cause.reason) return { body };
       const originalMessageId = `m-${c}-${n}`;
