@@ -14,7 +14,7 @@ import { readSimulationLedger as readLedger } from '@requeue/local-aws/simulatio
 import { sendAll, simulation } from '../support/publish.js';
 import { startWorkerProcess, waitUntilReady, type WorkerProcess } from '../support/worker-process.js';
 
-const suite = emulatorSuite();
+const suite = emulatorSuite({ concurrent: true });
 const CLI = fileURLToPath(new URL('../../apps/cli/bin/requeue.mjs', import.meta.url));
 
 function ledgerPath(): string {
@@ -27,7 +27,7 @@ async function worker(queues: QueuePair, env: Record<string, string> = {}): Prom
   return started;
 }
 
-describe('worker app with no queue URLs (npm start)', () => {
+describe.concurrent('worker app with no queue URLs (npm start)', () => {
   it('starts the embedded emulator provisioned from the stack template, and consumes what is published to the topic', async () => {
     const ledger = ledgerPath();
     // Port 0: the emulator binds any free port, and the banner names its endpoint.
@@ -82,7 +82,7 @@ describe('worker app with no queue URLs (npm start)', () => {
   });
 });
 
-describe('worker app against the emulator', () => {
+describe.concurrent('worker app against the emulator', () => {
   it('through a topic without raw delivery, logs and lists each message under the id its publisher got from SNS', async () => {
     const queues = await suite.emulator.createQueues({ rawMessageDelivery: false });
     const started = await worker(queues, {
@@ -160,7 +160,8 @@ describe('worker app against the emulator', () => {
       .filter((l) => Number(l.id.slice(3)) % 10 >= 7)
       .map((l) => l.attempt);
     expect(new Set(transientAttempts)).toEqual(new Set([3]));
-  });
+    // 1,000 messages while the file's other tests run beside it.
+  }, 90_000);
 
   it('WORKER_CONSUMERS: one process drains two queues, each to its own DLQ, and /health/ready names both', async () => {
     const [first, second] = [await suite.emulator.createQueues(), await suite.emulator.createQueues()];
@@ -202,7 +203,11 @@ describe('worker app against the emulator', () => {
     };
     expect(Object.keys(health.info['sqs-worker']!.consumers).sort()).toEqual(['first', 'second']);
   });
+});
 
+// One at a time, after the others: these time how soon a signalled worker lets go, which
+// the other tests' workers starting beside it would slow.
+describe('worker app on SIGTERM', () => {
   it('SIGTERM with a full prefetch: the prefetched messages are visible again within 1 s while the running ones finish; nothing lost, nothing twice', async () => {
     const queues = await suite.emulator.createQueues({ visibilityTimeoutSeconds: 60 });
     const ledger = ledgerPath();
