@@ -46,10 +46,11 @@ export default defineConfig({
     // and the CDK afresh: that import was half the suite's CPU. So a file that changes
     // process-wide state (environment, timers, globals) puts it back.
     isolate: false,
-    // Two at a time on 2 cores: most of the longest files are CPU-bound (worker processes
-    // starting, the emulator, the CLI), and three at once made them time out (a fresh
-    // clone's run: 391 s and one 30 s timeout with three, against 413 s with two).
-    maxWorkers: 2,
+    // Three at a time on 2 cores: a third of the suite's time is waiting (retry delays,
+    // visibility timeouts, outages, restarts), and with two files at once the CPUs sat
+    // idle 40% of a run. Tests that time a reaction (a heartbeat, a SIGTERM's release)
+    // run alone within their files (docs/design/2026-11-28-suite-time.md).
+    maxWorkers: 3,
     sequence: { sequencer: SlowFirstSequencer },
   },
 });

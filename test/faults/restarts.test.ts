@@ -11,9 +11,7 @@ const MESSAGES = 1500;
 const KILLS = 8;
 const RUN = { messages: MESSAGES, maxInFlight: MAX_IN_FLIGHT, uptimeMs: [300, 1500] as [number, number], maxDurationMs: 200, timeoutMs: 120_000 };
 
-// The three runs at once: each has its own emulator, queues and worker, and most of a run
-// is waiting on restarts and visibility timeouts, so together they take little more than one.
-describe.concurrent('fault tolerance: worker restarts with exact accounting', () => {
+describe('fault tolerance: worker restarts with exact accounting', () => {
   it('crash loop: 1,500 messages, 8 SIGKILLs at random moments; nothing lost, duplicates within kills × 2 × maxInFlight', async () => {
     const report = await runRestartScenario({ ...RUN, restarts: KILLS, signal: 'SIGKILL', seed: 7 });
     console.info(`crash loop: ${JSON.stringify(report.accounting)} in ${report.durationSeconds} s`);
@@ -43,8 +41,10 @@ describe.concurrent('fault tolerance: worker restarts with exact accounting', ()
       expect(report.accounting.lost).toEqual([]);
       expect(report.accounting.misplaced).toEqual([]);
       expect(report.accounting.succeeded + report.accounting.deadLettered['non-retryable']!).toBe(MESSAGES);
-      // Only a kill between a handler's effect and its completed record can repeat it.
-      expect(report.accounting.duplicates).toBeLessThanOrEqual(KILLS);
+      // Only a kill between a handler's effect and its completed record can repeat it: at
+      // most the messages running at that moment. How many are in that window at a kill
+      // depends on the machine's load (0 to 9 over the last ten runs).
+      expect(report.accounting.duplicates).toBeLessThanOrEqual(KILLS * MAX_IN_FLIGHT);
     } finally {
       await redis.stop();
     }

@@ -4,8 +4,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * The suite's longest files, longest first (from a full run's JSON report). A fresh clone
  * has no vitest results cache, so vitest would order by file size, and a short file that
  * runs a 100-second scenario would start last and set the suite's time alone. Started
- * first, they overlap the many short files instead. The restarts file runs its three
- * scenarios at once, so beside it comes a file with no rate or latency bound to miss.
+ * first, they overlap the many short files instead.
  */
 const LONGEST = [
   'test/faults/restarts.test.ts',
