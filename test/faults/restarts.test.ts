@@ -43,7 +43,7 @@ describe('fault tolerance: worker restarts with exact accounting', () => {
       expect(report.accounting.succeeded + report.accounting.deadLettered['non-retryable']!).toBe(MESSAGES);
       // Only a kill between a handler's effect and its completed record can repeat it: at
       // most the messages running at that moment. How many are in that window at a kill
-      // depends on the machine's load (0 to 9 over the last ten runs).
+      // grows with the machine's load (docs/reliability.md).
       expect(report.accounting.duplicates).toBeLessThanOrEqual(KILLS * MAX_IN_FLIGHT);
     } finally {
       await redis.stop();
