@@ -26,6 +26,7 @@ export default defineConfig({
       '@requeue/lambda': src('./libs/lambda/src/index.ts'),
       '@requeue/nest/publisher': src('./libs/nest/src/publisher.ts'),
       '@requeue/nest': src('./libs/nest/src/index.ts'),
+      '@requeue/local-aws/memory-sqs': src('./libs/local-aws/src/memory-sqs.ts'),
       '@requeue/local-aws/simulation-ledger': src('./libs/local-aws/src/simulation-ledger.ts'),
       '@requeue/local-aws': src('./libs/local-aws/src/index.ts'),
       '@requeue/cdk': src('./libs/cdk/src/index.ts'),

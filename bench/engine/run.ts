@@ -5,7 +5,7 @@
  * a `RunResult`, timed from the worker's start to the last delete.
  */
 import { SqsWorker, type SqsWorkerOptions } from '@requeue/sqs';
-import { SqsFake } from '@requeue/test/support/sqs-fake';
+import { MemorySqs } from '@requeue/local-aws/memory-sqs';
 import { TRACING_MODES, type RunResult, type RunSpec } from './runs.js';
 
 const QUEUE_URL = 'http://127.0.0.1/000000000000/engine-alone';
@@ -22,12 +22,12 @@ const MAX_RECEIVE_COUNT = 5;
  * next receive (counted), so the rows show whether giving messages back ever costs one
  * its place in the queue.
  */
-function loadedQueue(spec: RunSpec): SqsFake {
+function loadedQueue(spec: RunSpec): MemorySqs {
   const answerAfter = () => {
     const latencyMs = spec.latencyMs + (spec.latencySpreadMs ?? 0) * (2 * Math.random() - 1);
     return new Promise<void>((resolve) => (latencyMs > 0 ? setTimeout(resolve, latencyMs) : setImmediate(resolve)));
   };
-  const queue = new SqsFake({ queueUrl: QUEUE_URL, maxReceiveCount: MAX_RECEIVE_COUNT, beforeAnswer: answerAfter });
+  const queue = new MemorySqs({ queueUrl: QUEUE_URL, maxReceiveCount: MAX_RECEIVE_COUNT, beforeAnswer: answerAfter });
   const attributes = spec.tracedIn ? { traceparent: { DataType: 'String', StringValue: TRACEPARENT } } : undefined;
   for (let n = 0; n < spec.messages; n++) queue.add(JSON.stringify({ id: n }), attributes ? { attributes } : {});
   return queue;

@@ -10,7 +10,7 @@
 import { Session } from 'node:inspector/promises';
 import { fileURLToPath } from 'node:url';
 import { SqsWorker } from '@requeue/sqs';
-import { SqsFake } from '@requeue/test/support/sqs-fake';
+import { MemorySqs } from '@requeue/local-aws/memory-sqs';
 
 const QUEUE_URL = 'http://127.0.0.1/000000000000/walk';
 const WARM_UP = 300;
@@ -42,7 +42,7 @@ async function walk(): Promise<Map<string, number>> {
   await session.post('Profiler.startPreciseCoverage', { callCount: true, detailed: false });
   // The clock stands still, so no retry copy becomes visible again inside the window.
   const frozen = Date.now();
-  const queue = new SqsFake({ queueUrl: QUEUE_URL, now: () => frozen });
+  const queue = new MemorySqs({ queueUrl: QUEUE_URL, now: () => frozen });
   const worker = new SqsWorker({
     sqs: queue.client,
     queueUrl: QUEUE_URL,

@@ -1,7 +1,7 @@
 import { createRetryPolicy, NonRetryableError, RetryableError } from '@requeue/retry';
 import { SqsWorker, type SqsWorkerOptions } from '@requeue/sqs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { SqsFake } from '../support/sqs-fake.js';
+import { MemorySqs } from '@requeue/local-aws/memory-sqs';
 
 // fauxqs drops a MessageGroupId sent to a standard queue; SQS fair queues keep it and return
 // it on receive, as this fake does. So the tenant's path is tested here, on the fake.
@@ -13,7 +13,7 @@ afterEach(async () => {
   await Promise.all(workers.splice(0).map((worker) => worker.stop({ drainTimeoutMs: 0 })));
 });
 
-async function startWorker(fake: SqsFake, extra: Partial<SqsWorkerOptions> = {}, started: string[] = []) {
+async function startWorker(fake: MemorySqs, extra: Partial<SqsWorkerOptions> = {}, started: string[] = []) {
   const worker = new SqsWorker({
     ...extra,
     sqs: fake.client,
@@ -38,7 +38,7 @@ async function startWorker(fake: SqsFake, extra: Partial<SqsWorkerOptions> = {},
 
 describe('a fair queue (standard, MessageGroupId = tenant)', () => {
   it("keeps the tenant on a message's retry copy and on its dead letter", async () => {
-    const fake = new SqsFake({ queueUrl: QUEUE_URL });
+    const fake = new MemorySqs({ queueUrl: QUEUE_URL });
     await startWorker(fake);
     fake.add('{"outcome":"flaky"}', { groupId: 'tenant-a' });
     fake.add('{"outcome":"broken"}', { groupId: 'tenant-b' });
@@ -52,7 +52,7 @@ describe('a fair queue (standard, MessageGroupId = tenant)', () => {
   });
 
   it('with tenants keyed on the group, takes turns between a burst and a quiet tenant', async () => {
-    const fake = new SqsFake({ queueUrl: QUEUE_URL });
+    const fake = new MemorySqs({ queueUrl: QUEUE_URL });
     for (let i = 0; i < 12; i++) fake.add(JSON.stringify({ outcome: 'ok', id: `a${i}` }), { groupId: 'noisy' });
     fake.add('{"outcome":"ok","id":"b0"}', { groupId: 'quiet' });
     const started: string[] = [];

@@ -3,7 +3,7 @@ import { seededRandom } from '@requeue/retry/engine';
 import { SqsWorker } from '@requeue/sqs';
 import { replayDeadLetters } from '@requeue/sqs/dead-letters';
 import { describe, expect, it, vi } from 'vitest';
-import { SqsFake } from '../support/sqs-fake.js';
+import { MemorySqs } from '@requeue/local-aws/memory-sqs';
 
 // FIFO as SQS behaves: a receive returns several messages of a group, in order, and none of
 // a group with a message in flight (fauxqs returns one message per group per receive).
@@ -35,7 +35,7 @@ describe('FIFO dead letters keep their group (the SQS-like fake)', () => {
     const jobs = workload();
     const permanent = jobs.filter((job) => job.fate === 'permanent');
     expect(permanent.length).toBeGreaterThan(3);
-    const sqs = new SqsFake({ queueUrl: QUEUE_URL });
+    const sqs = new MemorySqs({ queueUrl: QUEUE_URL });
     for (const job of jobs) sqs.add(JSON.stringify({ id: job.id }), { id: job.id, groupId: job.group });
     const fates = new Map(jobs.map((job) => [job.id, job.fate]));
     const worker = new SqsWorker({
@@ -65,7 +65,7 @@ describe('FIFO dead letters keep their group (the SQS-like fake)', () => {
     }
 
     // The DLQ as SQS keeps it; a replay reads what SQS shows, round by round, and sends each group back in order.
-    const dlq = new SqsFake({ queueUrl: DLQ_URL });
+    const dlq = new MemorySqs({ queueUrl: DLQ_URL });
     for (const letter of letters) dlq.add(letter.body, { groupId: letter.groupId, attributes: letter.attributes });
     const result = await replayDeadLetters({ sqs: dlq.client, dlqUrl: DLQ_URL }, {}, { to: QUEUE_URL, resetAttempts: true, dryRun: false });
     expect(result.replayed).toHaveLength(permanent.length);
@@ -79,7 +79,7 @@ describe('FIFO dead letters keep their group (the SQS-like fake)', () => {
   });
 
   it('replays a FIFO DLQ larger than one read shows, round by round, each group in order', async () => {
-    const dlq = new SqsFake({ queueUrl: DLQ_URL });
+    const dlq = new MemorySqs({ queueUrl: DLQ_URL });
     // More letters in a group than one receive returns (10): SQS shows the rest only once those are gone.
     const ids = GROUPS.slice(0, 3).flatMap((group) => Array.from({ length: 25 }, (_, i) => `${group}-${i}`));
     for (const id of ids) dlq.add(JSON.stringify({ id }), { groupId: id.split('-')[0] });

@@ -2,7 +2,7 @@ import { createRetryPolicy, RetryableError } from '@requeue/retry';
 import { describe, expect, it, vi } from 'vitest';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsWorker, type WorkerEvents, type WorkerMessage } from '@requeue/sqs';
-import { SqsFake } from '../support/sqs-fake.js';
+import { MemorySqs } from '@requeue/local-aws/memory-sqs';
 
 // SQS FIFO as SQS behaves: several messages of a group in one receive, receive counts
 // that rise with every receive, and the redrive past maxReceiveCount (fauxqs returns one
@@ -36,7 +36,7 @@ interface Scenario {
 }
 
 /** The fake's client until `cut()`; then no call is answered, as for a process that died. */
-function cuttableClient(sqs: SqsFake): { client: SQSClient; cut: () => void } {
+function cuttableClient(sqs: MemorySqs): { client: SQSClient; cut: () => void } {
   let cut = false;
   const client = { send: (command: unknown) => (cut ? new Promise(() => undefined) : sqs.client.send(command as never)) } as unknown as SQSClient;
   return { client, cut: () => void (cut = true) };
@@ -44,7 +44,7 @@ function cuttableClient(sqs: SqsFake): { client: SQSClient; cut: () => void } {
 
 /** A FIFO worker on the fake, recording every run and settle. */
 function startScenario(scenario: Scenario) {
-  const sqs = new SqsFake({
+  const sqs = new MemorySqs({
     queueUrl: QUEUE_URL,
     maxReceiveCount: scenario.maxReceiveCount,
     visibilityTimeoutSeconds: 30,

@@ -1,14 +1,14 @@
 import { createRetryPolicy, NonRetryableError, RetryableError } from '@requeue/retry';
 import { describe, expect, it, vi } from 'vitest';
 import { SqsWorker, type WorkerMessage } from '@requeue/sqs';
-import { SqsFake } from '../support/sqs-fake.js';
+import { MemorySqs } from '@requeue/local-aws/memory-sqs';
 
 // SQS FIFO as SQS behaves: several messages of a group in one receive (fauxqs returns one).
 const QUEUE_URL = 'http://sqs.local/000000000000/jobs.fifo';
 const DLQ_URL = 'http://sqs.local/000000000000/jobs-dlq.fifo';
 
 /** Messages `ids` of one group, in order, each body `{"id":…}`. */
-function addGroup(sqs: SqsFake, groupId: string, messageIds: readonly string[]): void {
+function addGroup(sqs: MemorySqs, groupId: string, messageIds: readonly string[]): void {
   for (const id of messageIds) sqs.add(JSON.stringify({ id }), { id, groupId });
 }
 
@@ -18,7 +18,7 @@ interface Run {
 }
 
 /** A worker on the fake whose handler fails as `fail` says, recording every run in order. */
-function fifoWorker(sqs: SqsFake, fail: (id: string, attempt: number) => Error | undefined, options: { backpressure?: boolean } = {}) {
+function fifoWorker(sqs: MemorySqs, fail: (id: string, attempt: number) => Error | undefined, options: { backpressure?: boolean } = {}) {
   const runs: Run[] = [];
   const succeeded: string[] = [];
   const worker = new SqsWorker({
@@ -50,7 +50,7 @@ const ids = (prefix: string, count: number) => Array.from({ length: count }, (_,
 
 describe('FIFO order when SQS returns several messages of one group at once', () => {
   it('runs nothing behind a failed head: the rest run after it, in order', async () => {
-    const sqs = new SqsFake({ queueUrl: QUEUE_URL });
+    const sqs = new MemorySqs({ queueUrl: QUEUE_URL });
     addGroup(sqs, 'a', ids('m', 5));
     const { worker, runs, succeeded } = fifoWorker(sqs, (id, attempt) => (id === 'm0' && attempt === 1 ? new RetryableError('downstream 503') : undefined));
     await worker.start();
@@ -66,7 +66,7 @@ describe('FIFO order when SQS returns several messages of one group at once', ()
   });
 
   it('a deferral (the dependency answered 429) keeps the order and uses no attempt, for the head or the messages behind it', async () => {
-    const sqs = new SqsFake({ queueUrl: QUEUE_URL });
+    const sqs = new MemorySqs({ queueUrl: QUEUE_URL });
     addGroup(sqs, 'a', ids('m', 4));
     let limited = false;
     const { worker, runs, succeeded } = fifoWorker(
@@ -91,7 +91,7 @@ describe('FIFO order when SQS returns several messages of one group at once', ()
   });
 
   it('a dead-lettered head lets the rest run once its dead letter has landed; the dead letter records its group', async () => {
-    const sqs = new SqsFake({ queueUrl: QUEUE_URL });
+    const sqs = new MemorySqs({ queueUrl: QUEUE_URL });
     addGroup(sqs, 'a', ids('m', 3));
     const { worker, succeeded } = fifoWorker(sqs, (id) => (id === 'm0' ? new NonRetryableError('invalid card') : undefined));
     await worker.start();
@@ -105,7 +105,7 @@ describe('FIFO order when SQS returns several messages of one group at once', ()
   });
 
   it('keeps each group in order while groups run side by side, under failures anywhere in a group', async () => {
-    const sqs = new SqsFake({ queueUrl: QUEUE_URL });
+    const sqs = new MemorySqs({ queueUrl: QUEUE_URL });
     for (const group of ['a', 'b', 'c']) addGroup(sqs, group, ids(`${group}`, 8));
     const failOnce = new Set(['a1', 'a5', 'b0', 'b7', 'c3', 'c4']);
     const { worker, succeeded } = fifoWorker(sqs, (id, attempt) => (failOnce.has(id) && attempt === 1 ? new RetryableError('timeout') : undefined));

@@ -2,7 +2,7 @@ import { sqsHandler } from '@requeue/lambda';
 import { createRetryPolicy, RetryableError } from '@requeue/retry';
 import { describe, expect, it, vi } from 'vitest';
 import { startEventSourceMapping } from '../support/lambda-esm.js';
-import { SqsFake } from '../support/sqs-fake.js';
+import { MemorySqs } from '@requeue/local-aws/memory-sqs';
 
 // A FIFO batch as SQS and Lambda deliver it: several messages of one group in one event
 // (fauxqs returns one message per group per receive, so the emulator cannot show this).
@@ -11,7 +11,7 @@ const DLQ_URL = 'http://sqs.local/000000000000/jobs-dlq.fifo';
 
 describe('the Lambda adapter on a FIFO batch', () => {
   it('stops a group at its first failure, reports it and the rest of its group unrun, and keeps group order', async () => {
-    const sqs = new SqsFake({ queueUrl: QUEUE_URL });
+    const sqs = new MemorySqs({ queueUrl: QUEUE_URL });
     for (const id of ['a0', 'a1', 'a2', 'a3']) sqs.add(JSON.stringify({ id }), { id, groupId: 'a' });
     for (const id of ['b0', 'b1']) sqs.add(JSON.stringify({ id }), { id, groupId: 'b' });
     const runs: string[] = [];

@@ -4,13 +4,13 @@ import { InFlightLimit } from '../../libs/sqs/src/receive/in-flight-limit.js';
 import { silentLogger } from '../../libs/sqs/src/events/logger.js';
 import { Poller } from '../../libs/sqs/src/receive/poller.js';
 import { realTimers } from '../../libs/sqs/src/time/timers.js';
-import { SqsFake } from '../support/sqs-fake.js';
+import { MemorySqs } from '@requeue/local-aws/memory-sqs';
 
 const QUEUE_URL = 'http://sqs.local/000000000000/jobs';
 
 /** A queue with a backlog that answers every receive, after a 15 ms round trip, with as many messages as it asks for. */
 function backlogSqs() {
-  const sqs = new SqsFake({
+  const sqs = new MemorySqs({
     queueUrl: QUEUE_URL,
     beforeAnswer: (command) => (command === 'ReceiveMessage' ? new Promise((resolve) => setTimeout(resolve, 15)) : undefined),
   });

@@ -1,7 +1,7 @@
 import { createRetryPolicy } from '@requeue/retry';
 import { SqsWorker } from '@requeue/sqs';
 import { describe, expect, it, vi } from 'vitest';
-import { SqsFake } from '../support/sqs-fake.js';
+import { MemorySqs } from '@requeue/local-aws/memory-sqs';
 
 const QUEUE_URL = 'http://sqs.local/000000000000/jobs';
 
@@ -9,8 +9,8 @@ const QUEUE_URL = 'http://sqs.local/000000000000/jobs';
  * The SQS fake with messages m1…m`count`; with `roundTripMs`, a receive that has messages
  * answers that much later, as a region's round trip would.
  */
-function backlog(count: number, roundTripMs = 0): SqsFake {
-  const sqs = new SqsFake({
+function backlog(count: number, roundTripMs = 0): MemorySqs {
+  const sqs = new MemorySqs({
     queueUrl: QUEUE_URL,
     beforeAnswer: (command) => (command === 'ReceiveMessage' && roundTripMs > 0 ? new Promise((resolve) => setTimeout(resolve, roundTripMs)) : undefined),
   });
@@ -19,7 +19,7 @@ function backlog(count: number, roundTripMs = 0): SqsFake {
 }
 
 function worker(
-  sqs: SqsFake,
+  sqs: MemorySqs,
   handler: (message: { messageId: string; attempt: number }) => Promise<void>,
   extra: { maxInFlight?: number; prefetch?: number; pollers?: number; now?: () => number } = {},
 ) {
@@ -48,7 +48,7 @@ function heldHandler() {
  * all hang once its lookahead has grown past the bound: what is on its way then lands on a
  * full prefetch, and no handler starts again until `stop` lets them finish.
  */
-async function stalledOnceAhead(sqs: SqsFake, seen: (message: { messageId: string; attempt: number }) => void = () => undefined) {
+async function stalledOnceAhead(sqs: MemorySqs, seen: (message: { messageId: string; attempt: number }) => void = () => undefined) {
   let stalled = false;
   const stall = heldHandler();
   const engine = worker(
@@ -173,7 +173,7 @@ describe('prefetch: receiving runs ahead of the handlers, within a bound', () =>
   });
 
   it('refuses prefetch on a FIFO queue, and defaults to none there', () => {
-    const fifo = new SqsFake({ queueUrl: `${QUEUE_URL}.fifo` });
+    const fifo = new MemorySqs({ queueUrl: `${QUEUE_URL}.fifo` });
     const make = (prefetch?: number) =>
       new SqsWorker({
         sqs: fifo.client,

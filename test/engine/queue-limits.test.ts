@@ -1,7 +1,7 @@
 import { createRetryPolicy } from '@requeue/retry';
 import { SqsWorker, type WorkerLogger } from '@requeue/sqs';
 import { describe, expect, it } from 'vitest';
-import { SqsFake } from '../support/sqs-fake.js';
+import { MemorySqs } from '@requeue/local-aws/memory-sqs';
 
 const QUEUE_URL = 'http://sqs.local/000000000000/jobs';
 const DLQ_URL = 'http://sqs.local/000000000000/jobs-dlq';
@@ -13,7 +13,7 @@ function recordingLogger(lines: string[]): WorkerLogger {
 
 /** Starts and stops a worker on a fake whose queues (this one and its DLQ) take `maximumMessageSize` bytes; returns its warnings. */
 async function startWarnings(maximumMessageSize: number): Promise<string[]> {
-  const sqs = new SqsFake({ queueUrl: QUEUE_URL, maximumMessageSize });
+  const sqs = new MemorySqs({ queueUrl: QUEUE_URL, maximumMessageSize });
   const lines: string[] = [];
   const worker = new SqsWorker({
     sqs: sqs.client,

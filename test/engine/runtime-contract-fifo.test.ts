@@ -3,7 +3,7 @@ import { createRetryPolicy, NonRetryableError, RetryableError } from '@requeue/r
 import { SqsWorker, type MessageHandler } from '@requeue/sqs';
 import { describe, expect, it, vi } from 'vitest';
 import { startEventSourceMapping } from '../support/lambda-esm.js';
-import { SqsFake } from '../support/sqs-fake.js';
+import { MemorySqs } from '@requeue/local-aws/memory-sqs';
 
 // FIFO as SQS behaves (several messages of a group per receive): the emulator returns one.
 const QUEUE_URL = 'http://sqs.local/000000000000/orders.fifo';
@@ -17,7 +17,7 @@ const OPTIONS = {
 };
 
 /** Two groups: in a, the second fails once; in b, the first is rejected for good. */
-function fill(sqs: SqsFake): void {
+function fill(sqs: MemorySqs): void {
   for (const id of ['a0', 'a1', 'a2']) sqs.add(JSON.stringify({ id }), { id, groupId: 'a' });
   for (const id of ['b0', 'b1']) sqs.add(JSON.stringify({ id }), { id, groupId: 'b' });
 }
@@ -31,7 +31,7 @@ function recording(runs: string[]): MessageHandler {
   };
 }
 
-type Runtime = (sqs: SqsFake, handler: MessageHandler) => Promise<() => Promise<void>>;
+type Runtime = (sqs: MemorySqs, handler: MessageHandler) => Promise<() => Promise<void>>;
 
 const worker: Runtime = async (sqs, handler) => {
   const engine = new SqsWorker({ ...OPTIONS, sqs: sqs.client, handler, batchWaitMs: 0, waitTimeSeconds: 0 });
@@ -54,7 +54,7 @@ describe.each([
   ['the Lambda adapter', lambda],
 ])('one FIFO corpus, the same outcomes: %s', (_name, runtime) => {
   it('keeps each group in order through a retry and a dead letter', async () => {
-    const sqs = new SqsFake({ queueUrl: QUEUE_URL });
+    const sqs = new MemorySqs({ queueUrl: QUEUE_URL });
     fill(sqs);
     const runs: string[] = [];
     const stop = await runtime(sqs, recording(runs));

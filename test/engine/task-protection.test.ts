@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SqsWorker } from '@requeue/sqs';
 import { startFakeAgent } from '../support/ecs-agent-fake.js';
-import { SqsFake } from '../support/sqs-fake.js';
+import { MemorySqs } from '@requeue/local-aws/memory-sqs';
 import { eventually } from '../support/emulator.js';
 
 const QUEUE_URL = 'http://sqs.local/000000000000/orders';
@@ -10,7 +10,7 @@ const DLQ_URL = 'http://sqs.local/000000000000/orders-dlq';
 /** A worker on the SQS fake whose task asks the fake ECS agent for protection. */
 async function run(behaviours: Parameters<typeof startFakeAgent>[0], messages: number, handlerMs: number) {
   const agent = await startFakeAgent(behaviours);
-  const sqs = new SqsFake({ queueUrl: QUEUE_URL });
+  const sqs = new MemorySqs({ queueUrl: QUEUE_URL });
   const handled: string[] = [];
   /** Whether ECS would have spared the task when each handler started. */
   const protectedAtStart: boolean[] = [];

@@ -3,7 +3,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@open
 import { createRetryPolicy, RetryableError } from '@requeue/retry';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SqsWorker } from '@requeue/sqs';
-import { SqsFake } from '../support/sqs-fake.js';
+import { MemorySqs } from '@requeue/local-aws/memory-sqs';
 
 const QUEUE_URL = 'http://sqs.local/000000000000/jobs';
 const DLQ_URL = 'http://sqs.local/000000000000/jobs-dlq';
@@ -16,7 +16,7 @@ afterEach(async () => {
   exporter.reset();
 });
 
-async function startWorker(fake: SqsFake, failFirst: boolean) {
+async function startWorker(fake: MemorySqs, failFirst: boolean) {
   const worker = new SqsWorker({
     sqs: fake.client,
     queueUrl: QUEUE_URL,
@@ -44,7 +44,7 @@ const nineAttributes = Object.fromEntries(
 
 describe('trace context within the 10-attribute budget (a fake that keeps AWSTraceHeader, as SQS does)', () => {
   it('carries the context of a message with 9 attributes in AWSTraceHeader alone, and the retry stays in the trace', async () => {
-    const fake = new SqsFake({ queueUrl: QUEUE_URL });
+    const fake = new MemorySqs({ queueUrl: QUEUE_URL });
     await startWorker(fake, true);
     fake.add('{"id":"full"}', { attributes: nineAttributes, traceHeader: 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1' });
     const [first, second] = await spansOf(2);
@@ -59,7 +59,7 @@ describe('trace context within the 10-attribute budget (a fake that keeps AWSTra
   });
 
   it('adds traceparent to a copy when there is room, and AWSTraceHeader always', async () => {
-    const fake = new SqsFake({ queueUrl: QUEUE_URL });
+    const fake = new MemorySqs({ queueUrl: QUEUE_URL });
     await startWorker(fake, true);
     fake.add('{"id":"roomy"}');
     const [first] = await spansOf(2);
@@ -70,7 +70,7 @@ describe('trace context within the 10-attribute budget (a fake that keeps AWSTra
   });
 
   it('with tracing off, records nothing and adds nothing to a copy', async () => {
-    const fake = new SqsFake({ queueUrl: QUEUE_URL });
+    const fake = new MemorySqs({ queueUrl: QUEUE_URL });
     const worker = new SqsWorker({
       sqs: fake.client,
       queueUrl: QUEUE_URL,

@@ -8,9 +8,9 @@ import { describe, expect, it } from 'vitest';
  */
 const SCRIPT = `
 import { SqsWorker } from '@requeue/sqs';
-import { SqsFake } from '@requeue/test/support/sqs-fake';
+import { MemorySqs } from '@requeue/local-aws/memory-sqs';
 const queueUrl = 'http://sqs.local/000000000000/jobs';
-const fake = new SqsFake({ queueUrl });
+const fake = new MemorySqs({ queueUrl });
 fake.add('{}');
 const worker = new SqsWorker({ sqs: fake.client, queueUrl, deadLetterQueueUrl: queueUrl + '-dlq', handler: async () => undefined, waitTimeSeconds: 0, drainTimeoutMs: 60000, visibilityTimeoutSeconds: 30, maxReceiveCount: 5 });
 worker.on('settled', () => void worker.stop().then(() => process.stdout.write('stopped\\n')));

@@ -1,13 +1,13 @@
 import { createRetryPolicy } from '@requeue/retry';
 import { SqsWorker } from '@requeue/sqs';
 import { describe, expect, it } from 'vitest';
-import { SqsFake } from '../support/sqs-fake.js';
+import { MemorySqs } from '@requeue/local-aws/memory-sqs';
 
 describe('worker readiness', () => {
   it('reports not-ready once no receive has returned for longer than a long poll plus the pause cap, with slots free', async () => {
     let clock = 1_000_000;
     // An empty queue: the receive is a long poll that does not return while the test runs.
-    const sqs = new SqsFake({ queueUrl: 'http://sqs.local/000000000000/jobs' });
+    const sqs = new MemorySqs({ queueUrl: 'http://sqs.local/000000000000/jobs' });
     const worker = new SqsWorker({
       sqs: sqs.client,
       queueUrl: 'http://sqs.local/000000000000/jobs',

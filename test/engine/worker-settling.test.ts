@@ -1,7 +1,7 @@
 import { createRetryPolicy } from '@requeue/retry';
 import { SqsWorker } from '@requeue/sqs';
 import { describe, expect, it, vi } from 'vitest';
-import { SqsFake, type SqsCommandName } from '../support/sqs-fake.js';
+import { MemorySqs, type SqsCommandName } from '@requeue/local-aws/memory-sqs';
 
 const QUEUE_URL = 'http://sqs.local/000000000000/jobs';
 
@@ -26,12 +26,12 @@ class HeldCalls {
 /** The fake with `count` messages m1…m`count`, their calls of `held` kinds held. */
 function heldSqs(count: number, held: readonly SqsCommandName[]) {
   const calls = new HeldCalls(held);
-  const sqs = new SqsFake({ queueUrl: QUEUE_URL, beforeAnswer: calls.beforeAnswer });
+  const sqs = new MemorySqs({ queueUrl: QUEUE_URL, beforeAnswer: calls.beforeAnswer });
   for (let i = 1; i <= count; i++) sqs.add('{}', { id: `m${i}` });
   return { sqs, calls };
 }
 
-function startWorker(sqs: SqsFake, handled: string[], outcome: () => void = () => undefined): SqsWorker {
+function startWorker(sqs: MemorySqs, handled: string[], outcome: () => void = () => undefined): SqsWorker {
   return new SqsWorker({
     sqs: sqs.client,
     queueUrl: QUEUE_URL,

@@ -2,7 +2,7 @@ import { createRetryPolicy, NonRetryableError } from '@requeue/retry';
 import { seededRandom } from '@requeue/retry/engine';
 import { SqsWorker, type WorkerLogger, type WorkerMessage } from '@requeue/sqs';
 import { VirtualTime } from '@requeue/sqs/time';
-import { SqsFake } from '../support/sqs-fake.js';
+import { MemorySqs } from '@requeue/local-aws/memory-sqs';
 import { faultySqs, type FaultCounts } from './faulty-sqs.js';
 import type { AttemptOutcome, Scenario } from './scenario.js';
 
@@ -77,7 +77,7 @@ export async function runScenario(scenario: Scenario): Promise<RunRecord> {
   const random = seededRandom(scenario.seed);
   const queueUrl = scenario.fifo ? `${QUEUE}.fifo` : QUEUE;
   const dlqUrl = scenario.fifo ? `${QUEUE}-dlq.fifo` : `${QUEUE}-dlq`;
-  const queue = new SqsFake({ queueUrl, now: time.now, timers: time, maxReceiveCount: 10 });
+  const queue = new MemorySqs({ queueUrl, now: time.now, timers: time, maxReceiveCount: 10 });
   const faults: FaultCounts = { refused: 0, answerLost: 0, duplicate: 0, forked: new Set(), lostReceives: new Map() };
   const scripts = new Map(scenario.messages.map((message) => [message.id, message]));
   const runs: HandlerRun[] = [];

@@ -25,11 +25,11 @@ interface StoreOptions {
 }
 
 /**
- * The messages of `SqsFake`'s queue. A standard queue keeps its visible messages in a
+ * The messages of `MemorySqs`'s queue. A standard queue keeps its visible messages in a
  * queue (a receive is O(what it takes), so the engine benchmarks can load 100,000); a
  * FIFO queue keeps one ordered list and applies the group rules on each receive.
  */
-export class FakeQueueStore {
+export class MemoryQueueStore {
   redriven = 0;
   /** The ids of the messages the redrive moved out, in order. */
   readonly redrivenIds: string[] = [];

@@ -1,3 +1,10 @@
+/**
+ * An in-memory SQS queue that answers the calls the requeue worker makes, on a clock you
+ * can give it (`VirtualTime` from `@requeue/sqs/time`): for tests of your handlers, for
+ * benchmarks without HTTP, and for `requeue simulate`.
+ *
+ * @packageDocumentation
+ */
 import {
   ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
@@ -8,18 +15,29 @@ import {
   type MessageAttributeValue,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { checkSqsRequest, SQS_LIMITS, type SqsLimitCheck } from '@requeue/local-aws';
-import { FakeQueueStore, type StoredMessage } from './sqs-fake-store.js';
-import { realTimers, type WorkerTimers } from '@requeue/sqs/time';
+import { MemoryQueueStore, type StoredMessage } from './memory-sqs-store.js';
+import { checkSqsRequest, SQS_LIMITS, type SqsLimitCheck } from './sqs-limits.js';
+
+/** Timers as `@requeue/sqs/time`'s `WorkerTimers`: `after` calls `fire` once, and returns what cancels it. */
+export interface MemorySqsTimers {
+  after(ms: number, fire: () => void): () => void;
+}
+
+const nodeTimers: MemorySqsTimers = {
+  after(ms, fire) {
+    const timer = setTimeout(fire, ms);
+    return () => clearTimeout(timer);
+  },
+};
 
 export type SqsCommandName = 'ReceiveMessage' | 'SendMessageBatch' | 'DeleteMessageBatch' | 'ChangeMessageVisibilityBatch' | 'GetQueueAttributes';
 
-export interface SqsFakeOptions {
+export interface MemorySqsOptions {
   queueUrl: string;
   /** The clock visibility timeouts, delays and long polls run on. @default Date.now */
   now?: () => number;
-  /** The timers long polls wait on, with `now` on the same clock (`VirtualTime`). @default Node's timers */
-  timers?: WorkerTimers;
+  /** The timers long polls wait on, with `now` on the same clock (`VirtualTime` from `@requeue/sqs/time`). @default Node's timers */
+  timers?: MemorySqsTimers;
   /** @default 30 */
   visibilityTimeoutSeconds?: number;
   /** The queue's `MaximumMessageSize`: larger sends are refused as SQS refuses them. @default 1 MiB */
@@ -46,7 +64,7 @@ export interface SentMessage {
 }
 
 /**
- * The one in-memory SQS of the tests and the engine benchmarks: a standard or FIFO queue
+ * An in-memory SQS for tests, benchmarks and `requeue simulate`: a standard or FIFO queue
  * (by its URL's `.fifo`) that behaves as SQS does where it matters to the worker.
  * Visibility timeouts and delays run on the given clock; a receive returns what is
  * visible or long-polls for it (up to `WaitTimeSeconds`, or until `close()`); a message
@@ -59,7 +77,7 @@ export interface SentMessage {
  * whole request with an error named by SQS's code, a batch's entries one by one.
  * Sends to any other queue are recorded in `sent` and go nowhere.
  */
-export class SqsFake {
+export class MemorySqs {
   readonly queueUrl: string;
   readonly sent: SentMessage[] = [];
   /** Message ids, in the order receives returned them. */
@@ -80,15 +98,15 @@ export class SqsFake {
   /** Messages asked for by the receives under way. */
   askedUnderWay = 0;
   lastReceiveSentAt = 0;
-  private readonly store: FakeQueueStore;
+  private readonly store: MemoryQueueStore;
   private readonly waiting = new Set<() => void>();
   private readonly emptyWaiters: Array<() => void> = [];
   private closed = false;
   private ids = 0;
 
-  constructor(private readonly options: SqsFakeOptions) {
+  constructor(private readonly options: MemorySqsOptions) {
     this.queueUrl = options.queueUrl;
-    this.store = new FakeQueueStore({
+    this.store = new MemoryQueueStore({
       fifo: options.queueUrl.endsWith('.fifo'),
       now: options.now ?? Date.now,
       visibilityTimeoutMs: (options.visibilityTimeoutSeconds ?? 30) * 1000,
@@ -264,7 +282,7 @@ export class SqsFake {
         this.waiting.delete(done);
         resolve();
       };
-      const cancel = (this.options.timers ?? realTimers).after(Math.max(0, maxMs), done);
+      const cancel = (this.options.timers ?? nodeTimers).after(Math.max(0, maxMs), done);
       this.waiting.add(done);
     });
   }
@@ -296,7 +314,7 @@ function commandName(command: unknown): SqsCommandName {
   if (command instanceof DeleteMessageBatchCommand) return 'DeleteMessageBatch';
   if (command instanceof ChangeMessageVisibilityBatchCommand) return 'ChangeMessageVisibilityBatch';
   if (command instanceof GetQueueAttributesCommand) return 'GetQueueAttributes';
-  throw new Error(`the SQS fake does not answer ${(command as object).constructor.name}`);
+  throw new Error(`the in-memory SQS does not answer ${(command as object).constructor.name}`);
 }
 
 function toMessage(stored: StoredMessage): Message {
