@@ -15,6 +15,16 @@ describe('VirtualTime', () => {
     expect(time.now()).toBe(1100);
   });
 
+  it('keeps the clock in whole milliseconds, as Date.now() is, rounding a fractional delay up', async () => {
+    const time = new VirtualTime(1000.7);
+    const fired: number[] = [];
+    time.after(2.5, () => fired.push(time.now()));
+    time.after(1000 / 3, () => fired.push(time.now()));
+    await time.advance(400.2);
+    expect(fired).toEqual([1003, 1334]);
+    expect(Number.isInteger(time.now())).toBe(true);
+  });
+
   it('lets the promise chains a timer starts settle before the next timer fires', async () => {
     const time = new VirtualTime();
     const steps: string[] = [];

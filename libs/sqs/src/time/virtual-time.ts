@@ -23,15 +23,20 @@ export class VirtualTime implements WorkerTimers {
   private readonly timers: Timer[] = [];
 
   constructor(startMs = 0) {
-    this.current = startMs;
+    this.current = Math.floor(startMs);
   }
 
   /** The virtual clock, in milliseconds: pass it as the worker's `now`. */
   readonly now = (): number => this.current;
 
-  /** Calls `fire` once the clock reaches `ms` from now; the returned function cancels it. */
+  /**
+   * Calls `fire` once the clock reaches `ms` from now; the returned function cancels it.
+   * The clock stays in whole milliseconds, as `Date.now()` does: a fractional delay (a
+   * pacing interval of 1000 / rate) is rounded up, so no timestamp the engine writes, such
+   * as `x-retry`'s `firstReceivedAt`, is ever a fraction.
+   */
   after(ms: number, fire: () => void): CancelTimer {
-    const timer: Timer = { at: this.current + Math.max(0, ms), order: this.order++, fire, cancelled: false };
+    const timer: Timer = { at: this.current + Math.max(0, Math.ceil(ms)), order: this.order++, fire, cancelled: false };
     this.push(timer);
     return () => {
       timer.cancelled = true;
@@ -55,7 +60,7 @@ export class VirtualTime implements WorkerTimers {
 
   /** Moves the clock `ms` on, firing every timer due on the way. */
   async advance(ms: number): Promise<void> {
-    const until = this.current + ms;
+    const until = this.current + Math.ceil(ms);
     await this.runUntil(() => false, until);
     this.current = Math.max(this.current, until);
   }
