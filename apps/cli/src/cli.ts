@@ -3,11 +3,13 @@ import { runDlqCommand } from './dlq/command.js';
 import { terminalQuestion } from './io.js';
 import { CliError } from './errors.js';
 import { runLocalCommand } from './local/command.js';
+import { runSimulateCommand } from './simulate/command.js';
 
 const USAGE = `usage: requeue <command>
 
   dlq <list|replay|discard|redrive> [options]   inspect, replay or discard dead letters (requeue dlq --help)
-  local [--template <file>] [--port N]          an SQS/SNS emulator on 127.0.0.1 with your stack's queues (requeue local --help)`;
+  local [--template <file>] [--port N]          an SQS/SNS emulator on 127.0.0.1 with your stack's queues (requeue local --help)
+  simulate [--profile <file>] [--policy <file>]  a retry policy against your traffic and an outage, in virtual time (requeue simulate --help)`;
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -23,6 +25,8 @@ async function main(argv: string[]): Promise<void> {
       return runDlqCommand(rest, io);
     case 'local':
       return runLocalCommand(rest, io);
+    case 'simulate':
+      return runSimulateCommand(rest, io);
     case undefined:
     case '--help':
     case '-h':

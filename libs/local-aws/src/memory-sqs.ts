@@ -50,6 +50,12 @@ export interface MemorySqsOptions {
    * have messages to return; an empty long poll waits for messages first.
    */
   beforeAnswer?: (command: SqsCommandName) => Promise<void> | undefined;
+  /**
+   * Keep the lists of what was sent, received, deleted and made visible. A long simulation
+   * turns them off: `calls`, `remaining` and the redrive's lists are kept either way.
+   * @default true
+   */
+  history?: boolean;
 }
 
 /** A message another queue was sent (a DLQ), or this queue was sent (a retry copy). */
@@ -98,6 +104,7 @@ export class MemorySqs {
   /** Messages asked for by the receives under way. */
   askedUnderWay = 0;
   lastReceiveSentAt = 0;
+  private readonly history: boolean;
   private readonly store: MemoryQueueStore;
   private readonly waiting = new Set<() => void>();
   private readonly emptyWaiters: Array<() => void> = [];
@@ -106,6 +113,7 @@ export class MemorySqs {
 
   constructor(private readonly options: MemorySqsOptions) {
     this.queueUrl = options.queueUrl;
+    this.history = options.history ?? true;
     this.store = new MemoryQueueStore({
       fifo: options.queueUrl.endsWith('.fifo'),
       now: options.now ?? Date.now,
@@ -175,7 +183,7 @@ export class MemorySqs {
 
   private async receive(command: ReceiveMessageCommand): Promise<{ Messages: Message[] }> {
     const asked = command.input.MaxNumberOfMessages ?? 1;
-    this.asked.push(asked);
+    if (this.history) this.asked.push(asked);
     this.lastReceiveSentAt = performance.now();
     this.receivesUnderWay++;
     this.askedUnderWay += asked;
@@ -194,8 +202,10 @@ export class MemorySqs {
       }
       if (taken.length > 0) await this.options.beforeAnswer?.('ReceiveMessage');
       const messages = taken.map(toMessage);
-      this.received.push(...messages.map((m) => m.MessageId!));
-      if (messages.length > 0) this.receives.push(messages.map((m) => m.MessageId!));
+      if (this.history && messages.length > 0) {
+        this.received.push(...messages.map((m) => m.MessageId!));
+        this.receives.push(messages.map((m) => m.MessageId!));
+      }
       return { Messages: messages };
     } finally {
       this.receivesUnderWay--;
@@ -217,7 +227,7 @@ export class MemorySqs {
         deduplicationId: entry.MessageDeduplicationId,
         traceHeader: entry.MessageSystemAttributes?.AWSTraceHeader?.StringValue,
       };
-      this.sent.push(sent);
+      if (this.history) this.sent.push(sent);
       const id = `m${++this.ids}`;
       if (QueueUrl === this.queueUrl) {
         this.store.add({
@@ -243,7 +253,7 @@ export class MemorySqs {
     this.deleting.splice(0, this.deleting.length, ...this.deleting.filter((id) => !ids.includes(id)));
     for (const entry of entries) {
       const removed = this.store.remove(entry.ReceiptHandle ?? '');
-      if (removed) this.deleted.push(removed.id);
+      if (removed && this.history) this.deleted.push(removed.id);
     }
     this.wake();
     return { Successful: entries.map((entry) => ({ Id: entry.Id })), Failed: [] };
@@ -254,7 +264,7 @@ export class MemorySqs {
     const entries = (command.input.Entries ?? []).filter((entry) => !check.entries.has(entry.Id ?? ''));
     for (const entry of entries) {
       const changed = this.store.changeVisibility(entry.ReceiptHandle ?? '', entry.VisibilityTimeout ?? 0);
-      if (changed && entry.VisibilityTimeout === 0) this.madeVisible.push(changed.id);
+      if (changed && entry.VisibilityTimeout === 0 && this.history) this.madeVisible.push(changed.id);
     }
     this.wake();
     return { Successful: entries.map((entry) => ({ Id: entry.Id })), Failed: entryFailures(check) };

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { LocalAws, LocalEventSource } from '@requeue/local-aws';
 import { parseCommandArgs } from '../args.js';
 import { CliError, CliUsageError } from '../errors.js';
+import { importLocalAws } from '../local-aws-peer.js';
 import type { CliIo } from '../io.js';
 import { localJson, localSummary } from './format.js';
 import { startInvoking } from './invoke.js';
@@ -38,18 +39,6 @@ const options = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
-/** The emulator package, an optional peer: a CLI installed for the dead letters alone does not carry it. */
-async function loadLocalAws(): Promise<typeof import('@requeue/local-aws')> {
-  try {
-    return await import('@requeue/local-aws');
-  } catch (cause) {
-    if ((cause as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && String((cause as Error).message).includes('@requeue/local-aws')) {
-      throw new CliError('requeue local needs the emulator package, which is not installed: npm install --save-dev @requeue/local-aws', 1, { cause });
-    }
-    throw cause;
-  }
-}
-
 function templatePath(given: string | undefined): string {
   if (given !== undefined) return given;
   let found: string[];
@@ -79,7 +68,7 @@ export async function runLocalCommand(argv: string[], io: CliIo, until: Promise<
   const stray = (['file', 'export', 'function'] as const).find((name) => values[name] !== undefined && !values.invoke);
   if (stray) throw new CliUsageError(`--${stray} goes with --invoke`);
   const path = templatePath(values.template);
-  const { readStackTemplate, startLocalAws, LocalProvisioningError } = await loadLocalAws();
+  const { readStackTemplate, startLocalAws, LocalProvisioningError } = await importLocalAws('local', () => import('@requeue/local-aws'));
   let local: LocalAws;
   try {
     local = await startLocalAws({ port: port(values.port), template: readStackTemplate(path), region: values.region, stackName: stackName(path) });
