@@ -42,6 +42,8 @@ export class WorkerStoppingError extends Error {
 /** What exists only while the worker runs: made at start, from the queue's facts. */
 interface Running {
   fifo: boolean;
+  /** The queue's redrive `maxReceiveCount`, if it has one. */
+  maxReceiveCount: number | undefined;
   heartbeat: VisibilityHeartbeat;
   executor: OutcomeExecutor;
   processor: MessageProcessor;
@@ -146,7 +148,7 @@ export class SqsWorker<Body = unknown> {
       receiveTook: (ms) => this.slots.receiveTook(ms),
       blockedUntil: () => idempotency?.blockedUntil() ?? this.dependencies?.receiveBlockedUntil(),
     });
-    this.running = { fifo: facts.fifo, heartbeat, executor, processor, poller };
+    this.running = { fifo: facts.fifo, maxReceiveCount: facts.maxReceiveCount, heartbeat, executor, processor, poller };
     heartbeat.start();
     idempotency?.watch();
     this.stopMetricsFlush = every(options.timers, options.metricsFlushIntervalMs, () => void this.flushMetrics());
@@ -277,6 +279,12 @@ export class SqsWorker<Body = unknown> {
       () => giveBack('waiting'),
       this.options.tenants?.read(arrival),
       this.options.tenants && dwellSince(message),
+      atReceiveLimit(message, running.maxReceiveCount),
     );
   }
+}
+
+/** At the redrive's count: its next receive would move it to the DLQ unrun, without a reason. */
+function atReceiveLimit(message: Message, maxReceiveCount: number | undefined): boolean {
+  return maxReceiveCount !== undefined && Number(message.Attributes?.ApproximateReceiveCount) >= maxReceiveCount;
 }

@@ -11,10 +11,11 @@ export interface ChartRun {
 const WIDTH = 860;
 const PANEL = 220;
 const MARGIN = { left: 64, right: 24, top: 40, bottom: 36 };
+// Drawn in this order: a success is a call, so the successes go over the calls they share a value with.
 const LINES = [
   { key: 'published', label: 'published/s', color: '#7a7f87' },
-  { key: 'succeeded', label: 'succeeded/s', color: '#2e8540' },
   { key: 'calls', label: 'downstream calls/s', color: '#1f5fbf' },
+  { key: 'succeeded', label: 'succeeded/s', color: '#2e8540' },
   { key: 'rateLimited', label: '429s/s', color: '#d9822b' },
   { key: 'deadLettered', label: 'dead-lettered/s', color: '#c23b3b' },
 ] as const;
@@ -64,9 +65,14 @@ function panel(run: ChartRun, top: number, spanSeconds: number, outages: readonl
 function legend(top: number, capacity: boolean): string {
   const items: Array<{ label: string; color: string; dash?: boolean }> = [...LINES, { label: 'outage', color: '#f3d6d6' }];
   if (capacity) items.push({ label: 'capacity', color: '#c23b3b', dash: true });
+  let left = MARGIN.left;
   return items
-    .map((item, i) => {
-      const left = MARGIN.left + i * 120;
+    .map((item) => {
+      const at = left;
+      left += 36 + item.label.length * 6.5;
+      return { item, left: at };
+    })
+    .map(({ item, left }) => {
       const mark = item.label === 'outage'
         ? `<rect x="${left}" y="${top - 8}" width="18" height="10" fill="${item.color}" />`
         : `<line x1="${left}" y1="${top - 3}" x2="${left + 18}" y2="${top - 3}" stroke="${item.color}" stroke-width="2"${item.dash ? ' stroke-dasharray="6 4"' : ''} />`;

@@ -20,8 +20,8 @@ dead-lettered by reason, time to success p50/p99, attempts, downstream calls per
 and the peak against capacity, SQS calls and their cost per million messages.
 
   --profile   the traffic profile (docs/retry-policy.md#simulate-a-policy-before-you-ship-it)
-  --policy    a retry policy, as RETRY_POLICY takes it; repeat to compare policies on the
-              same traffic; default: the shipped preset
+  --policy    a retry policy, as RETRY_POLICY takes it, or \`preset\` for the shipped one;
+              repeat to compare policies on the same traffic; default: the shipped preset
   --duration  the traffic's duration, over the profile's (90s, 20m, 1h)
   --seed      the seed of every random draw, over the profile's; a seed gives the same run
   --svg       write a chart over time, a panel per policy
@@ -55,9 +55,9 @@ function readJsonArgument(flag: string, value: string): { json: unknown; name: s
   }
 }
 
-function policies(given: readonly string[] | undefined): Array<{ name: string; policy: RetryPolicy }> {
-  if (!given || given.length === 0) return [{ name: 'shipped preset', policy: createRetryPolicy() }];
+function policies(given: readonly string[] = ['preset']): Array<{ name: string; policy: RetryPolicy }> {
   return given.map((value, i) => {
+    if (value === 'preset') return { name: 'shipped preset', policy: createRetryPolicy() };
     const { json, name } = readJsonArgument('--policy', value);
     try {
       return { name: name === 'inline' ? `policy ${i + 1}` : name, policy: createRetryPolicy(parseRetryPolicyJson(json)) };

@@ -112,3 +112,30 @@ describe('MessageSlots: a message waiting in the worker', () => {
     expect(slot!.park()).toBe(false);
   });
 });
+
+describe('MessageSlots: a message received beyond the prefetch', () => {
+  it('goes back at once, unless its next receive would be the redrive: that one waits its turn over the limit', async () => {
+    const slots = new MessageSlots(1, 1, () => 0);
+    const started: string[] = [];
+    const givenBack: string[] = [];
+    const admit = (id: string, atReceiveLimit = false) => {
+      slots.held.reserve(1);
+      slots.admit(
+        () => started.push(id),
+        async () => void givenBack.push(id),
+        undefined,
+        undefined,
+        atReceiveLimit,
+      );
+    };
+    admit('running');
+    admit('prefetched');
+    admit('beyond');
+    admit('at its last receive', true);
+    expect(started).toEqual(['running']);
+    expect(givenBack).toEqual(['beyond']);
+    // Given back only at shutdown, with the rest of the prefetch.
+    await slots.giveBackWaiting();
+    expect(givenBack).toEqual(['beyond', 'prefetched', 'at its last receive']);
+  });
+});

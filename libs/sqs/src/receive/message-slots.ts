@@ -8,6 +8,9 @@ import { TenantDwell, type TenantsSnapshot } from '../tenants/tenant-dwell.js';
 interface Waiting {
   start: (slot: MessageSlot) => void;
   giveBack: () => Promise<void>;
+  /** Its next receive would be its redrive: it is not given back to make room, only at shutdown. */
+  atReceiveLimit: boolean;
+  tenant: string;
   /** Epoch ms the message was sent (SentTimestamp), for the tenants' dwell. */
   sentAt: number | undefined;
 }
@@ -90,17 +93,24 @@ export class MessageSlots {
   /**
    * A received message, holding the slot its receive reserved, starts as soon as a
    * running slot is free: in arrival order within its tenant, tenants in turn. Beyond the
-   * wait limit, the newest of the tenant with the most waiting goes back at once.
+   * wait limit, the newest of the tenant with the most waiting goes back at once, unless
+   * it is at the receive limit: it then waits over the limit. Given back, a message
+   * is the next received, by this worker's or another's receive already under way, which
+   * may give it back again: each time a receive more, so one at the redrive's count stays.
    */
-  admit(start: (slot: MessageSlot) => void, giveBack: () => Promise<void>, tenant: string = NO_TENANT, sentAt?: number): void {
+  admit(start: (slot: MessageSlot) => void, giveBack: () => Promise<void>, tenant: string = NO_TENANT, sentAt?: number, atReceiveLimit = false): void {
     this.received++;
     this.recentTenants?.seen(tenant);
-    this.waiting.push(tenant, { start, giveBack, sentAt });
+    this.waiting.push(tenant, { start, giveBack, atReceiveLimit, tenant, sentAt });
     this.startWaiting();
     // Behind the gate, the handlers' free slots wait too, as they would be running.
     if (this.waiting.length > this.waitLimit + (this.gate ? this.running.free : 0)) {
-      this.lookahead.gaveBack();
-      void this.giveBack(this.waiting.takeNoisiest()!);
+      const newest = this.waiting.takeNoisiest()!;
+      if (newest.atReceiveLimit) this.waiting.push(newest.tenant, newest);
+      else {
+        this.lookahead.gaveBack();
+        void this.giveBack(newest);
+      }
       this.resizeHeld();
     }
   }
