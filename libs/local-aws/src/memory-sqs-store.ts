@@ -64,6 +64,19 @@ export class MemoryQueueStore {
     return this.options.fifo ? this.takeFifo(max) : this.takeStandard(max);
   }
 
+  /**
+   * When the next hidden message (delayed, or in flight) becomes visible; Infinity when none
+   * is hidden. Every other change that makes a message receivable (a send, a delete that
+   * frees a FIFO group, a visibility change) wakes the receives itself.
+   */
+  nextVisibleAt(): number {
+    const now = this.options.now();
+    let next = Number.POSITIVE_INFINITY;
+    const hidden = this.options.fifo ? this.ordered : [...this.inFlight.values(), ...this.delayed];
+    for (const message of hidden) if (message.visibleAt > now && message.visibleAt < next) next = message.visibleAt;
+    return next;
+  }
+
   /** The id of the message a receipt handle was given for, while it is in flight. */
   idOf(receiptHandle: string): string | undefined {
     return this.options.fifo ? this.ordered.find((m) => m.receiptHandle === receiptHandle)?.id : this.inFlight.get(receiptHandle)?.id;

@@ -194,9 +194,9 @@ export class MemorySqs {
       const until = now() + Math.max(20, (command.input.WaitTimeSeconds ?? 0) * 1000);
       let taken = this.store.take(asked);
       this.resolveIfEmpty();
-      // A hidden message may become visible on the clock alone: look again every 20 ms.
+      // A hidden message may become visible on the clock alone: look again when the first one does.
       while (taken.length === 0 && !this.closed && now() < until) {
-        await this.waitForWork(Math.min(20, until - now()));
+        await this.waitForWork(Math.max(1, Math.min(until, this.store.nextVisibleAt()) - now()));
         taken = this.store.take(asked);
         this.resolveIfEmpty();
       }

@@ -25,6 +25,19 @@ describe('VirtualTime', () => {
     expect(Number.isInteger(time.now())).toBe(true);
   });
 
+  it('fires the live timers in order among thousands cancelled, and a cancel after firing changes nothing', async () => {
+    const time = new VirtualTime();
+    const fired: number[] = [];
+    const cancels = Array.from({ length: 5000 }, (_, i) => time.after(1000 + i, () => fired.push(-i)));
+    for (let i = 0; i < 5; i++) time.after(10 * (5 - i), () => fired.push(10 * (5 - i)));
+    const early = time.after(5, () => fired.push(5));
+    await time.advance(6);
+    early();
+    for (const cancel of cancels.slice(0, 4999)) cancel();
+    await time.advance(10_000);
+    expect(fired).toEqual([5, 10, 20, 30, 40, 50, -4999]);
+  });
+
   it('lets the promise chains a timer starts settle before the next timer fires', async () => {
     const time = new VirtualTime();
     const steps: string[] = [];
