@@ -1,5 +1,5 @@
 import { DEAD_LETTER_REASONS } from '@requeue/retry/engine';
-import type { RunRecord } from './run-scenario.js';
+import { MAX_RECEIVE_COUNT, type RunRecord } from './run-scenario.js';
 
 /** A broken invariant: which, of which message, in a line. */
 export interface Violation {
@@ -20,13 +20,24 @@ const nothingLost: Check = ({ scenario, runs, deadLetters, redriven, settled }) 
 };
 
 /**
+ * The worker's own reason for an early `max-attempts` (docs/contracts.md): the message was
+ * at the queue's receive limit, where one more receive would be SQS's redrive, unrun and
+ * without a reason. FIFO give-backs behind a group's head raise the count with no attempt.
+ */
+function atReceiveLimit(error: string | undefined): boolean {
+  const received = /\(received (\d+) times, the queue's maxReceiveCount/.exec(error ?? '');
+  return received !== null && Number(received[1]) >= MAX_RECEIVE_COUNT;
+}
+
+/**
  * A dead letter names one of the documented reasons, and the reason is what the handler's
- * runs show. A `max-attempts` letter counts the policy's attempts, plus the receives SQS
+ * runs show. A `max-attempts` letter counts the policy's attempts (fewer only at the
+ * queue's receive limit), plus the receives SQS
  * lost (it counted them); a message SQS made two of shares one receive count between its
  * twins, so its count is not held to the policy's.
  */
 const deadLetterReasons: Check = ({ scenario, runs, deadLetters, forked, lostReceives }) =>
-  deadLetters.flatMap(({ id, reason, attempts }) => {
+  deadLetters.flatMap(({ id, reason, attempts, error }) => {
     const own = runs.filter((run) => run.id === id);
     if (reason === undefined || !(DEAD_LETTER_REASONS as readonly string[]).includes(reason)) {
       return [{ invariant: 'dead-letter-reason', detail: `${id} dead-lettered with reason ${String(reason)}` }];
@@ -36,7 +47,8 @@ const deadLetterReasons: Check = ({ scenario, runs, deadLetters, forked, lostRec
     }
     const counted = attempts ?? 0;
     const allowed = scenario.maxAttempts + (lostReceives[id] ?? 0);
-    if (reason === 'max-attempts' && (counted < scenario.maxAttempts || counted > allowed) && !forked.includes(id)) {
+    const early = counted < scenario.maxAttempts && !atReceiveLimit(error);
+    if (reason === 'max-attempts' && (early || counted > allowed) && !forked.includes(id)) {
       return [{ invariant: 'dead-letter-reason', detail: `${id} dead-lettered as max-attempts after ${attempts} of ${scenario.maxAttempts}` }];
     }
     return [];

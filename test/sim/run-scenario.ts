@@ -7,6 +7,8 @@ import { faultySqs, type FaultCounts } from './faulty-sqs.js';
 import type { AttemptOutcome, Scenario } from './scenario.js';
 
 const QUEUE = 'http://127.0.0.1/000000000000/sim';
+/** The queue's redrive: a message received this many times leaves at its next receive. */
+export const MAX_RECEIVE_COUNT = 10;
 /** How long a run may take in virtual time before what is left counts as stuck. */
 const HORIZON_MS = 12 * 3_600_000;
 const START = Date.UTC(2026, 0, 1);
@@ -24,6 +26,7 @@ export interface DeadLetter {
   id: string;
   reason: string | undefined;
   attempts: number | undefined;
+  error: string | undefined;
 }
 
 /** What a run leaves to judge: every handler run, every dead letter, what SQS moved out, and what never ended. */
@@ -77,7 +80,7 @@ export async function runScenario(scenario: Scenario): Promise<RunRecord> {
   const random = seededRandom(scenario.seed);
   const queueUrl = scenario.fifo ? `${QUEUE}.fifo` : QUEUE;
   const dlqUrl = scenario.fifo ? `${QUEUE}-dlq.fifo` : `${QUEUE}-dlq`;
-  const queue = new MemorySqs({ queueUrl, now: time.now, timers: time, maxReceiveCount: 10 });
+  const queue = new MemorySqs({ queueUrl, now: time.now, timers: time, maxReceiveCount: MAX_RECEIVE_COUNT });
   const faults: FaultCounts = { refused: 0, answerLost: 0, duplicate: 0, forked: new Set(), lostReceives: new Map() };
   const scripts = new Map(scenario.messages.map((message) => [message.id, message]));
   const runs: HandlerRun[] = [];
@@ -96,7 +99,7 @@ export async function runScenario(scenario: Scenario): Promise<RunRecord> {
     retryPolicy: createRetryPolicy({ maxAttempts: scenario.maxAttempts }),
     maxInFlight: scenario.maxInFlight,
     handlerTimeoutMs: scenario.handlerTimeoutMs,
-    maxReceiveCount: 10,
+    maxReceiveCount: MAX_RECEIVE_COUNT,
     tracing: false,
     logger: silent,
     now: time.now,
@@ -123,8 +126,8 @@ export async function runScenario(scenario: Scenario): Promise<RunRecord> {
     scenario,
     runs,
     deadLetters: deadLetters().map((sent) => {
-      const record = JSON.parse(sent.attributes['x-dead-letter']?.StringValue ?? '{}') as { reason?: string; attempts?: number };
-      return { id: idOf(sent.body), reason: record.reason, attempts: record.attempts };
+      const record = JSON.parse(sent.attributes['x-dead-letter']?.StringValue ?? '{}') as { reason?: string; attempts?: number; error?: string };
+      return { id: idOf(sent.body), reason: record.reason, attempts: record.attempts, error: record.error };
     }),
     redriven: queue.redrivenBodies.map(idOf),
     settled,

@@ -130,6 +130,12 @@ describe('OutcomeExecutor', () => {
     expect(unusedReceives.of('m1')).toBe(1);
   });
 
+  it('remembers a released receive as no attempt when SQS refuses the release too: it comes back at its visibility timeout, that receive in its count', async () => {
+    const { run, unusedReceives } = executor({ failing: new Set(['visibility']) });
+    await run.execute({ messageId: 'm1', receiptHandle: 'r1' }, { kind: 'release' });
+    expect(unusedReceives.of('m1')).toBe(1);
+  });
+
   it('spends a wait in place with no SQS call, then the message carries the attempt it waited for; draining ends it early', async () => {
     const { run, calls, settled, unusedReceives } = executor();
     const held = message();

@@ -157,12 +157,16 @@ export class OutcomeExecutor {
     return 'stays';
   }
 
-  /** A message that did not run, visible again after `seconds`; its receive is remembered as no attempt. */
+  /**
+   * A message that did not run, visible again after `seconds`; its receive is remembered as
+   * no attempt whatever the call's answer: refused, the message comes back at its visibility
+   * timeout instead, and an answer lost may have taken effect; either way this receive is in
+   * the count its next receive shows, and it ran nothing.
+   */
   private async hideUnrun(message: Received, seconds: number): Promise<EntryOutcome> {
     const { options, batch, unusedReceives } = this.context;
-    const hidden = await batch.changeVisibility(options.queueUrl, message.receiptHandle, seconds);
-    if (hidden.ok) unusedReceives.add(message.messageId);
-    return hidden;
+    unusedReceives.add(message.messageId);
+    return batch.changeVisibility(options.queueUrl, message.receiptHandle, seconds);
   }
 
   /** A copy with `DelaySeconds` and the new `x-retry`, then the original's delete; a failed send falls back to what the decision named. */
