@@ -10,6 +10,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkCdkApp } from './packages/cdk-check.mjs';
 import { checkCli } from './packages/cli-check.mjs';
+import { checkSimulate } from './packages/simulate-check.mjs';
 import { checkCommonJsApp } from './packages/cjs-check.mjs';
 import { checkInstallFromPack } from './packages/pack-install-check.mjs';
 import { checkLambdaApp } from './packages/lambda-check.mjs';
@@ -81,6 +82,10 @@ async function main() {
         .filter((line) => !line.startsWith('npm warn'))
         .join('\n')
         .replace(/^/gm, '        ')}`,
+    );
+    const simulated = await checkSimulate(cdkDir, join(scratch, 'ops'));
+    step(
+      `CLI: npx requeue simulate through an outage: ${simulated.succeeded} succeeded, ${simulated.deadLettered.total} dead-lettered, in ${simulated.wallSeconds} s; without @requeue/local-aws it says what to install`,
     );
   } finally {
     await emulator.stop();

@@ -18,7 +18,11 @@ export const PUBLIC_PACKAGES = [
   },
   { name: '@requeue/lambda', dir: 'libs/lambda', apiReports: ['api-extractor.json'] },
   { name: '@requeue/nest', dir: 'libs/nest', apiReports: ['api-extractor.json', 'api-extractor.publisher.json'] },
-  { name: '@requeue/local-aws', dir: 'libs/local-aws', apiReports: ['api-extractor.json', 'api-extractor.memory-sqs.json', 'api-extractor.simulation-ledger.json'] },
+  {
+    name: '@requeue/local-aws',
+    dir: 'libs/local-aws',
+    apiReports: ['api-extractor.json', 'api-extractor.memory-sqs.json', 'api-extractor.simulation-ledger.json'],
+  },
   { name: '@requeue/cdk', dir: 'libs/cdk', apiReports: ['api-extractor.json'] },
   { name: '@requeue/cli', dir: 'apps/cli', apiReports: [] },
 ];

@@ -20,6 +20,7 @@ import { checkSqsRequest, SQS_LIMITS, type SqsLimitCheck } from './sqs-limits.js
 
 /** Timers as `@requeue/sqs/time`'s `WorkerTimers`: `after` calls `fire` once, and returns what cancels it. */
 export interface MemorySqsTimers {
+  /** Calls `fire` once, `ms` from now on the clock; the function returned cancels it. */
   after(ms: number, fire: () => void): () => void;
 }
 
@@ -30,15 +31,18 @@ const nodeTimers: MemorySqsTimers = {
   },
 };
 
+/** The SQS calls the worker makes, which `MemorySqs` answers (any other is refused). */
 export type SqsCommandName = 'ReceiveMessage' | 'SendMessageBatch' | 'DeleteMessageBatch' | 'ChangeMessageVisibilityBatch' | 'GetQueueAttributes';
 
+/** The queue `MemorySqs` stands in for. */
 export interface MemorySqsOptions {
+  /** Its URL; one ending in `.fifo` makes it a FIFO queue. Sends to any other URL are recorded in `sent` only. */
   queueUrl: string;
   /** The clock visibility timeouts, delays and long polls run on. @default Date.now */
   now?: () => number;
   /** The timers long polls wait on, with `now` on the same clock (`VirtualTime` from `@requeue/sqs/time`). @default Node's timers */
   timers?: MemorySqsTimers;
-  /** @default 30 */
+  /** The queue's `VisibilityTimeout`: how long a received message stays hidden. @default 30 */
   visibilityTimeoutSeconds?: number;
   /** The queue's `MaximumMessageSize`: larger sends are refused as SQS refuses them. @default 1 MiB */
   maximumMessageSize?: number;
@@ -60,12 +64,19 @@ export interface MemorySqsOptions {
 
 /** A message another queue was sent (a DLQ), or this queue was sent (a retry copy). */
 export interface SentMessage {
+  /** The queue it was sent to. */
   queueUrl: string;
+  /** The message body, as sent. */
   body: string;
+  /** Its message attributes, as sent. */
   attributes: Record<string, MessageAttributeValue>;
+  /** `DelaySeconds`, when the send set one. */
   delaySeconds: number | undefined;
+  /** `MessageGroupId` (FIFO). */
   groupId: string | undefined;
+  /** `MessageDeduplicationId` (FIFO). */
   deduplicationId: string | undefined;
+  /** The `AWSTraceHeader` system attribute. */
   traceHeader: string | undefined;
 }
 
@@ -84,7 +95,9 @@ export interface SentMessage {
  * Sends to any other queue are recorded in `sent` and go nowhere.
  */
 export class MemorySqs {
+  /** The queue's URL (`MemorySqsOptions.queueUrl`). */
   readonly queueUrl: string;
+  /** Every message sent, to this queue (retry copies) or another (dead letters), in order. */
   readonly sent: SentMessage[] = [];
   /** Message ids, in the order receives returned them. */
   readonly received: string[] = [];
@@ -98,11 +111,15 @@ export class MemorySqs {
   readonly receives: string[][] = [];
   /** What each receive asked for (`MaxNumberOfMessages`), in order. */
   readonly asked: number[] = [];
+  /** Calls answered, by name. */
   readonly calls: Partial<Record<SqsCommandName, number>> = {};
+  /** Receives under way now (long polls waiting included). */
   receivesUnderWay = 0;
+  /** The most receives that were ever under way at once. */
   mostReceivesUnderWay = 0;
   /** Messages asked for by the receives under way. */
   askedUnderWay = 0;
+  /** `performance.now()` when the last receive was sent. */
   lastReceiveSentAt = 0;
   private readonly history: boolean;
   private readonly store: MemoryQueueStore;
@@ -122,6 +139,7 @@ export class MemorySqs {
     });
   }
 
+  /** The client to give the worker (`SqsWorkerOptions.sqs`): it answers the calls of `SqsCommandName`. */
   get client(): SQSClient {
     return { send: (command: unknown) => this.send(command) } as unknown as SQSClient;
   }

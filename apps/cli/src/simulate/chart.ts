@@ -23,6 +23,11 @@ const LINES = [
 const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const fixed = (n: number) => (Math.round(n * 10) / 10).toString();
 
+/** A stroke from (x1, y1) to (x2, y2); `extra` adds attributes. */
+function line(x1: number, y1: number, x2: number, y2: number, stroke: string, extra = ''): string {
+  return `<line x1="${fixed(x1)}" y1="${fixed(y1)}" x2="${fixed(x2)}" y2="${fixed(y2)}" stroke="${stroke}"${extra} />`;
+}
+
 /** A round axis maximum at or above `n`: 1, 2 or 5 times a power of ten. */
 function niceCeiling(n: number): number {
   if (n <= 0) return 1;
@@ -44,8 +49,7 @@ function panel(run: ChartRun, top: number, spanSeconds: number, outages: readonl
     const to = x(Math.min(spanSeconds, outage.startSeconds + outage.durationSeconds));
     parts.push(`<rect x="${fixed(from)}" y="${top + MARGIN.top}" width="${fixed(Math.max(1, to - from))}" height="${height}" fill="#f3d6d6" />`);
   }
-  parts.push(`<line x1="${MARGIN.left}" y1="${fixed(y(0))}" x2="${MARGIN.left + plotWidth}" y2="${fixed(y(0))}" stroke="#333" />`);
-  parts.push(`<line x1="${MARGIN.left}" y1="${top + MARGIN.top}" x2="${MARGIN.left}" y2="${fixed(y(0))}" stroke="#333" />`);
+  parts.push(line(MARGIN.left, y(0), MARGIN.left + plotWidth, y(0), '#333'), line(MARGIN.left, top + MARGIN.top, MARGIN.left, y(0), '#333'));
   for (const tick of [0, yMax / 2, yMax]) {
     parts.push(`<text x="${MARGIN.left - 6}" y="${fixed(y(tick) + 4)}" font-size="11" text-anchor="end">${tick.toLocaleString('en-US')}</text>`);
   }
@@ -53,7 +57,7 @@ function panel(run: ChartRun, top: number, spanSeconds: number, outages: readonl
     parts.push(`<text x="${fixed(x(tick))}" y="${fixed(y(0) + 16)}" font-size="11" text-anchor="middle">${Math.round(tick).toLocaleString('en-US')} s</text>`);
   }
   if (capacity !== undefined) {
-    parts.push(`<line x1="${MARGIN.left}" y1="${fixed(y(capacity))}" x2="${MARGIN.left + plotWidth}" y2="${fixed(y(capacity))}" stroke="#c23b3b" stroke-dasharray="6 4" />`);
+    parts.push(line(MARGIN.left, y(capacity), MARGIN.left + plotWidth, y(capacity), '#c23b3b', ' stroke-dasharray="6 4"'));
   }
   for (const line of LINES) {
     const points = run.series.map((point) => `${fixed(x(point.second))},${fixed(y(perSecond(point, line.key)))}`).join(' ');
@@ -73,9 +77,10 @@ function legend(top: number, capacity: boolean): string {
       return { item, left: at };
     })
     .map(({ item, left }) => {
-      const mark = item.label === 'outage'
-        ? `<rect x="${left}" y="${top - 8}" width="18" height="10" fill="${item.color}" />`
-        : `<line x1="${left}" y1="${top - 3}" x2="${left + 18}" y2="${top - 3}" stroke="${item.color}" stroke-width="2"${item.dash ? ' stroke-dasharray="6 4"' : ''} />`;
+      const mark =
+        item.label === 'outage'
+          ? `<rect x="${left}" y="${top - 8}" width="18" height="10" fill="${item.color}" />`
+          : line(left, top - 3, left + 18, top - 3, item.color, ` stroke-width="2"${item.dash ? ' stroke-dasharray="6 4"' : ''}`);
       return `${mark}<text x="${left + 22}" y="${top}" font-size="11">${escape(item.label)}</text>`;
     })
     .join('\n');

@@ -95,7 +95,12 @@ export async function runSimulateCommand(argv: string[], io: CliIo): Promise<voi
   }
   if (values.svg !== undefined) writeFileSync(values.svg, simulationChart(charted, profile.dependency.outages, profile.dependency.capacityPerSecond));
   if (values.json) {
-    io.out(JSON.stringify({ profile, runs: summaries.map((summary, i) => ({ ...summary, intervalSeconds: charted[i]!.intervalSeconds, series: charted[i]!.series })) }));
+    io.out(
+      JSON.stringify({
+        profile,
+        runs: summaries.map((summary, i) => ({ ...summary, intervalSeconds: charted[i]!.intervalSeconds, series: charted[i]!.series })),
+      }),
+    );
     return;
   }
   io.out(formatSummaries(summaries));

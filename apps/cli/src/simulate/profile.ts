@@ -133,7 +133,12 @@ export function parseTrafficProfile(json: unknown): TrafficProfile {
       tenants: (worker.tenants as boolean | undefined) ?? false,
     },
     queue: {
-      visibilityTimeoutSeconds: numberAt(queue, 'visibilityTimeoutSeconds', 'queue.visibilityTimeoutSeconds', { min: 1, max: 43_200, fallback: 30, whole: true }),
+      visibilityTimeoutSeconds: numberAt(queue, 'visibilityTimeoutSeconds', 'queue.visibilityTimeoutSeconds', {
+        min: 1,
+        max: 43_200,
+        fallback: 30,
+        whole: true,
+      }),
       maxReceiveCount: numberAt(queue, 'maxReceiveCount', 'queue.maxReceiveCount', { min: 1, max: 1_000, fallback: 5, whole: true }),
     },
     seed: numberAt(raw, 'seed', 'seed', { min: 0, max: 2 ** 31 - 1, fallback: 1, whole: true }),

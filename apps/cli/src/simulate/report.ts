@@ -79,9 +79,10 @@ function reasons(byReason: Record<string, number>): string {
 
 function rows(summary: SimulationSummary): Array<[string, string]> {
   const { downstream, sqs } = summary;
-  const tenants = Object.entries(summary.timeToSuccessByTenant).map(
-    ([tenant, t]): [string, string] => [`  tenant ${tenant}: p50 / p99`, `${number(t.p50, ' s')} / ${number(t.p99, ' s')}`],
-  );
+  const tenants = Object.entries(summary.timeToSuccessByTenant).map(([tenant, t]): [string, string] => [
+    `  tenant ${tenant}: p50 / p99`,
+    `${number(t.p50, ' s')} / ${number(t.p99, ' s')}`,
+  ]);
   return [
     ['published', number(summary.published)],
     ['succeeded', number(summary.succeeded)],
@@ -92,7 +93,10 @@ function rows(summary: SimulationSummary): Array<[string, string]> {
     ...tenants,
     ['attempts per message: mean, max', `${number(summary.attempts.mean)}, ${summary.attempts.max}`],
     ['downstream calls per message', number(downstream.callsPerMessage)],
-    ['peak downstream calls/s', `${number(downstream.peakPerSecond)}${downstream.capacityPerSecond === null ? '' : ` (capacity ${number(downstream.capacityPerSecond)})`}`],
+    [
+      'peak downstream calls/s',
+      `${number(downstream.peakPerSecond)}${downstream.capacityPerSecond === null ? '' : ` (capacity ${number(downstream.capacityPerSecond)})`}`,
+    ],
     ['SQS calls per message', number(sqs.callsPerMessage)],
     ['SQS cost per million messages', sqs.usdPerMillionMessages === null ? '-' : `$${sqs.usdPerMillionMessages.toFixed(2)}`],
     ['virtual time / wall time', `${number(Math.round(summary.virtualSeconds))} s / ${summary.wallSeconds} s`],
@@ -106,5 +110,12 @@ export function formatSummaries(summaries: readonly SimulationSummary[]): string
   const header = ['', ...summaries.map((summary) => summary.policy)];
   const lines = [header, ...labels.map((label, i) => [label, ...table.map((column) => column[i]![1])])];
   const widths = header.map((_, col) => Math.max(...lines.map((line) => line[col]!.length)));
-  return lines.map((line) => line.map((cell, col) => cell.padEnd(widths[col]!)).join('  ').trimEnd()).join('\n');
+  return lines
+    .map((line) =>
+      line
+        .map((cell, col) => cell.padEnd(widths[col]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }

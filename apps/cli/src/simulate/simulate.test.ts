@@ -34,7 +34,10 @@ describe('requeue simulate: the profile', () => {
   it.each([
     [{ rate: 10 }, 'the profile has no setting "rate"; it takes durationSeconds, traffic'],
     [{ traffic: [{ ratePerSecond: -1 }] }, "the profile's traffic[0].ratePerSecond must be a number from 0.001 to 10000, got -1"],
-    [{ dependency: { outages: [{ startSeconds: 1, durationSeconds: 5, answer: '502' }] } }, 'dependency.outages[0].answer must be "503" or "timeout", got "502"'],
+    [
+      { dependency: { outages: [{ startSeconds: 1, durationSeconds: 5, answer: '502' }] } },
+      'dependency.outages[0].answer must be "503" or "timeout", got "502"',
+    ],
     [{ worker: { maxInFlight: 2.5 } }, 'worker.maxInFlight must be a whole number from 1 to 10000, got 2.5'],
     [[], "the profile's top level must be a JSON object, got []"],
   ])('refuses %j, naming the setting', (raw, message) => {
@@ -104,7 +107,10 @@ describe('requeue simulate: a run', () => {
     const profile = (tenants: boolean) =>
       JSON.stringify({
         durationSeconds: 30,
-        traffic: [{ ratePerSecond: 150, tenant: 'bulk' }, { ratePerSecond: 2, tenant: 'quiet' }],
+        traffic: [
+          { ratePerSecond: 150, tenant: 'bulk' },
+          { ratePerSecond: 2, tenant: 'quiet' },
+        ],
         handlerMs: 100,
         worker: { maxInFlight: 10, tenants },
       });
