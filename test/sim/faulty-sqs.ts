@@ -1,5 +1,6 @@
 import {
   ChangeMessageVisibilityBatchCommand,
+  DeleteMessageBatchCommand,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
   SendMessageCommand,
@@ -14,6 +15,8 @@ export interface FaultCounts {
   refused: number;
   answerLost: number;
   duplicate: number;
+  /** Batch entries answered failed while the rest of their batch took effect. */
+  partial: number;
   /**
    * The bodies SQS itself made two of: a message delivered twice at once, or a send that
    * took effect but lost its answer (the SDK sends it again, or the engine falls back
@@ -40,8 +43,10 @@ const SDK_TRIES = 3;
  * lose its answer (a reset socket); the SDK tries again, up to three times, so a lost
  * answer can make a call take effect twice (a copy sent twice), and the engine sees an
  * error only when every try failed. A received message may be received again while its
- * first delivery runs, as a standard queue's at-least-once delivery allows. Every draw
- * comes from the run's seed.
+ * first delivery runs, as a standard queue's at-least-once delivery allows (its first
+ * receipt handle is then stale: a delete with it succeeds and deletes nothing, as on SQS).
+ * A batch may act on some entries and answer the others failed. Every draw comes from the
+ * run's seed.
  */
 export function faultySqs(sqs: SQSClient, rates: FaultRates, random: Random, counts: FaultCounts): SQSClient {
   const attempt = async (command: { constructor: { name: string } }, call: string): Promise<unknown> => {
@@ -49,7 +54,7 @@ export function faultySqs(sqs: SQSClient, rates: FaultRates, random: Random, cou
       counts.refused++;
       throw refusal(random, call);
     }
-    const answer = await sqs.send(command as never);
+    const answer = isBatch(command) && random() < rates.partial ? await partially(command) : await sqs.send(command as never);
     if (command instanceof ReceiveMessageCommand) await duplicate(answer as ReceiveMessageResult, command.input.QueueUrl ?? '');
     if (random() < rates.answerLost) {
       counts.answerLost++;
@@ -71,6 +76,23 @@ export function faultySqs(sqs: SQSClient, rates: FaultRates, random: Random, cou
       }
     }
   };
+  /**
+   * A batch where SQS acts on some entries and lists the others in `Failed` (an internal
+   * error, not the sender's fault): the SDK does not retry those, the caller must.
+   */
+  const partially = async (command: BatchCommand) => {
+    const entries = command.input.Entries ?? [];
+    const failed = entries.filter(() => random() < 0.5);
+    counts.partial += failed.length;
+    const kept = entries.filter((entry) => !failed.includes(entry));
+    const Command = command.constructor as new (input: BatchCommand['input']) => BatchCommand;
+    const answer = (kept.length > 0 ? await sqs.send(new Command({ ...command.input, Entries: kept } as never) as never) : {}) as {
+      Successful?: unknown[];
+      Failed?: unknown[];
+    };
+    const refusedEntries = failed.map((entry) => ({ Id: entry.Id, SenderFault: false, Code: 'InternalError', Message: 'We encountered an internal error' }));
+    return { Successful: answer.Successful ?? [], Failed: [...(answer.Failed ?? []), ...refusedEntries] };
+  };
   /** Makes a received message visible again at once: the next receive delivers it a second time. */
   const duplicate = async ({ Messages = [] }: ReceiveMessageResult, queueUrl: string) => {
     const again = Messages.filter(() => random() < rates.duplicate);
@@ -81,6 +103,12 @@ export function faultySqs(sqs: SQSClient, rates: FaultRates, random: Random, cou
     await sqs.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
   };
   return { send } as unknown as SQSClient;
+}
+
+type BatchCommand = SendMessageBatchCommand | DeleteMessageBatchCommand | ChangeMessageVisibilityBatchCommand;
+
+function isBatch(command: unknown): command is BatchCommand {
+  return command instanceof SendMessageBatchCommand || command instanceof DeleteMessageBatchCommand || command instanceof ChangeMessageVisibilityBatchCommand;
 }
 
 function sentBodies(command: unknown): string[] {

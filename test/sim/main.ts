@@ -65,7 +65,7 @@ async function many(from: number, count: number): Promise<number> {
     process.stdout.write(
       `${report.seeds} seeds in ${document.seconds} s (${document.seedsPerMinute}/min), ${report.virtualHours.toFixed(1)} virtual hours, ` +
         `${report.handlerRuns} handler runs; faults: ${report.faults.refused} refused, ${report.faults.answerLost} answers lost, ` +
-        `${report.faults.duplicate} duplicates; ${report.violations.length} violation(s)\n`,
+        `${report.faults.duplicate} duplicates, ${report.faults.partial} batch entries failed; ${report.violations.length} violation(s)\n`,
     );
     for (const v of report.violations) process.stdout.write(`seed ${v.seed}: ${v.invariant}: ${v.detail} (rerun: ${v.reproduce})\n`);
   }

@@ -81,7 +81,7 @@ export async function runScenario(scenario: Scenario): Promise<RunRecord> {
   const queueUrl = scenario.fifo ? `${QUEUE}.fifo` : QUEUE;
   const dlqUrl = scenario.fifo ? `${QUEUE}-dlq.fifo` : `${QUEUE}-dlq`;
   const queue = new MemorySqs({ queueUrl, now: time.now, timers: time, maxReceiveCount: MAX_RECEIVE_COUNT });
-  const faults: FaultCounts = { refused: 0, answerLost: 0, duplicate: 0, forked: new Set(), lostReceives: new Map() };
+  const faults: FaultCounts = { refused: 0, answerLost: 0, duplicate: 0, partial: 0, forked: new Set(), lostReceives: new Map() };
   const scripts = new Map(scenario.messages.map((message) => [message.id, message]));
   const runs: HandlerRun[] = [];
   const handler = (message: WorkerMessage) => {
@@ -132,7 +132,7 @@ export async function runScenario(scenario: Scenario): Promise<RunRecord> {
     redriven: queue.redrivenBodies.map(idOf),
     settled,
     virtualMs,
-    faults: { refused: faults.refused, answerLost: faults.answerLost, duplicate: faults.duplicate },
+    faults: { refused: faults.refused, answerLost: faults.answerLost, duplicate: faults.duplicate, partial: faults.partial },
     forked: [...new Set([...faults.forked].map(idOf))],
     lostReceives: lostById(faults.lostReceives),
     sqsCalls: Object.values(queue.calls).reduce((sum, n) => sum + n, 0),

@@ -23,6 +23,8 @@ export interface FaultRates {
   answerLost: number;
   /** A received message is received again while the first delivery runs. */
   duplicate: number;
+  /** A batch call that acts on some entries and answers the others failed (SQS's `Failed` list). */
+  partial: number;
 }
 
 export interface Scenario {
@@ -69,6 +71,6 @@ export function scenarioOf(seed: number, { withFaults = true } = {}): Scenario {
       group: fifo ? `group-${Math.floor(random() * groups)}` : undefined,
       outcomes: outcomesOf(random),
     })),
-    faults: { refused: rate(0.15), answerLost: rate(0.1), duplicate: fifo ? 0 : rate(0.1) },
+    faults: { refused: rate(0.15), answerLost: rate(0.1), duplicate: fifo ? 0 : rate(0.1), partial: rate(0.1) },
   };
 }
