@@ -42,6 +42,13 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "if (settled === 'never') {",
   },
   {
+    name: 'heartbeat-not-stopped',
+    defect: 'the heartbeat is not stopped before a message settles: it goes on extending a message hidden for its retry, or given back',
+    file: 'sqs/dist/delivery/execute-outcome.js',
+    find: 'const extending = this.context.heartbeat.untrack(message.receiptHandle);',
+    replace: 'const extending = undefined;',
+  },
+  {
     name: 'attempt-counted-twice',
     defect: 'a retry counts two attempts',
     file: 'retry/dist/decide.js',
