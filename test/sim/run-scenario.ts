@@ -54,6 +54,8 @@ function perform(outcome: AttemptOutcome, signal: AbortSignal): Promise<void> {
       return Promise.resolve();
     case 'retryable':
       return Promise.reject(new Error('dependency answered 503 for this job'));
+    case 'down':
+      return Promise.reject(Object.assign(new Error('503 Service Unavailable'), { statusCode: 503 }));
     case 'permanent':
       return Promise.reject(new NonRetryableError('the job is malformed'));
     case 'rate-limited':
@@ -84,10 +86,14 @@ export async function runScenario(scenario: Scenario): Promise<RunRecord> {
   const faults: FaultCounts = { refused: 0, answerLost: 0, duplicate: 0, partial: 0, forked: new Set(), lostReceives: new Map() };
   const scripts = new Map(scenario.messages.map((message) => [message.id, message]));
   const runs: HandlerRun[] = [];
+  const scripted = new Map<string, number>();
   const handler = (message: WorkerMessage) => {
     const script = scripts.get(idOf(message.rawBody))!;
-    const run = runs.filter((earlier) => earlier.id === script.id).length + 1;
-    const outcome = script.outcomes[Math.min(run, script.outcomes.length) - 1]!;
+    const elapsed = time.now() - START;
+    const down = scenario.outage !== undefined && elapsed >= scenario.outage.fromMs && elapsed < scenario.outage.toMs;
+    const run = down ? 0 : (scripted.get(script.id) ?? 0) + 1;
+    if (!down) scripted.set(script.id, run);
+    const outcome: AttemptOutcome = down ? 'down' : script.outcomes[Math.min(run, script.outcomes.length) - 1]!;
     runs.push({ id: script.id, attempt: message.attempt, at: time.now(), outcome });
     return perform(outcome, message.signal);
   };

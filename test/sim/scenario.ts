@@ -1,7 +1,7 @@
 import { seededRandom, type Random } from '@requeue/retry/engine';
 
-/** What the handler does on one attempt of a message. */
-export type AttemptOutcome = 'ok' | 'retryable' | 'permanent' | 'hangs' | 'rate-limited';
+/** What the handler does on one attempt of a message; `down`: the dependency's outage answered 503, whatever the script. */
+export type AttemptOutcome = 'ok' | 'retryable' | 'permanent' | 'hangs' | 'rate-limited' | 'down';
 
 export interface ScriptedMessage {
   /** The message's own id, in its body: the same across retry copies and duplicates. */
@@ -35,6 +35,8 @@ export interface Scenario {
   handlerTimeoutMs: number;
   messages: ScriptedMessage[];
   faults: FaultRates;
+  /** A stretch of virtual time when the dependency answers every call 503: runs in it do not advance a message's script. */
+  outage: { fromMs: number; toMs: number } | undefined;
 }
 
 function pick<T>(random: Random, choices: readonly T[]): T {
@@ -47,6 +49,13 @@ function outcomesOf(random: Random): AttemptOutcome[] {
   const failing: AttemptOutcome[] = Array.from({ length: failures }, () => pick(random, ['retryable', 'retryable', 'rate-limited', 'hangs'] as const));
   const last = pick(random, ['ok', 'ok', 'ok', 'ok', 'permanent', 'retryable'] as const);
   return [...failing, last];
+}
+
+/** In a third of the scenarios, the dependency is down for 5 s to 10 minutes within the first 5 minutes. */
+function outageOf(random: Random): Scenario['outage'] {
+  if (random() >= 1 / 3) return undefined;
+  const fromMs = Math.floor(random() * 300_000);
+  return { fromMs, toMs: fromMs + 5_000 + Math.floor(random() * 595_000) };
 }
 
 /**
@@ -72,5 +81,6 @@ export function scenarioOf(seed: number, { withFaults = true } = {}): Scenario {
       outcomes: outcomesOf(random),
     })),
     faults: { refused: rate(0.15), answerLost: rate(0.1), duplicate: fifo ? 0 : rate(0.1), partial: rate(0.1) },
+    outage: outageOf(random),
   };
 }
