@@ -49,13 +49,27 @@ const SDK_TRIES = 3;
  * run's seed.
  */
 export function faultySqs(sqs: SQSClient, rates: FaultRates, random: Random, counts: FaultCounts): SQSClient {
+  /** Each receipt handle's body, from the receives' answers. */
+  const bodies = new Map<string, string>();
+  /**
+   * A visibility extension that failed lets the message's timeout run out while its
+   * delivery is still held: SQS may deliver it again (a heartbeat's failure, a fork).
+   */
+  const lapsed = (command: unknown, entries: readonly object[]) => {
+    if (!(command instanceof ChangeMessageVisibilityBatchCommand)) return;
+    for (const entry of entries as Array<{ ReceiptHandle?: string; VisibilityTimeout?: number }>)
+      if ((entry.VisibilityTimeout ?? 0) > 0) counts.forked.add(bodies.get(entry.ReceiptHandle ?? '') ?? '');
+  };
   const attempt = async (command: { constructor: { name: string } }, call: string): Promise<unknown> => {
     if (random() < rates.refused) {
       counts.refused++;
       throw refusal(random, call);
     }
     const answer = isBatch(command) && random() < rates.partial ? await partially(command) : await sqs.send(command as never);
-    if (command instanceof ReceiveMessageCommand) await duplicate(answer as ReceiveMessageResult, command.input.QueueUrl ?? '');
+    if (command instanceof ReceiveMessageCommand) {
+      for (const { ReceiptHandle = '', Body = '' } of (answer as ReceiveMessageResult).Messages ?? []) bodies.set(ReceiptHandle, Body);
+      await duplicate(answer as ReceiveMessageResult, command.input.QueueUrl ?? '');
+    }
     if (random() < rates.answerLost) {
       counts.answerLost++;
       for (const body of sentBodies(command)) counts.forked.add(body);
@@ -72,7 +86,9 @@ export function faultySqs(sqs: SQSClient, rates: FaultRates, random: Random, cou
       try {
         return await attempt(command, call);
       } catch (error) {
-        if (tries === SDK_TRIES) throw error;
+        if (tries < SDK_TRIES) continue;
+        lapsed(command, (command as { input?: { Entries?: object[] } }).input?.Entries ?? []);
+        throw error;
       }
     }
   };
@@ -84,6 +100,7 @@ export function faultySqs(sqs: SQSClient, rates: FaultRates, random: Random, cou
     const entries = command.input.Entries ?? [];
     const failed = entries.filter(() => random() < 0.5);
     counts.partial += failed.length;
+    lapsed(command, failed);
     const kept = entries.filter((entry) => !failed.includes(entry));
     const Command = command.constructor as new (input: BatchCommand['input']) => BatchCommand;
     const answer = (kept.length > 0 ? await sqs.send(new Command({ ...command.input, Entries: kept } as never) as never) : {}) as {

@@ -120,7 +120,23 @@ const fifoOrder: Check = ({ scenario, runs }) => {
   return violations;
 };
 
-export const INVARIANTS: readonly Check[] = [nothingLost, deadLetterReasons, attemptsWithinPolicy, attemptsCountedOnce, oneEnding, fifoOrder];
+/**
+ * With idempotency on, a message's handler succeeds at most once, even when SQS delivered
+ * it twice or a copy went out twice; but for a message whose completion the store did not
+ * take (it failed or hung), whose in-progress record then lapses and lets a duplicate run:
+ * the documented limit (docs/worker.md).
+ */
+const effectOnce: Check = ({ scenario, runs, completionsLost }) => {
+  if (!scenario.idempotency) return [];
+  const lost = new Set(completionsLost);
+  const successes = new Map<string, number>();
+  for (const run of runs) if (run.outcome === 'ok') successes.set(run.id, (successes.get(run.id) ?? 0) + 1);
+  return [...successes]
+    .filter(([id, count]) => count > 1 && !lost.has(id))
+    .map(([id, count]) => ({ invariant: 'effect-once', detail: `${id} succeeded ${count} times with idempotency on` }));
+};
+
+export const INVARIANTS: readonly Check[] = [nothingLost, deadLetterReasons, attemptsWithinPolicy, attemptsCountedOnce, oneEnding, fifoOrder, effectOnce];
 
 export function violationsOf(record: RunRecord): Violation[] {
   return INVARIANTS.flatMap((check) => check(record));

@@ -49,6 +49,13 @@ export const MUTANTS: readonly Mutant[] = [
     replace: 'const extending = undefined;',
   },
   {
+    name: 'retry-skips-idempotency-claim',
+    defect: 'a retry runs without claiming its idempotency key, so a retry delivered twice runs twice',
+    file: 'sqs/dist/idempotency/guard.js',
+    find: "if (key === undefined || key === '')\n            return { kind: 'unguarded' };",
+    replace: "if (key === undefined || key === '' || message.attempt > 1)\n            return { kind: 'unguarded' };",
+  },
+  {
     name: 'attempt-counted-twice',
     defect: 'a retry counts two attempts',
     file: 'retry/dist/decide.js',

@@ -4,6 +4,7 @@ import { SqsWorker, type WorkerLogger, type WorkerMessage } from '@requeue/sqs';
 import { VirtualTime } from '@requeue/sqs/time';
 import { MemorySqs } from '@requeue/local-aws/memory-sqs';
 import { faultySqs, type FaultCounts } from './faulty-sqs.js';
+import { MemoryIdempotencyStore } from './memory-idempotency-store.js';
 import type { AttemptOutcome, Scenario } from './scenario.js';
 
 const QUEUE = 'http://127.0.0.1/000000000000/sim';
@@ -42,6 +43,8 @@ export interface RunRecord {
   forked: string[];
   /** Receives SQS counted that no handler saw (`FaultCounts.lostReceives`), by id. */
   lostReceives: Record<string, number>;
+  /** With idempotency on: the messages whose completion the store did not take, so a duplicate may run again. */
+  completionsLost: string[] | undefined;
   sqsCalls: number;
 }
 
@@ -87,8 +90,11 @@ export async function runScenario(scenario: Scenario): Promise<RunRecord> {
   const scripts = new Map(scenario.messages.map((message) => [message.id, message]));
   const runs: HandlerRun[] = [];
   const scripted = new Map<string, number>();
+  const keys = new Map<string, string>();
+  const store = scenario.idempotency && new MemoryIdempotencyStore(time.now, scenario.idempotency, seededRandom(scenario.seed + 1));
   const handler = (message: WorkerMessage) => {
     const script = scripts.get(idOf(message.rawBody))!;
+    keys.set(message.idempotencyKey, script.id);
     const elapsed = time.now() - START;
     const down = scenario.outage !== undefined && elapsed >= scenario.outage.fromMs && elapsed < scenario.outage.toMs;
     const run = down ? 0 : (scripted.get(script.id) ?? 0) + 1;
@@ -106,6 +112,7 @@ export async function runScenario(scenario: Scenario): Promise<RunRecord> {
     maxInFlight: scenario.maxInFlight,
     handlerTimeoutMs: scenario.handlerTimeoutMs,
     maxReceiveCount: MAX_RECEIVE_COUNT,
+    ...(store ? { idempotency: { store } } : {}),
     tracing: false,
     logger: silent,
     now: time.now,
@@ -141,6 +148,7 @@ export async function runScenario(scenario: Scenario): Promise<RunRecord> {
     faults: { refused: faults.refused, answerLost: faults.answerLost, duplicate: faults.duplicate, partial: faults.partial },
     forked: [...new Set([...faults.forked].map(idOf))],
     lostReceives: lostById(faults.lostReceives),
+    completionsLost: store && [...store.completionsLost].map((key) => keys.get(key) ?? key),
     sqsCalls: Object.values(queue.calls).reduce((sum, n) => sum + n, 0),
   };
 }

@@ -37,6 +37,8 @@ export interface Scenario {
   faults: FaultRates;
   /** A stretch of virtual time when the dependency answers every call 503: runs in it do not advance a message's script. */
   outage: { fromMs: number; toMs: number } | undefined;
+  /** Effects once, on an in-memory store whose calls may fail or hang; undefined: off. */
+  idempotency: { fail: number; hang: number } | undefined;
 }
 
 function pick<T>(random: Random, choices: readonly T[]): T {
@@ -82,5 +84,6 @@ export function scenarioOf(seed: number, { withFaults = true } = {}): Scenario {
     })),
     faults: { refused: rate(0.15), answerLost: rate(0.1), duplicate: fifo ? 0 : rate(0.1), partial: rate(0.1) },
     outage: outageOf(random),
+    idempotency: random() < 0.4 ? { fail: rate(0.05), hang: rate(0.05) } : undefined,
   };
 }
