@@ -25,6 +25,8 @@ interface Caught {
   caughtAtSeed: number | undefined;
   invariant: string | undefined;
   detail: string | undefined;
+  /** Messages in the smallest scenario found that still catches it. */
+  shrunkTo: number | undefined;
 }
 
 async function check(name: string, defect: string): Promise<Caught> {
@@ -36,17 +38,19 @@ async function check(name: string, defect: string): Promise<Caught> {
       throw new Error(`mutant ${name}: the simulation failed: ${error.stderr ?? String(error)}`);
     },
   );
-  const report = JSON.parse(stdout) as SeedsReport;
+  const report = JSON.parse(stdout) as SeedsReport & { shrunk: Array<{ messages: number }> };
   const first = report.violations[0];
-  return { mutant: name, defect, caughtAtSeed: first?.seed, invariant: first?.invariant, detail: first?.detail };
+  return { mutant: name, defect, caughtAtSeed: first?.seed, invariant: first?.invariant, detail: first?.detail, shrunkTo: report.shrunk[0]?.messages };
 }
 
 const results: Caught[] = [];
 for (const mutant of MUTANTS) results.push(await check(mutant.name, mutant.defect));
 if (values.json) process.stdout.write(`${JSON.stringify({ seeds: Number(values.seeds), mutants: results })}\n`);
 else {
-  process.stdout.write('| planted defect | caught at seed | by |\n|---|---|---|\n');
+  process.stdout.write('| planted defect | caught at seed | by | shrunk to |\n|---|---|---|---|\n');
   for (const r of results)
-    process.stdout.write(`| ${r.defect} (\`${r.mutant}\`) | ${r.caughtAtSeed ?? `missed in ${values.seeds}`} | ${r.invariant ?? '-'} |\n`);
+    process.stdout.write(
+      `| ${r.defect} (\`${r.mutant}\`) | ${r.caughtAtSeed ?? `missed in ${values.seeds}`} | ${r.invariant ?? '-'} | ${r.shrunkTo === undefined ? '-' : `${r.shrunkTo} message(s)`} |\n`,
+    );
 }
 process.exitCode = results.every((r) => r.caughtAtSeed !== undefined) ? 0 : 1;
