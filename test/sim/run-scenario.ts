@@ -5,9 +5,11 @@ import { VirtualTime } from '@requeue/sqs/time';
 import { MemorySqs } from '@requeue/local-aws/memory-sqs';
 import { faultySqs, type FaultCounts } from './faulty-sqs.js';
 import { MemoryIdempotencyStore } from './memory-idempotency-store.js';
+import { Incarnation } from './mortal.js';
 import type { AttemptOutcome, Scenario } from './scenario.js';
 
 const QUEUE = 'http://127.0.0.1/000000000000/sim';
+const RETRY_STATE_KEY = 'sim-retry-state-key-0123456789abcdef';
 /** The queue's redrive: a message received this many times leaves at its next receive. */
 export const MAX_RECEIVE_COUNT = 10;
 /** How long a run may take in virtual time before what is left counts as stuck. */
@@ -103,37 +105,72 @@ export async function runScenario(scenario: Scenario): Promise<RunRecord> {
     runs.push({ id: script.id, attempt: message.attempt, at: time.now(), outcome });
     return perform(outcome, message.signal);
   };
-  const worker = new SqsWorker({
-    sqs: faultySqs(queue.client, scenario.faults, random, faults),
-    queueUrl,
-    deadLetterQueueUrl: dlqUrl,
-    handler,
-    retryPolicy: createRetryPolicy({ maxAttempts: scenario.maxAttempts }),
-    maxInFlight: scenario.maxInFlight,
-    handlerTimeoutMs: scenario.handlerTimeoutMs,
-    maxReceiveCount: MAX_RECEIVE_COUNT,
-    ...(store ? { idempotency: { store } } : {}),
-    tracing: false,
-    logger: silent,
-    now: time.now,
-    timers: time,
-    random,
-  });
+  const faulty = faultySqs(queue.client, scenario.faults, random, faults);
+  const lives: Incarnation[] = [];
+  let worker: SqsWorker | undefined;
+  const startWorker = (): Promise<void> => {
+    const life = new Incarnation();
+    lives.push(life);
+    worker = new SqsWorker({
+      sqs: life.client(faulty),
+      queueUrl,
+      deadLetterQueueUrl: dlqUrl,
+      handler: (message) => life.outlive(life.dead ? new Promise<void>(() => undefined) : handler(message)),
+      retryPolicy: createRetryPolicy({ maxAttempts: scenario.maxAttempts }),
+      maxInFlight: scenario.maxInFlight,
+      handlerTimeoutMs: scenario.handlerTimeoutMs,
+      maxReceiveCount: MAX_RECEIVE_COUNT,
+      ...(store ? { idempotency: { store: life.store(store) } } : {}),
+      // One signing key for every process, as a deployment's secret gives them: a restarted
+      // worker trusts the copies the one before it sent (their identity, their attempts).
+      retryStateKeys: [RETRY_STATE_KEY],
+      tracing: false,
+      logger: silent,
+      now: time.now,
+      timers: time,
+      random,
+    });
+    return worker.start();
+  };
   for (const message of scenario.messages) queue.add(JSON.stringify({ id: message.id }), { groupId: message.group });
-  await worker.start();
+  await startWorker();
   const deadLetters = () => queue.sent.filter((sent) => sent.queueUrl === dlqUrl);
-  const ended = () => {
+  const endedIds = () => {
     const over = new Set([...deadLetters().map((sent) => idOf(sent.body)), ...queue.redrivenBodies.map(idOf)]);
     for (const run of runs) if (run.outcome === 'ok') over.add(run.id);
+    return over;
+  };
+  const ended = () => {
+    const over = endedIds();
     return queue.remaining === 0 && scenario.messages.every((message) => over.has(message.id));
   };
+  const crashed = new Set<string>();
+  let deletedBeforeDeath = new Set<string>();
+  let cancelCrash = () => {};
+  if (scenario.crash) {
+    const { atMs, restartAfterMs } = scenario.crash;
+    cancelCrash = time.after(atMs, () => {
+      const life = lives.at(-1)!;
+      life.kill();
+      deletedBeforeDeath = new Set(queue.deleted);
+      cancelCrash = time.after(restartAfterMs, () => void startWorker());
+    });
+  }
   const settled = await time.runUntil(ended, START + HORIZON_MS);
+  // Every message has ended: a crash still to come would only interrupt the stop.
+  cancelCrash();
+  // What the dead process held and had not deleted (its long poll under way included, which
+  // SQS answered after it died) may end half done: hidden unrun, run and not deleted, run twice.
+  for (const life of lives.filter((one) => one.dead)) for (const [messageId, body] of life.received) if (!deletedBeforeDeath.has(messageId)) crashed.add(body);
   const virtualMs = time.now() - START;
   // The worker stops in virtual time too: its drain, its last batches, its pollers' long polls.
-  let stopped = false;
-  const stopping = worker.stop().then(() => (stopped = true));
-  await time.runUntil(() => stopped, time.now() + 3_600_000);
-  await stopping;
+  // A process that died is not stopped: it is gone.
+  if (!lives.at(-1)!.dead) {
+    let stopped = false;
+    const stopping = worker!.stop().then(() => (stopped = true));
+    await time.runUntil(() => stopped, time.now() + 3_600_000);
+    await stopping;
+  }
   queue.close();
   return {
     scenario,
@@ -146,9 +183,9 @@ export async function runScenario(scenario: Scenario): Promise<RunRecord> {
     settled,
     virtualMs,
     faults: { refused: faults.refused, answerLost: faults.answerLost, duplicate: faults.duplicate, partial: faults.partial },
-    forked: [...new Set([...faults.forked].map(idOf))],
-    lostReceives: lostById(faults.lostReceives),
-    completionsLost: store && [...store.completionsLost].map((key) => keys.get(key) ?? key),
+    forked: [...new Set([...faults.forked, ...crashed].map(idOf))],
+    lostReceives: lostById(new Map([...faults.lostReceives, ...[...crashed].map((body) => [body, (faults.lostReceives.get(body) ?? 0) + 1] as const)])),
+    completionsLost: store && [...[...store.completionsLost].map((key) => keys.get(key) ?? key), ...[...crashed].map(idOf)],
     sqsCalls: Object.values(queue.calls).reduce((sum, n) => sum + n, 0),
   };
 }

@@ -39,6 +39,8 @@ export interface Scenario {
   outage: { fromMs: number; toMs: number } | undefined;
   /** Effects once, on an in-memory store whose calls may fail or hang; undefined: off. */
   idempotency: { fail: number; hang: number } | undefined;
+  /** The worker process dies at `atMs` (mid-step, its memory lost) and a new one starts `restartAfterMs` later. */
+  crash?: { atMs: number; restartAfterMs: number } | undefined;
 }
 
 function pick<T>(random: Random, choices: readonly T[]): T {
@@ -62,7 +64,8 @@ function outageOf(random: Random): Scenario['outage'] {
 
 /**
  * The scenario a seed stands for: the same seed gives the same scenario, and the same run.
- * `withFaults: false` keeps the scenario and turns every SQS fault off.
+ * With faults on, the worker process is killed mid-step in 30% of them (and another
+ * started); `withFaults: false` keeps the scenario and turns every SQS fault and crash off.
  */
 export function scenarioOf(seed: number, { withFaults = true } = {}): Scenario {
   const random = seededRandom(seed);
@@ -85,5 +88,6 @@ export function scenarioOf(seed: number, { withFaults = true } = {}): Scenario {
     faults: { refused: rate(0.15), answerLost: rate(0.1), duplicate: fifo ? 0 : rate(0.1), partial: rate(0.1) },
     outage: outageOf(random),
     idempotency: random() < 0.4 ? { fail: rate(0.05), hang: rate(0.05) } : undefined,
+    crash: withFaults && random() < 0.3 ? { atMs: 1 + Math.floor(random() * 180_000), restartAfterMs: 1000 + Math.floor(random() * 29_000) } : undefined,
   };
 }
