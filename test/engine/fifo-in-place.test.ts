@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsWorker, type WorkerEvents, type WorkerMessage } from '@requeue/sqs';
 import { MemorySqs } from '@requeue/local-aws/memory-sqs';
+import { VirtualTime } from '@requeue/sqs/time';
 
 // SQS FIFO as SQS behaves: several messages of a group in one receive, receive counts
 // that rise with every receive, and the redrive past maxReceiveCount (fauxqs returns one
@@ -30,6 +31,8 @@ interface Scenario {
   retryPolicy: ReturnType<typeof policy>;
   groups: ReadonlyMap<string, readonly string[]>;
   now?: () => number;
+  /** Runs the worker and the queue in virtual time (its `now` wins over `now`). */
+  time?: VirtualTime;
   fifoRetryInPlaceSeconds?: number;
   /** The failing attempt's error type. @default TEMPORARY */
   errorTypeOf?: (attempt: number) => string;
@@ -42,13 +45,29 @@ function cuttableClient(sqs: MemorySqs): { client: SQSClient; cut: () => void } 
   return { client, cut: () => void (cut = true) };
 }
 
+function clockOf(scenario: Pick<Scenario, 'now' | 'time'>) {
+  if (scenario.time) return { now: scenario.time.now, timers: scenario.time };
+  return scenario.now ? { now: scenario.now } : {};
+}
+
+/** Starts the worker, runs until the queue is empty, then stops it, all in virtual time. */
+async function drainInVirtualTime(run: ReturnType<typeof startScenario>, time: VirtualTime): Promise<void> {
+  await run.worker.start();
+  const emptied = await time.runUntil(() => run.sqs.remaining === 0, time.now() + 3_600_000);
+  expect(emptied).toBe(true);
+  let stopped = false;
+  const stopping = run.worker.stop().then(() => (stopped = true));
+  await time.runUntil(() => stopped, time.now() + 600_000);
+  await stopping;
+}
+
 /** A FIFO worker on the fake, recording every run and settle. */
 function startScenario(scenario: Scenario) {
   const sqs = new MemorySqs({
     queueUrl: QUEUE_URL,
     maxReceiveCount: scenario.maxReceiveCount,
     visibilityTimeoutSeconds: 30,
-    ...(scenario.now ? { now: scenario.now } : {}),
+    ...clockOf(scenario),
   });
   for (const [groupId, ids] of scenario.groups) for (const id of ids) sqs.add(JSON.stringify({ id }), { id, groupId });
   const runs: Array<{ id: string; attempt: number }> = [];
@@ -75,7 +94,7 @@ function startScenario(scenario: Scenario) {
     maxReceiveCount: scenario.maxReceiveCount,
     backpressure: false,
     ...(scenario.fifoRetryInPlaceSeconds === undefined ? {} : { fifoRetryInPlaceSeconds: scenario.fifoRetryInPlaceSeconds }),
-    ...(scenario.now ? { now: scenario.now } : {}),
+    ...clockOf(scenario),
   });
   worker.on('settled', (event) => settled.push(event));
   return { sqs, worker, runs, succeeded, settled, cut };
@@ -124,14 +143,14 @@ describe('FIFO: a failing head waits in place, its group held', () => {
   it('with maxReceiveCount 6 and 3, heads failing once or twice with 1 s backoffs redrive no healthy message and keep every group in order', async () => {
     const { groups, failures } = groupsWithFailures();
     // The two queues side by side: each run waits mostly on its backoffs.
-    const runs = [6, 3].map((maxReceiveCount) => ({ maxReceiveCount, run: startScenario({ maxReceiveCount, failures, groups, retryPolicy: policy(1) }) }));
-    await Promise.all(
-      runs.map(async ({ run }) => {
-        await run.worker.start();
-        await run.sqs.whenEmpty();
-        await run.worker.stop();
-      }),
-    );
+    // In virtual time: the 1 s backoffs take no real time.
+    const runs = [];
+    for (const maxReceiveCount of [6, 3]) {
+      const time = new VirtualTime(Date.UTC(2026, 0, 1));
+      const run = startScenario({ maxReceiveCount, failures, groups, retryPolicy: policy(1), time });
+      await drainInVirtualTime(run, time);
+      runs.push({ maxReceiveCount, run });
+    }
     for (const { maxReceiveCount, run } of runs) {
       const figures = tally(run, groups, failures);
       process.stdout.write(`fifo in place, maxReceiveCount ${maxReceiveCount}: ${JSON.stringify(figures)}\n`);
@@ -142,20 +161,19 @@ describe('FIFO: a failing head waits in place, its group held', () => {
       expect(retries.length).toBe([...failures.values()].reduce((sum, n) => sum + n, 0));
       expect(retries.every((s) => s.outcome.kind === 'retry' && s.outcome.transport === 'in-place')).toBe(true);
     }
-  }, 30_000);
+  });
 
   it('counts each attempt in place, and a head that keeps failing reaches max-attempts with its reason; the group then runs', async () => {
     const groups = new Map([['a', ['m0', 'm1', 'm2']]]);
-    const run = startScenario({ maxReceiveCount: 3, failures: new Map([['m0', 99]]), groups, retryPolicy: policy(1, { maxAttempts: 4 }) });
-    await run.worker.start();
-    await run.sqs.whenEmpty();
-    await run.worker.stop();
+    const time = new VirtualTime(Date.UTC(2026, 0, 1));
+    const run = startScenario({ maxReceiveCount: 3, failures: new Map([['m0', 99]]), groups, retryPolicy: policy(1, { maxAttempts: 4 }), time });
+    await drainInVirtualTime(run, time);
     expect(run.runs).toEqual([...[1, 2, 3, 4].map((attempt) => ({ id: 'm0', attempt })), { id: 'm1', attempt: 1 }, { id: 'm2', attempt: 1 }]);
     const [deadLetter] = run.sqs.sent.filter((m) => m.queueUrl === DLQ_URL);
     expect(JSON.parse(deadLetter!.attributes['x-dead-letter']!.StringValue!)).toMatchObject({ reason: 'max-attempts', attempts: 4 });
     // Four attempts on one receive: SQS's redrive (3) never saw them.
     expect(run.sqs.received).toEqual(['m0', 'm1', 'm2']);
-  }, 20_000);
+  });
 
   it('hands the group back when a wait is longer than the bound, and its next receive still counts the attempt made in place', async () => {
     let offsetMs = 0;
