@@ -48,9 +48,9 @@ for (const mutant of MUTANTS) results.push(await check(mutant.name, mutant.defec
 if (values.json) process.stdout.write(`${JSON.stringify({ seeds: Number(values.seeds), mutants: results })}\n`);
 else {
   process.stdout.write('| planted defect | caught at seed | by | shrunk to |\n|---|---|---|---|\n');
-  for (const r of results)
-    process.stdout.write(
-      `| ${r.defect} (\`${r.mutant}\`) | ${r.caughtAtSeed ?? `missed in ${values.seeds}`} | ${r.invariant ?? '-'} | ${r.shrunkTo === undefined ? '-' : `${r.shrunkTo} message(s)`} |\n`,
-    );
+  for (const r of results) {
+    const shrunk = r.shrunkTo === undefined ? '-' : `${r.shrunkTo} message(s)`;
+    process.stdout.write(`| ${r.defect} (\`${r.mutant}\`) | ${r.caughtAtSeed ?? `missed in ${values.seeds}`} | ${r.invariant ?? '-'} | ${shrunk} |\n`);
+  }
 }
 process.exitCode = results.every((r) => r.caughtAtSeed !== undefined) ? 0 : 1;

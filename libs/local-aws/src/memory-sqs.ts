@@ -8,21 +8,18 @@
 import {
   ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
-  GetQueueAttributesCommand,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
   type Message,
   type MessageAttributeValue,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { MemoryQueueStore, type StoredMessage } from './memory-sqs-store.js';
-import { checkSqsRequest, SQS_LIMITS, type SqsLimitCheck } from './sqs-limits.js';
+import { commandName, entryFailures, refusedOrChecked, toMessage } from './memory-sqs-answers.js';
+import type { MemorySqsOptions, MemorySqsTimers, SentMessage, SqsCommandName } from './memory-sqs-options.js';
+import { MemoryQueueStore } from './memory-sqs-store.js';
+import { checkSqsRequest, SQS_LIMITS } from './sqs-limits.js';
 
-/** Timers as `@requeue/sqs/time`'s `WorkerTimers`: `after` calls `fire` once, and returns what cancels it. */
-export interface MemorySqsTimers {
-  /** Calls `fire` once, `ms` from now on the clock; the function returned cancels it. */
-  after(ms: number, fire: () => void): () => void;
-}
+export type { MemorySqsOptions, MemorySqsTimers, SentMessage, SqsCommandName } from './memory-sqs-options.js';
 
 const nodeTimers: MemorySqsTimers = {
   after(ms, fire) {
@@ -30,55 +27,6 @@ const nodeTimers: MemorySqsTimers = {
     return () => clearTimeout(timer);
   },
 };
-
-/** The SQS calls the worker makes, which `MemorySqs` answers (any other is refused). */
-export type SqsCommandName = 'ReceiveMessage' | 'SendMessageBatch' | 'DeleteMessageBatch' | 'ChangeMessageVisibilityBatch' | 'GetQueueAttributes';
-
-/** The queue `MemorySqs` stands in for. */
-export interface MemorySqsOptions {
-  /** Its URL; one ending in `.fifo` makes it a FIFO queue. Sends to any other URL are recorded in `sent` only. */
-  queueUrl: string;
-  /** The clock visibility timeouts, delays and long polls run on. @default Date.now */
-  now?: () => number;
-  /** The timers long polls wait on, with `now` on the same clock (`VirtualTime` from `@requeue/sqs/time`). @default Node's timers */
-  timers?: MemorySqsTimers;
-  /** The queue's `VisibilityTimeout`: how long a received message stays hidden. @default 30 */
-  visibilityTimeoutSeconds?: number;
-  /** The queue's `MaximumMessageSize`: larger sends are refused as SQS refuses them. @default 1 MiB */
-  maximumMessageSize?: number;
-  /** The queue's redrive: a message received this many times is moved out (counted in `redriven`) at its next receive. */
-  maxReceiveCount?: number;
-  /**
-   * Awaited before a call is answered: a round trip (`() => sleep(15)`), or a gate a
-   * test opens (held deletes, a receive that hangs). Receives wait here only once they
-   * have messages to return; an empty long poll waits for messages first.
-   */
-  beforeAnswer?: (command: SqsCommandName) => Promise<void> | undefined;
-  /**
-   * Keep the lists of what was sent, received, deleted and made visible. A long simulation
-   * turns them off: `calls`, `remaining` and the redrive's lists are kept either way.
-   * @default true
-   */
-  history?: boolean;
-}
-
-/** A message another queue was sent (a DLQ), or this queue was sent (a retry copy). */
-export interface SentMessage {
-  /** The queue it was sent to. */
-  queueUrl: string;
-  /** The message body, as sent. */
-  body: string;
-  /** Its message attributes, as sent. */
-  attributes: Record<string, MessageAttributeValue>;
-  /** `DelaySeconds`, when the send set one. */
-  delaySeconds: number | undefined;
-  /** `MessageGroupId` (FIFO). */
-  groupId: string | undefined;
-  /** `MessageDeduplicationId` (FIFO). */
-  deduplicationId: string | undefined;
-  /** The `AWSTraceHeader` system attribute. */
-  traceHeader: string | undefined;
-}
 
 /**
  * An in-memory SQS for tests, benchmarks and `requeue simulate`: a standard or FIFO queue
@@ -324,39 +272,4 @@ export class MemorySqs {
   private resolveIfEmpty(): void {
     if (this.store.size === 0) for (const resolve of this.emptyWaiters.splice(0)) resolve();
   }
-}
-
-/** A request SQS refuses whole throws as the SDK throws SQS's error: named by its code. */
-function refusedOrChecked(check: SqsLimitCheck): SqsLimitCheck {
-  if (check.request) throw Object.assign(new Error(check.request.message), { name: check.request.code, $fault: 'client' });
-  return check;
-}
-
-function entryFailures(check: SqsLimitCheck) {
-  return [...check.entries].map(([id, failure]) => ({ Id: id, SenderFault: true, Code: failure.code, Message: failure.message }));
-}
-
-function commandName(command: unknown): SqsCommandName {
-  if (command instanceof ReceiveMessageCommand) return 'ReceiveMessage';
-  if (command instanceof SendMessageBatchCommand) return 'SendMessageBatch';
-  if (command instanceof DeleteMessageBatchCommand) return 'DeleteMessageBatch';
-  if (command instanceof ChangeMessageVisibilityBatchCommand) return 'ChangeMessageVisibilityBatch';
-  if (command instanceof GetQueueAttributesCommand) return 'GetQueueAttributes';
-  throw new Error(`the in-memory SQS does not answer ${(command as object).constructor.name}`);
-}
-
-function toMessage(stored: StoredMessage): Message {
-  return {
-    MessageId: stored.id,
-    ReceiptHandle: stored.receiptHandle,
-    Body: stored.body,
-    ...(Object.keys(stored.attributes).length > 0 ? { MessageAttributes: stored.attributes } : {}),
-    Attributes: {
-      ApproximateReceiveCount: String(stored.receiveCount),
-      SentTimestamp: String(stored.sentAt),
-      ApproximateFirstReceiveTimestamp: String(stored.firstReceivedAt ?? stored.sentAt),
-      ...(stored.groupId === undefined ? {} : { MessageGroupId: stored.groupId }),
-      ...(stored.traceHeader === undefined ? {} : { AWSTraceHeader: stored.traceHeader }),
-    },
-  };
 }
