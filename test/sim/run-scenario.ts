@@ -98,10 +98,11 @@ export async function runScenario(scenario: Scenario): Promise<RunRecord> {
     const script = scripts.get(idOf(message.rawBody))!;
     keys.set(message.idempotencyKey, script.id);
     const elapsed = time.now() - START;
-    const down = scenario.outage !== undefined && elapsed >= scenario.outage.fromMs && elapsed < scenario.outage.toMs;
-    const run = down ? 0 : (scripted.get(script.id) ?? 0) + 1;
-    if (!down) scripted.set(script.id, run);
-    const outcome: AttemptOutcome = down ? 'down' : script.outcomes[Math.min(run, script.outcomes.length) - 1]!;
+    const { outage } = scenario;
+    const stretch = outage !== undefined && elapsed >= outage.fromMs && elapsed < outage.toMs ? outage.answer : undefined;
+    const run = stretch ? 0 : (scripted.get(script.id) ?? 0) + 1;
+    if (!stretch) scripted.set(script.id, run);
+    const outcome: AttemptOutcome = stretch ?? script.outcomes[Math.min(run, script.outcomes.length) - 1]!;
     runs.push({ id: script.id, attempt: message.attempt, at: time.now(), outcome });
     return perform(outcome, message.signal);
   };

@@ -35,8 +35,11 @@ export interface Scenario {
   handlerTimeoutMs: number;
   messages: ScriptedMessage[];
   faults: FaultRates;
-  /** A stretch of virtual time when the dependency answers every call 503: runs in it do not advance a message's script. */
-  outage: { fromMs: number; toMs: number } | undefined;
+  /**
+   * A stretch of virtual time when the dependency answers every call 503 (`down`) or 429
+   * with `Retry-After` (`rate-limited`): runs in it do not advance a message's script.
+   */
+  outage: { fromMs: number; toMs: number; answer: 'down' | 'rate-limited' } | undefined;
   /** Effects once, on an in-memory store whose calls may fail or hang; undefined: off. */
   idempotency: { fail: number; hang: number } | undefined;
   /** The worker process dies at `atMs` (mid-step, its memory lost) and a new one starts `restartAfterMs` later. */
@@ -55,11 +58,12 @@ function outcomesOf(random: Random): AttemptOutcome[] {
   return [...failing, last];
 }
 
-/** In a third of the scenarios, the dependency is down for 5 s to 10 minutes within the first 5 minutes. */
+/** In a third of the scenarios, the dependency is down, or rate-limits every call, for 5 s to 10 minutes within the first 5 minutes. */
 function outageOf(random: Random): Scenario['outage'] {
   if (random() >= 1 / 3) return undefined;
   const fromMs = Math.floor(random() * 300_000);
-  return { fromMs, toMs: fromMs + 5_000 + Math.floor(random() * 595_000) };
+  const toMs = fromMs + 5_000 + Math.floor(random() * 595_000);
+  return { fromMs, toMs, answer: random() < 0.5 ? 'down' : 'rate-limited' };
 }
 
 /**
