@@ -72,8 +72,8 @@ export class MemoryQueueStore {
   nextVisibleAt(): number {
     const now = this.options.now();
     let next = Number.POSITIVE_INFINITY;
-    const hidden = this.options.fifo ? this.ordered : [...this.inFlight.values(), ...this.delayed];
-    for (const message of hidden) if (message.visibleAt > now && message.visibleAt < next) next = message.visibleAt;
+    const hidden = this.options.fifo ? [this.ordered] : [this.inFlight.values(), this.delayed];
+    for (const messages of hidden) for (const message of messages) if (message.visibleAt > now && message.visibleAt < next) next = message.visibleAt;
     return next;
   }
 

@@ -41,15 +41,16 @@ const START = Date.UTC(2026, 0, 1);
 const HORIZON_MS = 12 * 3_600_000;
 
 interface Tally {
-  ended: Uint8Array;
+  /** By message number: ended (succeeded or dead-lettered) already. */
+  ended: boolean[];
   runs: number[];
   run: SimulationRun;
   timeline: Timeline;
 }
 
-function newTally(profile: TrafficProfile, capacity: number): Tally {
+function newTally(profile: TrafficProfile): Tally {
   return {
-    ended: new Uint8Array(capacity),
+    ended: [],
     runs: [],
     timeline: new Timeline(START, profile.durationSeconds * 1000 * 1.2),
     run: {
@@ -73,8 +74,8 @@ function newTally(profile: TrafficProfile, capacity: number): Tally {
 
 /** Marks a message ended once: its attempts count from then on. */
 function end(tally: Tally, n: number): boolean {
-  if (tally.ended[n] === 1) return false;
-  tally.ended[n] = 1;
+  if (tally.ended[n]) return false;
+  tally.ended[n] = true;
   tally.run.attempts.push(tally.runs[n] ?? 0);
   return true;
 }
@@ -128,14 +129,6 @@ function countRedriven(queue: MemorySqs, tally: Tally, seen: { count: number }):
   }
 }
 
-function expectedMessages(profile: TrafficProfile): number {
-  const perStream = profile.traffic.map((stream) => {
-    const seconds = Math.min(stream.durationSeconds ?? profile.durationSeconds, Math.max(0, profile.durationSeconds - stream.startSeconds));
-    return Math.ceil(stream.ratePerSecond * (seconds + 1));
-  });
-  return perStream.reduce((sum, n) => sum + n, 0) + 1;
-}
-
 /**
  * Runs the real `SqsWorker` (as many as `worker.workers`) on an in-memory SQS in virtual
  * time: the profile's traffic for its duration, then until every message has ended or 12
@@ -143,7 +136,7 @@ function expectedMessages(profile: TrafficProfile): number {
  */
 export async function runSimulation(profile: TrafficProfile, retryPolicy: RetryPolicy, Sqs: MemorySqsClass): Promise<SimulationRun> {
   const time = new VirtualTime(START);
-  const tally = newTally(profile, expectedMessages(profile));
+  const tally = newTally(profile);
   const queue = new Sqs({ queueUrl: QUEUE_URL, now: time.now, timers: time, history: false, ...profile.queue });
   const dependency = new SimulatedDependency(profile, START, seededRandom(profile.seed * 7 + 1));
   const client = countingDeadLetters(queue.client, time, tally);

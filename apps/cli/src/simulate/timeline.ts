@@ -39,7 +39,7 @@ export class Timeline {
 
   /** The intervals from the start to the last one with anything in it. */
   series(): TimelinePoint[] {
-    return this.points.map((point, i) => point ?? this.empty(i));
+    return this.points;
   }
 
   private at(atMs: number): TimelinePoint {
