@@ -43,6 +43,9 @@ export default defineConfig({
     // cache, shared between them, spares each the compile of the same modules.
     env: { NODE_COMPILE_CACHE: join(tmpdir(), 'requeue-test-compile-cache') },
     testTimeout: 30_000,
+    // Hooks synthesize CDK stacks and start emulators: on a loaded 2-core machine one
+    // synthesis took over 10 s (vitest's default), failing a suite that would have passed.
+    hookTimeout: 60_000,
     // Test files share their worker processes rather than each importing the AWS SDK, Nest
     // and the CDK afresh: that import was half the suite's CPU. So a file that changes
     // process-wide state (environment, timers, globals) puts it back.
