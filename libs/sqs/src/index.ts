@@ -26,6 +26,7 @@
  * @packageDocumentation
  */
 export type { BodySchema, InferBody } from './message/body-schema.js';
+export { BatchResultMissingError, type BatchContext, type BatchHandler, type BatchItemResult, type BatchOptions } from './batch/batch-options.js';
 export { SqsOperationError, SqsWorkerConfigError } from './errors.js';
 export { QueueUnavailableError, type QueueUnavailableReason } from './receive/queue-unavailable.js';
 export { HandlerTimeoutError } from './delivery/handler-runner.js';

@@ -32,6 +32,8 @@ export const OPTION_LIMITS = {
   maxReceiveCount: { default: 5, min: 1, max: 1000 },
   fifoRetryInPlaceSeconds: { default: 0, min: 0, max: 43_200 },
   batchWaitMs: { default: 10, min: 0, max: 10_000 },
+  batchSize: { default: 10, min: 1, max: 1000 },
+  batchWindowMs: { default: 50, min: 0, max: 60_000 },
   drainTimeoutMs: { default: 30_000, min: 0, max: 3_600_000 },
   pollers: { min: 1, max: 100 },
   pollBackoffInitialMs: { default: 200, min: 1, max: 60_000 },

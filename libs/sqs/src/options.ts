@@ -9,6 +9,7 @@ import type { WorkerMetrics } from './events/metrics.js';
 import type { BodySchema } from './message/body-schema.js';
 import type { IdempotencyOptions } from './idempotency/options.js';
 import type { WorkerMessage } from './message/worker-message.js';
+import { resolveBatch, type BatchOptions, type ResolvedBatch } from './batch/batch-options.js';
 import { realTimers, type WorkerTimers } from './time/timers.js';
 import { resolveTenants, type ResolvedTenants, type TenantOptions } from './tenants/options.js';
 
@@ -19,8 +20,9 @@ import { resolveTenants, type ResolvedTenants, type TenantOptions } from './tena
 export type MessageHandler<Body = unknown> = (message: WorkerMessage<Body>) => Promise<void>;
 
 /**
- * What `SqsWorker` needs: the queue, its DLQ and a handler; everything else has a default
- * (libs/sqs/README.md lists each).
+ * What `SqsWorker` needs: the queue, its DLQ and a handler (`handler`, or `batch` for a
+ * batch handler: exactly one of them); everything else has a default (libs/sqs/README.md
+ * lists each).
  */
 export interface SqsWorkerOptions<Body = unknown> {
   /** The client every call goes through: its region, credentials and endpoint are used as they are. */
@@ -30,7 +32,12 @@ export interface SqsWorkerOptions<Body = unknown> {
   /** Where non-retryable, exhausted and expired messages go, with `x-dead-letter` attached. */
   deadLetterQueueUrl: string;
   /** Resolves for success, throws for failure. Looked up per message, never snapshotted. */
-  handler: MessageHandler<Body>;
+  handler?: MessageHandler<Body>;
+  /**
+   * Instead of `handler`: messages handled many per call, each one's failure retried or
+   * dead-lettered by its own error (docs/worker.md, Batch handlers).
+   */
+  batch?: BatchOptions<Body>;
   /**
    * Validates every body before the handler runs; the handler gets the schema's output.
    * Any Standard Schema validator (zod, valibot, arktype). A body that fails is
@@ -165,10 +172,20 @@ export interface SqsWorkerOptions<Body = unknown> {
 }
 
 type Optional =
-  'visibilityTimeoutSeconds' | 'maxReceiveCount' | 'fifoRetryInPlaceSeconds' | 'dependencyKey' | 'schema' | 'tracing' | 'idempotency' | 'taskProtection';
+  | 'handler'
+  | 'visibilityTimeoutSeconds'
+  | 'maxReceiveCount'
+  | 'fifoRetryInPlaceSeconds'
+  | 'dependencyKey'
+  | 'schema'
+  | 'tracing'
+  | 'idempotency'
+  | 'taskProtection';
 
-export type ResolvedWorkerOptions = Required<Omit<SqsWorkerOptions, Optional | 'backpressure' | 'retryStateKeys' | 'retryPolicy' | 'tenants'>> &
+export type ResolvedWorkerOptions = Required<Omit<SqsWorkerOptions, Optional | 'batch' | 'backpressure' | 'retryStateKeys' | 'retryPolicy' | 'tenants'>> &
   Pick<SqsWorkerOptions, Optional | 'retryStateKeys'> & {
+    /** Set when the consumer has a batch handler, else `handler` is. */
+    batch: ResolvedBatch | undefined;
     backpressure: ResolvedBackpressure | false;
     retryStateSigner: RetryStateSigner;
     retryPolicy: EnginePolicy;
@@ -209,7 +226,7 @@ export function resolveWorkerOptions(options: SqsWorkerOptions, defaults: { logg
       throw new SqsWorkerConfigError(name, `must be a queue URL (http:// or https://), got ${JSON.stringify(options[name])}`);
     }
   }
-  if (typeof options.handler !== 'function') throw new SqsWorkerConfigError('handler', 'must be a function');
+  checkHandlerChoice(options);
   // Stores the environment built report their outages where this worker logs, once it has a logger.
   if (options.logger) adoptWorkerLogger(options.logger, options.idempotency, options.backpressure ? options.backpressure.fleet : undefined);
   if (options.tracing !== undefined && options.tracing !== false && (typeof options.tracing !== 'object' || options.tracing === null)) {
@@ -267,5 +284,13 @@ export function resolveWorkerOptions(options: SqsWorkerOptions, defaults: { logg
     timers: options.timers ?? realTimers,
     retryStateSigner: retryStateSigner(options.retryStateKeys),
     tenants: resolveTenants(options.tenants, maxInFlight),
+    batch: options.batch === undefined ? undefined : resolveBatch(options.batch, maxInFlight),
   };
+}
+
+function checkHandlerChoice(options: SqsWorkerOptions): void {
+  if (options.handler !== undefined && options.batch !== undefined)
+    throw new SqsWorkerConfigError('batch', 'cannot be set with handler: give one handler per message (handler) or per batch (batch.handler)');
+  if (options.batch !== undefined) return;
+  if (typeof options.handler !== 'function') throw new SqsWorkerConfigError('handler', 'must be a function (or give batch.handler for a batch handler)');
 }

@@ -127,6 +127,8 @@ export class SqsWorker<Body = unknown> {
       dependencies: this.dependencies,
       stop: this.stopController.signal,
       draining: this.drainController.signal,
+      // A message behind its FIFO group's head waits for the head's batch: start it, rather than hold the group for the window.
+      roomForMore: () => this.slots.running.free > 0 && this.groups.waitingBehindHeads === 0,
     });
     const poller = new Poller({
       sqs: options.sqs,

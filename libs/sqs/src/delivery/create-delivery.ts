@@ -8,6 +8,7 @@ import { VisibilityHeartbeat } from './heartbeat.js';
 import type { IdempotencyGuard } from '../idempotency/guard.js';
 import type { ResolvedWorkerOptions } from '../options.js';
 import { MessageProcessor } from './process-message.js';
+import { BatchGatherer } from '../batch/batch-gatherer.js';
 import { keepProtoAttribute } from '../message/proto-attribute.js';
 import type { QueueFacts } from '../sqs-io/queue-facts.js';
 import type { ScheduledRetries } from './scheduled-retries.js';
@@ -56,6 +57,8 @@ export interface DeliveryWiring {
   stop: AbortSignal;
   /** Aborted when no message may wait in the process any longer: shutdown, or the invocation's end. */
   draining: AbortSignal;
+  /** With a batch handler: whether a message not yet received may still join a batch (a free handler slot; never within a Lambda event). */
+  roomForMore: () => boolean;
 }
 
 /** One consumer's pipeline: the heartbeat that keeps messages hidden, the processor that runs them, the executor that settles them. */
@@ -99,6 +102,9 @@ export function createDelivery(options: ResolvedWorkerOptions, facts: QueueFacts
     queueName,
     tracer,
     idempotency: wiring.idempotency,
+    gatherer: options.batch
+      ? new BatchGatherer(options.batch, { timers, logger, tracer, roomForMore: () => !wiring.draining.aborted && wiring.roomForMore() })
+      : undefined,
   });
   return { heartbeat, executor, processor };
 }

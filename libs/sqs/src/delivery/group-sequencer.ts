@@ -22,6 +22,12 @@ interface Queued {
  */
 export class GroupSequencer {
   private readonly groups = new Map<string, Queued[]>();
+  private behind = 0;
+
+  /** Messages queued behind their group's head, waiting for it to leave the queue. */
+  get waitingBehindHeads(): number {
+    return this.behind;
+  }
 
   /**
    * Runs `run` once every message of the group received before it has left the queue,
@@ -30,8 +36,10 @@ export class GroupSequencer {
   async run(groupId: string, run: () => Promise<Settled>, giveBack: () => Promise<void>): Promise<void> {
     const finished = new Promise<void>((done) => {
       const queue = this.groups.get(groupId);
-      if (queue) queue.push({ run, giveBack, done });
-      else {
+      if (queue) {
+        queue.push({ run, giveBack, done });
+        this.behind += 1;
+      } else {
         this.groups.set(groupId, [{ run, giveBack, done }]);
         void this.drain(groupId);
       }
@@ -46,6 +54,7 @@ export class GroupSequencer {
       const settled = await head.run().catch((): Settled => 'stays');
       queue.shift();
       head.done();
+      if (queue.length > 0) this.behind -= settled === 'stays' ? queue.length : 1;
       if (settled === 'stays') {
         const behind = queue.splice(0);
         await Promise.all(behind.map((entry) => entry.giveBack().catch(() => undefined)));

@@ -3,7 +3,10 @@ import { classifyFailure } from '@requeue/retry';
 import { callOutcomeOf, dependencyKeyOf, isFirstRateLimit } from '../backpressure/call-outcome.js';
 import { validateBody } from '../message/body-schema.js';
 import type { Dependencies } from '../backpressure/dependencies.js';
-import type { CallOutcome } from '../backpressure/admission.js';
+import type { Admission, CallOutcome } from '../backpressure/admission.js';
+import type { Dependency as DependencyGate } from '../backpressure/dependency.js';
+import type { BatchGatherer } from '../batch/batch-gatherer.js';
+import type { WorkerMessage } from '../message/worker-message.js';
 import { decodeMessage, type DecodedMessage } from '../message/decode.js';
 import { decideDelivery, type DeliveryFacts } from './decide-delivery.js';
 import type { OutcomeExecutor } from './execute-outcome.js';
@@ -22,6 +25,14 @@ import type { UnfinishedSettlements } from './unfinished.js';
 
 const RECEIVED = { kind: 'received' } as const;
 
+/** A message cleared to run: its input (the schema's output), its dependency's admission, its idempotency claim. */
+interface Cleared {
+  input: Omit<WorkerMessage, 'signal'>;
+  gate: DependencyGate | undefined;
+  admission: Admission | undefined;
+  claim: Claim | undefined;
+}
+
 export interface ProcessContext {
   options: ResolvedWorkerOptions;
   dependencies: Dependencies | undefined;
@@ -37,6 +48,8 @@ export interface ProcessContext {
   tracer: MessageTracer | undefined;
   /** Undefined unless the consumer is idempotent. */
   idempotency: IdempotencyGuard | undefined;
+  /** Undefined unless the consumer has a batch handler. */
+  gatherer: BatchGatherer | undefined;
 }
 
 /**
@@ -117,6 +130,24 @@ export class MessageProcessor {
 
   /** Validate, pass the dependency's gate, claim the idempotency key, run: the first fact that stops the message is its verdict. */
   private async runToVerdict(message: DecodedMessage): Promise<FinalVerdict> {
+    const { gatherer } = this.context;
+    gatherer?.approach();
+    let cleared: Cleared | FinalVerdict;
+    try {
+      cleared = await this.clearToRun(message);
+    } catch (unexpected) {
+      gatherer?.turnedAway();
+      throw unexpected;
+    }
+    if (!('input' in cleared)) {
+      gatherer?.turnedAway();
+      return cleared;
+    }
+    return this.runHandler(message, cleared);
+  }
+
+  /** The facts before the handler: a verdict when one of them stops the message. */
+  private async clearToRun(message: DecodedMessage): Promise<Cleared | FinalVerdict> {
     const { options } = this.context;
     // Validated before the dependency's gate: a body that can never succeed is
     // dead-lettered on this delivery, even while its dependency is paused.
@@ -135,11 +166,18 @@ export class MessageProcessor {
       if (gate && admission?.kind === 'run') gate.finish(admission.ticket, { kind: 'neutral' });
       return unclaimedVerdict(claim);
     }
+    return { input, gate, admission, claim };
+  }
+
+  private async runHandler(message: DecodedMessage, { input, gate, admission, claim }: Cleared): Promise<FinalVerdict> {
+    const { options, gatherer } = this.context;
     const started = options.now();
-    const run = (signal: AbortSignal) => options.handler({ ...input, signal });
     const { trace } = message;
+    const run = gatherer
+      ? (signal: AbortSignal) => gatherer.handle({ ...input, signal }, trace)
+      : (signal: AbortSignal) => options.handler!({ ...input, signal });
     const outcome = await runWithTimeout(
-      trace ? (signal) => trace.run(() => run(signal)) : run,
+      trace && !gatherer ? (signal) => trace.run(() => run(signal)) : run,
       options.handlerTimeoutMs,
       this.context.handlerStop,
       options.timers,

@@ -88,6 +88,8 @@ export class ReceivedMessages {
       dependencies: undefined,
       stop: stop.signal,
       draining: stop.signal,
+      // Every message of the call is in hand: a batch waits only for those on their way to the handler.
+      roomForMore: () => false,
     });
     try {
       for (const message of messages) this.shared.events.emit('received', { messageId: message.MessageId ?? '', receivedAt: now });

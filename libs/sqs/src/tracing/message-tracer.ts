@@ -47,6 +47,26 @@ export class MessageTracer {
     return new ProcessTrace(span, this.api);
   }
 
+  /**
+   * A batch handler's call, in a span of its own (`process <queue>` with
+   * `messaging.batch.message_count`), linked to each message's process span.
+   */
+  async runBatch<T>(links: readonly SpanContext[], count: number, work: () => Promise<T>): Promise<T> {
+    const { context, trace, ROOT_CONTEXT, SpanStatusCode } = this.api;
+    const span = this.tracer.startSpan(this.spanName, { kind: this.consumer.kind, links: links.map((link) => ({ context: link })) }, ROOT_CONTEXT);
+    if (span.isRecording())
+      span.setAttributes({ 'messaging.system': 'aws_sqs', 'messaging.destination.name': this.queueName, 'messaging.batch.message_count': count });
+    try {
+      return await context.with(trace.setSpan(ROOT_CONTEXT, span), work);
+    } catch (error) {
+      // The name only: each message's span records the classified, redacted failure.
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : 'thrown' });
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
   private attributesOf(delivery: DeliveryFacts): Attributes {
     const attributes: Attributes = {
       'messaging.system': 'aws_sqs',
