@@ -16,5 +16,5 @@
  *
  * @packageDocumentation
  */
-export { sqsHandler, type SqsHandlerOptions, type SqsLambdaHandler } from './sqs-handler.js';
+export { sqsBatchHandler, sqsHandler, type SqsBatchHandlerOptions, type SqsHandlerOptions, type SqsLambdaHandler } from './sqs-handler.js';
 export type { LambdaContext, SqsBatchResponse, SqsEvent, SqsEventMessageAttribute, SqsEventRecord, SqsEventRecordAttributes } from './lambda-event.js';

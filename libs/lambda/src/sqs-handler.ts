@@ -1,5 +1,5 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { SqsWorkerConfigError, type MessageHandler } from '@requeue/sqs';
+import { SqsWorkerConfigError, type BatchHandler, type MessageHandler } from '@requeue/sqs';
 import { ReceivedMessages, type ReceivedOptions } from '@requeue/sqs/received';
 import type { LambdaContext, SqsBatchResponse, SqsEvent } from './lambda-event.js';
 import { optionsFromEnv } from './env-options.js';
@@ -15,7 +15,7 @@ import { messageOfRecord, queueUrlOfRecord } from './records.js';
  */
 export interface SqsHandlerOptions<Body = unknown> extends Omit<
   ReceivedOptions<Body>,
-  'handler' | 'sqs' | 'queueUrl' | 'deadLetterQueueUrl' | 'maxInFlight' | 'logger'
+  'handler' | 'batch' | 'sqs' | 'queueUrl' | 'deadLetterQueueUrl' | 'maxInFlight' | 'logger'
 > {
   /**
    * Where the engine logs. @default JSON lines on stdout at info and above, as pino writes
@@ -55,7 +55,16 @@ function settleReserve(remainingMs: number, given: number | undefined): number {
   return given ?? Math.min(5_000, Math.max(500, Math.round(remainingMs / 10)));
 }
 
-async function receivedMessages<Body>(handler: MessageHandler<Body>, options: SqsHandlerOptions<Body>, queueUrl: string): Promise<ReceivedMessages> {
+/** `sqsBatchHandler`'s options: `sqsHandler`'s, and the batch's size. */
+export interface SqsBatchHandlerOptions<Body = unknown> extends SqsHandlerOptions<Body> {
+  /** Messages per call of the batch handler at most, up to `concurrency`. @default concurrency (10) */
+  batchSize?: number;
+}
+
+/** One handler per message, or one per batch. */
+type Handling<Body> = { handler: MessageHandler<Body> } | { batch: { handler: BatchHandler<Body>; size: number } };
+
+async function receivedMessages<Body>(handling: Handling<Body>, options: SqsHandlerOptions<Body>, queueUrl: string): Promise<ReceivedMessages> {
   const { sqs, queueUrl: _queueUrl, deadLetterQueueUrl, concurrency, settleReserveMs: _reserve, ...rest } = options;
   const dlq = deadLetterQueueUrl ?? process.env.WORKER_DLQ_URL;
   if (!dlq) throw new SqsWorkerConfigError('deadLetterQueueUrl', 'is not set: pass it, or set WORKER_DLQ_URL (QueueWorkerFunction sets it)');
@@ -63,7 +72,7 @@ async function receivedMessages<Body>(handler: MessageHandler<Body>, options: Sq
     logger: jsonLinesLogger(),
     ...((await optionsFromEnv(process.env)) as Partial<ReceivedOptions<Body>>),
     ...rest,
-    handler,
+    ...handling,
     sqs: sqs ?? new SQSClient({}),
     queueUrl,
     deadLetterQueueUrl: dlq,
@@ -86,13 +95,28 @@ async function receivedMessages<Body>(handler: MessageHandler<Body>, options: Sq
  * messages stay. The event source mapping must have `ReportBatchItemFailures` on.
  */
 export function sqsHandler<Body = unknown>(handler: MessageHandler<Body>, options: SqsHandlerOptions<Body> = {}): SqsLambdaHandler {
+  return lambdaHandler({ handler }, options);
+}
+
+/**
+ * `sqsHandler` with a batch handler: the records still in play (after schema and
+ * idempotency) go to `handler` together, up to `batchSize` per call, and each is settled by
+ * its own entry of the result as `SqsWorker`'s batch handler is (docs/worker.md, Batch
+ * handlers): nothing means all succeeded, a throw means all failed with that error.
+ */
+export function sqsBatchHandler<Body = unknown>(handler: BatchHandler<Body>, options: SqsBatchHandlerOptions<Body> = {}): SqsLambdaHandler {
+  const { batchSize, ...rest } = options;
+  return lambdaHandler({ batch: { handler, size: batchSize ?? rest.concurrency ?? 10 } }, rest);
+}
+
+function lambdaHandler<Body>(handling: Handling<Body>, options: SqsHandlerOptions<Body>): SqsLambdaHandler {
   // One path per queue (its facts read once), built on its first record and kept for the
   // container's life; a failed build is tried again.
   const paths = new Map<string, Promise<ReceivedMessages>>();
   const pathOf = (queueUrl: string) => {
     let path = paths.get(queueUrl);
     if (!path) {
-      path = receivedMessages(handler, options, queueUrl).catch((error: unknown) => {
+      path = receivedMessages(handling, options, queueUrl).catch((error: unknown) => {
         paths.delete(queueUrl);
         throw error;
       });
