@@ -25,13 +25,17 @@ export class Consumer {
 
   constructor(
     options: ResolvedConsumer,
-    { handler, schema, idempotency }: ResolvedHandler,
+    { handler, batch, schema, idempotency }: ResolvedHandler,
     private readonly startRetryMs: number,
   ) {
-    const { name: _name, handlerName: _handlerName, ...engine } = options;
+    const { name: _name, handlerName: _handlerName, batchSize, batchWindowMs, ...engine } = options;
     this.name = options.name;
+    // The consumer's batch settings (WORKER_BATCH_*) over the decorator's: the operator tunes what the code chose.
+    const handling = batch
+      ? { batch: { ...batch, ...(batchSize === undefined ? {} : { size: batchSize }), ...(batchWindowMs === undefined ? {} : { windowMs: batchWindowMs }) } }
+      : { handler };
     // The handler's own idempotency, from @SqsHandler, over the consumer's.
-    this.worker = new SqsWorker({ ...engine, handler, ...(schema ? { schema } : {}), ...(idempotency ? { idempotency } : {}) });
+    this.worker = new SqsWorker({ ...engine, ...handling, ...(schema ? { schema } : {}), ...(idempotency ? { idempotency } : {}) });
     this.logger = options.logger;
     this.whenStarted = new Promise((resolve) => (this.resolveStarted = resolve));
   }

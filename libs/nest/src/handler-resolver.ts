@@ -1,7 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { ContextIdFactory, type DiscoveryService, type MetadataScanner, type ModuleRef } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import type { BodySchema, IdempotencyOptions, MessageHandler, WorkerMessage } from '@requeue/sqs';
+import type { BatchHandler, BodySchema, IdempotencyOptions, MessageHandler } from '@requeue/sqs';
 import { SqsHandlerMetadataKey, type SqsHandlerMetadata } from './sqs-handler.decorator.js';
 
 /** No `@SqsHandler` of the configured name exists, or several do. */
@@ -16,14 +16,13 @@ export class SqsHandlerNotFoundError extends Error {
   }
 }
 
-type HandlerMethod = (message: WorkerMessage) => Promise<void>;
+type HandlerMethod = (...args: unknown[]) => Promise<unknown>;
 
-/** A resolved `@SqsHandler`: the call, the schema its bodies are validated with, and its idempotency guard. */
-export interface ResolvedHandler {
-  handler: MessageHandler;
-  schema: BodySchema | undefined;
-  idempotency: IdempotencyOptions | undefined;
-}
+/** A resolved `@SqsHandler` or `@SqsBatchHandler`: the call, the schema its bodies are validated with, and its idempotency guard. */
+export type ResolvedHandler = { schema: BodySchema | undefined; idempotency: IdempotencyOptions | undefined } & (
+  | { handler: MessageHandler; batch?: undefined }
+  | { batch: { handler: BatchHandler; size?: number; windowMs?: number }; handler?: undefined }
+);
 
 /**
  * Finds the `@SqsHandler(name)` method and returns a handler that resolves the provider
@@ -48,17 +47,22 @@ export function resolveSqsHandler(handlerName: string, discovery: DiscoveryServi
       handlerName,
       matches.map((m) => `${String(m.wrapper.name)}.${m.method}`),
     );
-  return { handler: callerOf(match.wrapper, match.method, moduleRef), schema: match.metadata.schema, idempotency: match.metadata.idempotency };
+  const { schema, idempotency, batch } = match.metadata;
+  const call = callerOf(match.wrapper, match.method, moduleRef);
+  return batch
+    ? { schema, idempotency, batch: { ...batch, handler: (messages, context) => call({ messages }, messages, context) as ReturnType<BatchHandler> } }
+    : { schema, idempotency, handler: (message) => call({ message }, message) as Promise<void> };
 }
 
-function callerOf(wrapper: InstanceWrapper, method: string, moduleRef: ModuleRef): MessageHandler {
+/** Calls the method with `args`; a request-scoped provider is resolved afresh, with `request` as its request. */
+function callerOf(wrapper: InstanceWrapper, method: string, moduleRef: ModuleRef): (request: object, ...args: unknown[]) => Promise<unknown> {
   if (wrapper.isDependencyTreeStatic()) {
-    return (message) => (wrapper.instance as Record<string, HandlerMethod>)[method]!(message);
+    return (_request, ...args) => (wrapper.instance as Record<string, HandlerMethod>)[method]!(...args);
   }
-  return async (message) => {
+  return async (request, ...args) => {
     const contextId = ContextIdFactory.create();
-    moduleRef.registerRequestByContextId({ message }, contextId);
+    moduleRef.registerRequestByContextId(request, contextId);
     const instance = await moduleRef.resolve<Record<string, HandlerMethod>>(wrapper.token as Type, contextId, { strict: false });
-    await instance[method]!(message);
+    return instance[method]!(...args);
   };
 }

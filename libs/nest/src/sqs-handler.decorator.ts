@@ -1,11 +1,13 @@
 import { DiscoveryService } from '@nestjs/core';
 import type { BodySchema, IdempotencyOptions, InferBody, WorkerMessage } from '@requeue/sqs';
 
-/** What `@SqsHandler` records on a method. */
+/** What `@SqsHandler` and `@SqsBatchHandler` record on a method. */
 export interface SqsHandlerMetadata {
   name: string;
   schema: BodySchema | undefined;
   idempotency: IdempotencyOptions | undefined;
+  /** Set by `@SqsBatchHandler`: the method takes a batch. */
+  batch?: { size?: number; windowMs?: number };
 }
 
 /** The discovery key the handler metadata is stored under. */

@@ -2,8 +2,16 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { ConfigurableModuleBuilder } from '@nestjs/common';
 import type { SqsWorkerOptions } from '@requeue/sqs';
 
+/** A batch handler's settings, over its `@SqsBatchHandler`'s; a per-message handler ignores them. */
+export interface BatchSettings {
+  /** Messages per call (WORKER_BATCH_SIZE). @default the decorator's `size`, else 10 */
+  batchSize?: number;
+  /** How long a batch waits for more (WORKER_BATCH_WINDOW_MS). @default the decorator's `windowMs`, else 50 */
+  batchWindowMs?: number;
+}
+
 /** What any consumer may set; in the several-consumers form the module-level values are each one's defaults. */
-export type ConsumerEngineOptions = Omit<SqsWorkerOptions, 'handler' | 'schema' | 'sqs' | 'queueUrl' | 'deadLetterQueueUrl'>;
+export interface ConsumerEngineOptions extends Omit<SqsWorkerOptions, 'handler' | 'batch' | 'schema' | 'sqs' | 'queueUrl' | 'deadLetterQueueUrl'>, BatchSettings {}
 
 /** One queue, its DLQ and the `@SqsHandler` that serves it. */
 export interface SqsConsumerOptions extends ConsumerEngineOptions {
@@ -36,7 +44,7 @@ export interface SqsModuleBehaviour {
 }
 
 /** One consumer: the engine's options, with the handler chosen by name. */
-export interface SingleConsumerModuleOptions extends Omit<SqsWorkerOptions, 'handler' | 'schema'>, SqsModuleBehaviour {
+export interface SingleConsumerModuleOptions extends Omit<SqsWorkerOptions, 'handler' | 'batch' | 'schema'>, BatchSettings, SqsModuleBehaviour {
   /** The `@SqsHandler(name)` to run. @default 'default' */
   handlerName?: string;
 }

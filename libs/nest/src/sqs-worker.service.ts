@@ -1,9 +1,9 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
-import type { MessageHandler, ScheduledRetry } from '@requeue/sqs';
+import type { BatchHandler, MessageHandler, ScheduledRetry, WorkerMessage } from '@requeue/sqs';
 import { Consumer, type ConsumerHealth } from './consumer.js';
 import { consumerList } from './consumer-list.js';
-import { resolveSqsHandler } from './handler-resolver.js';
+import { resolveSqsHandler, type ResolvedHandler } from './handler-resolver.js';
 import { MODULE_OPTIONS_TOKEN, type SqsWorkerModuleOptions } from './sqs-worker.options.js';
 
 /** What `startedWithin` found: the consumers running, and the others with their last start error. */
@@ -34,7 +34,10 @@ export class SqsWorkerService implements OnApplicationBootstrap, BeforeApplicati
     // Every handler is resolved before any consumer starts: a missing one fails the boot.
     this.consumers = consumerList(this.options).map((consumer) => {
       const resolved = resolveSqsHandler(consumer.handlerName, this.discovery, this.scanner, this.moduleRef);
-      return new Consumer(consumer, { ...resolved, handler: this.reportingErrors(consumer.name, resolved.handler) }, this.options.startRetryMs ?? 5000);
+      const reporting: ResolvedHandler = resolved.batch
+        ? { ...resolved, batch: { ...resolved.batch, handler: this.reportingBatchErrors(consumer.name, resolved.batch.handler) } }
+        : { ...resolved, handler: this.reportingErrors(consumer.name, resolved.handler) };
+      return new Consumer(consumer, reporting, this.options.startRetryMs ?? 5000);
     });
     if (this.options.autoStart ?? true) await this.start();
   }
@@ -83,19 +86,44 @@ export class SqsWorkerService implements OnApplicationBootstrap, BeforeApplicati
   }
 
   private reportingErrors(consumer: string, handler: MessageHandler): MessageHandler {
-    const { onError } = this.options;
-    if (!onError) return handler;
+    if (!this.options.onError) return handler;
     return async (message) => {
       try {
         await handler(message);
       } catch (error) {
-        try {
-          onError(error, { messageId: message.messageId, attempt: message.attempt, consumer });
-        } catch (listenerError) {
-          this.options.logger?.error({ err: listenerError }, 'onError listener threw; ignored');
-        }
+        this.report(consumer, error, message);
         throw error;
       }
     };
+  }
+
+  /** Tells `onError` of each failed message of a batch: all of them when it threw, else those its result marks failed. */
+  private reportingBatchErrors(consumer: string, handler: BatchHandler): BatchHandler {
+    if (!this.options.onError) return handler;
+    return async (messages, context) => {
+      let results: Awaited<ReturnType<BatchHandler>>;
+      try {
+        results = await handler(messages, context);
+      } catch (error) {
+        for (const message of messages) this.report(consumer, error, message);
+        throw error;
+      }
+      if (Array.isArray(results)) {
+        const byId = new Map(messages.map((message) => [message.messageId, message]));
+        for (const result of results) {
+          const message = result.ok === false ? byId.get(result.messageId) : undefined;
+          if (message && !result.ok) this.report(consumer, result.error, message);
+        }
+      }
+      return results;
+    };
+  }
+
+  private report(consumer: string, error: unknown, message: WorkerMessage): void {
+    try {
+      this.options.onError?.(error, { messageId: message.messageId, attempt: message.attempt, consumer });
+    } catch (listenerError) {
+      this.options.logger?.error({ err: listenerError }, 'onError listener threw; ignored');
+    }
   }
 }

@@ -40,6 +40,10 @@ export interface WorkerEnvSettings {
   handlerTimeoutMs: number;
   /** WORKER_DRAIN_TIMEOUT_MS. */
   drainTimeoutMs: number;
+  /** WORKER_BATCH_SIZE: messages per call of a batch handler; undefined for its own default. */
+  batchSize: number | undefined;
+  /** WORKER_BATCH_WINDOW_MS: how long a batch waits for more; undefined for its own default. */
+  batchWindowMs: number | undefined;
   /** WORKER_VISIBILITY_TIMEOUT_SECONDS; undefined: read from the queue. */
   visibilityTimeoutSeconds: number | undefined;
   /** WORKER_TRACING. */
@@ -189,6 +193,8 @@ export function readWorkerEnv(env: Env = process.env): WorkerEnvSettings {
     receiveBatchSize: integer(env, 'WORKER_RECEIVE_BATCH_SIZE', LIMITS.receiveBatchSize),
     handlerTimeoutMs: integer(env, 'WORKER_HANDLER_TIMEOUT_MS', LIMITS.handlerTimeoutMs),
     drainTimeoutMs: integer(env, 'WORKER_DRAIN_TIMEOUT_MS', LIMITS.drainTimeoutMs),
+    batchSize: optionalInteger(env, 'WORKER_BATCH_SIZE', LIMITS.batchSize),
+    batchWindowMs: optionalInteger(env, 'WORKER_BATCH_WINDOW_MS', LIMITS.batchWindowMs),
     visibilityTimeoutSeconds: optionalInteger(env, 'WORKER_VISIBILITY_TIMEOUT_SECONDS', LIMITS.visibilityTimeoutSeconds),
     tracing: onOff(env, 'WORKER_TRACING', 'on'),
     taskProtection: taskProtection(env),

@@ -10,9 +10,13 @@ import { fleetStateStore, idempotencyStore, type Built } from './stores.js';
  * Options for `SqsWorker` (add `sqs` and `handler`) or `SqsWorkerModule.forRoot` (add
  * `sqs`), as the environment sets them.
  */
-export interface WorkerEnvOptions extends Omit<SqsWorkerOptions, 'sqs' | 'handler' | 'schema'> {
+export interface WorkerEnvOptions extends Omit<SqsWorkerOptions, 'sqs' | 'handler' | 'batch' | 'schema'> {
   /** WORKER_HANDLER, when set: the `@SqsHandler` name `SqsWorkerModule` runs. */
   handlerName?: string;
+  /** WORKER_BATCH_SIZE, when set: a batch handler's `size` (`@SqsBatchHandler`'s, or `batch.size` for your own `SqsWorker`). */
+  batchSize?: number;
+  /** WORKER_BATCH_WINDOW_MS, when set: a batch handler's `windowMs`. */
+  batchWindowMs?: number;
   /**
    * Closes the connections of the stores the environment named (WORKER_IDEMPOTENCY,
    * WORKER_FLEET_STATE), after the worker has stopped. Not enumerable, so spreading the
@@ -63,6 +67,8 @@ export function workerOptions(settings: WorkerEnvSettings, context: WorkerEnvCon
     backpressure: settings.backpressure && fleet ? { ...settings.backpressure, fleet } : settings.backpressure,
     ...defined({
       handlerName: settings.handlerName,
+      batchSize: settings.batchSize,
+      batchWindowMs: settings.batchWindowMs,
       prefetch: settings.prefetch,
       fifoRetryInPlaceSeconds: settings.fifoRetryInPlaceSeconds,
       visibilityTimeoutSeconds: settings.visibilityTimeoutSeconds,
