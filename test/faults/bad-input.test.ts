@@ -245,7 +245,8 @@ async function queueEmpty(queues: QueuePair) {
   return depth.visible + depth.inFlight + depth.delayed === 0 ? true : undefined;
 }
 
-describe('bad input corpus against the worker process', () => {
+// The batch form must end every case as the per-message handler does.
+describe.each(['simulation', 'simulation-batch'])('bad input corpus against the worker process (WORKER_HANDLER=%s)', (handler) => {
   it(`every one of ${CASES.length} cases reaches its defined end, the worker never crashes, nothing is lost`, async () => {
     const queues = await suite.emulator.createQueues({ visibilityTimeoutSeconds: 5 });
     const ledger = join(mkdtempSync(join(tmpdir(), 'requeue-corpus-')), 'ledger.jsonl');
@@ -257,16 +258,19 @@ describe('bad input corpus against the worker process', () => {
       WORKER_QUEUE_URL: queues.queueUrl,
       WORKER_DLQ_URL: queues.dlqUrl,
       AWS_ENDPOINT_URL: suite.emulator.endpoint,
-      WORKER_HANDLER: 'simulation',
+      WORKER_HANDLER: handler,
       WORKER_WAIT_TIME_SECONDS: '1',
       WORKER_HANDLER_TIMEOUT_MS: '1000',
       SIMULATION_LEDGER: ledger,
+      // Info, for the start line that says whether a batch handler runs.
+      LOG_LEVEL: 'info',
       RETRY_POLICY: JSON.stringify({ types: { TEMPORARY: { backoff: { type: 'fixed', delayMs: 0 } }, DEFAULT: { backoff: { type: 'fixed', delayMs: 0 } } } }),
     });
     try {
       await waitUntilReady(worker);
       await eventually(() => queueEmpty(queues), 60_000, 'the corpus to be consumed');
       expect(worker.child.exitCode).toBeNull();
+      expect(worker.output().includes('"batch":{"size":10,"windowMs":50}')).toBe(handler === 'simulation-batch');
       const deadLetters = await suite.emulator.drain(queues.dlqUrl);
       const result = account(new Map(CASES.map((c) => [c.id, c.end])), ledger, deadLetters, idReader(CASES));
       expect(result.lost).toEqual([]);
@@ -287,7 +291,9 @@ describe('bad input corpus against the worker process', () => {
       worker.child.kill('SIGKILL');
     }
   }, 120_000);
+});
 
+describe('SQS at the door', () => {
   it('an empty body never enters the system: SQS refuses it at the door', async () => {
     const queues = await suite.emulator.createQueues();
     await expect(suite.emulator.sqs.send(new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: '' }))).rejects.toThrow(/MessageBody/);

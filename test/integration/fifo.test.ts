@@ -45,8 +45,9 @@ async function publish(queues: QueuePair, messages: Workload): Promise<void> {
   }
 }
 
-async function fifoWorker(queues: QueuePair, ledger: string): Promise<WorkerProcess> {
+async function fifoWorker(queues: QueuePair, ledger: string, handler = 'simulation'): Promise<WorkerProcess> {
   const worker = await suite.workerProcess(queues, {
+    WORKER_HANDLER: handler,
     WORKER_MAX_IN_FLIGHT: '20',
     SIMULATION_LEDGER: ledger,
     RETRY_POLICY: JSON.stringify({ jitter: 'none', types: { TEMPORARY: { backoff: { type: 'fixed', delayMs: 1000 } } } }),
@@ -81,45 +82,50 @@ async function allSettled(queues: QueuePair, ledger: string, messages: Workload,
 }
 
 describe.concurrent('FIFO end to end on the stack’s FIFO topic and queue (fauxqs)', () => {
-  it('5 groups × 40, 20% failing once or twice, 5% permanent: each group succeeds in publish order, the permanent ones reach the FIFO DLQ with their group recorded', async () => {
-    const queues = await suite.emulator.createQueues({ fifo: true, maxReceiveCount: 30 });
-    expect(queues.queueUrl.endsWith('.fifo') && queues.dlqUrl.endsWith('.fifo')).toBe(true);
-    const ledger = join(mkdtempSync(join(tmpdir(), 'requeue-fifo-')), 'ledger.jsonl');
-    const messages = fifoWorkload();
-    await fifoWorker(queues, ledger);
-    await publish(queues, messages);
-    await allSettled(queues, ledger, messages, 90_000);
+  // The batch handler's form must end the same: each group in order, the same dead letters.
+  it.for(['simulation', 'simulation-batch'])(
+    'WORKER_HANDLER=%s, 5 groups × 40, 20% failing once or twice, 5% permanent: each group succeeds in publish order, the permanent ones reach the FIFO DLQ with their group recorded',
+    async (handler) => {
+      const queues = await suite.emulator.createQueues({ fifo: true, maxReceiveCount: 30 });
+      expect(queues.queueUrl.endsWith('.fifo') && queues.dlqUrl.endsWith('.fifo')).toBe(true);
+      const ledger = join(mkdtempSync(join(tmpdir(), 'requeue-fifo-')), 'ledger.jsonl');
+      const messages = fifoWorkload();
+      await fifoWorker(queues, ledger, handler);
+      await publish(queues, messages);
+      await allSettled(queues, ledger, messages, 90_000);
 
-    const lines = readLedger(ledger);
-    expect(lines).toHaveLength(messages.length - 10);
-    for (const group of GROUPS) expect(successesByGroup(ledger).get(group)).toEqual(expectedOrder(messages, group));
-    // Retries by visibility count their attempts: a message failing n times succeeds on attempt n + 1.
-    for (const message of messages.filter((m) => !m.permanent)) {
-      expect(lines.find((line) => line.id === message.id)?.attempt).toBe(message.failTimes + 1);
-    }
-    // Each dead letter keeps its group in the FIFO DLQ, as SQS's own redrive does: read as
-    // SQS shows it, each group's dead letters come in publish order.
-    const dead = await suite.emulator.consume(queues.dlqUrl);
-    expect(dead.map((m) => (JSON.parse(m.Body!) as { id: string }).id).sort()).toEqual(
-      messages
-        .filter((m) => m.permanent)
-        .map((m) => m.id)
-        .sort(),
-    );
-    for (const group of GROUPS) {
-      const letters = dead.filter((letter) => letter.Attributes?.MessageGroupId === group);
-      expect(letters.map((letter) => (JSON.parse(letter.Body!) as { id: string }).id)).toEqual(
-        messages.filter((m) => m.group === group && m.permanent).map((m) => m.id),
+      const lines = readLedger(ledger);
+      expect(lines).toHaveLength(messages.length - 10);
+      for (const group of GROUPS) expect(successesByGroup(ledger).get(group)).toEqual(expectedOrder(messages, group));
+      // Retries by visibility count their attempts: a message failing n times succeeds on attempt n + 1.
+      for (const message of messages.filter((m) => !m.permanent)) {
+        expect(lines.find((line) => line.id === message.id)?.attempt).toBe(message.failTimes + 1);
+      }
+      // Each dead letter keeps its group in the FIFO DLQ, as SQS's own redrive does: read as
+      // SQS shows it, each group's dead letters come in publish order.
+      const dead = await suite.emulator.consume(queues.dlqUrl);
+      expect(dead.map((m) => (JSON.parse(m.Body!) as { id: string }).id).sort()).toEqual(
+        messages
+          .filter((m) => m.permanent)
+          .map((m) => m.id)
+          .sort(),
       );
-    }
-    for (const letter of dead) {
-      const id = (JSON.parse(letter.Body!) as { id: string }).id;
-      expect(parseDeadLetterRecord(letter.MessageAttributes!['x-dead-letter']!.StringValue!)).toMatchObject({
-        reason: 'non-retryable',
-        messageGroupId: id.split('-')[0],
-      });
-    }
-  }, 120_000);
+      for (const group of GROUPS) {
+        const letters = dead.filter((letter) => letter.Attributes?.MessageGroupId === group);
+        expect(letters.map((letter) => (JSON.parse(letter.Body!) as { id: string }).id)).toEqual(
+          messages.filter((m) => m.group === group && m.permanent).map((m) => m.id),
+        );
+      }
+      for (const letter of dead) {
+        const id = (JSON.parse(letter.Body!) as { id: string }).id;
+        expect(parseDeadLetterRecord(letter.MessageAttributes!['x-dead-letter']!.StringValue!)).toMatchObject({
+          reason: 'non-retryable',
+          messageGroupId: id.split('-')[0],
+        });
+      }
+    },
+    120_000,
+  );
 
   it('SIGKILL during a FIFO run keeps each group in order: a duplicate can only repeat the group’s latest success', async () => {
     const queues = await suite.emulator.createQueues({ fifo: true, visibilityTimeoutSeconds: 2, maxReceiveCount: 30 });

@@ -120,48 +120,53 @@ describe.concurrent('worker app against the emulator', () => {
     }
   });
 
-  it('black box: 1,000 messages end as exactly 900 ledger successes and 100 non-retryable dead letters', async () => {
-    const queues = await suite.emulator.createQueues();
-    const ledger = ledgerPath();
-    const expectedSuccess = new Set<string>();
-    const expectedDead = new Set<string>();
-    const messages = Array.from({ length: 1000 }, (_, i) => {
-      const id = `bb-${i}`;
-      if (i % 10 < 7) {
-        expectedSuccess.add(id);
-        return simulation(id);
+  // The batch handler's form must end the same: the same successes, on the same attempts, the same dead letters.
+  it.for(['simulation', 'simulation-batch'])(
+    'black box (WORKER_HANDLER=%s): 1,000 messages end as exactly 900 ledger successes and 100 non-retryable dead letters',
+    async (handler) => {
+      const queues = await suite.emulator.createQueues();
+      const ledger = ledgerPath();
+      const expectedSuccess = new Set<string>();
+      const expectedDead = new Set<string>();
+      const messages = Array.from({ length: 1000 }, (_, i) => {
+        const id = `bb-${i}`;
+        if (i % 10 < 7) {
+          expectedSuccess.add(id);
+          return simulation(id);
+        }
+        if (i % 10 < 9) {
+          expectedSuccess.add(id);
+          return simulation(id, { outcome: 'transient', failTimes: 2 });
+        }
+        expectedDead.add(id);
+        return simulation(id, { outcome: 'permanent' });
+      });
+      await sendAll(suite.emulator.sqs, queues.queueUrl, messages);
+      await worker(queues, { SIMULATION_LEDGER: ledger, WORKER_HANDLER: handler });
+      await eventually(() => (new Set(readLedger(ledger).map((l) => l.id)).size === 900 ? true : undefined), 60_000, '900 successes');
+      const dead = await eventually(
+        async () => {
+          const depth = await suite.emulator.depth(queues.dlqUrl);
+          return depth.visible === 100 ? suite.emulator.drain(queues.dlqUrl) : undefined;
+        },
+        30_000,
+        '100 dead letters',
+      );
+      const succeeded = new Set(readLedger(ledger).map((l) => l.id));
+      expect(succeeded).toEqual(expectedSuccess);
+      const deadIds = new Set(dead.map((m) => (JSON.parse(m.Body!) as { id: string }).id));
+      expect(deadIds).toEqual(expectedDead);
+      for (const message of dead) {
+        expect(JSON.parse(message.MessageAttributes!['x-dead-letter']!.StringValue!)).toMatchObject({ reason: 'non-retryable', attempts: 1 });
       }
-      if (i % 10 < 9) {
-        expectedSuccess.add(id);
-        return simulation(id, { outcome: 'transient', failTimes: 2 });
-      }
-      expectedDead.add(id);
-      return simulation(id, { outcome: 'permanent' });
-    });
-    await sendAll(suite.emulator.sqs, queues.queueUrl, messages);
-    await worker(queues, { SIMULATION_LEDGER: ledger });
-    await eventually(() => (new Set(readLedger(ledger).map((l) => l.id)).size === 900 ? true : undefined), 60_000, '900 successes');
-    const dead = await eventually(
-      async () => {
-        const depth = await suite.emulator.depth(queues.dlqUrl);
-        return depth.visible === 100 ? suite.emulator.drain(queues.dlqUrl) : undefined;
-      },
-      30_000,
-      '100 dead letters',
-    );
-    const succeeded = new Set(readLedger(ledger).map((l) => l.id));
-    expect(succeeded).toEqual(expectedSuccess);
-    const deadIds = new Set(dead.map((m) => (JSON.parse(m.Body!) as { id: string }).id));
-    expect(deadIds).toEqual(expectedDead);
-    for (const message of dead) {
-      expect(JSON.parse(message.MessageAttributes!['x-dead-letter']!.StringValue!)).toMatchObject({ reason: 'non-retryable', attempts: 1 });
-    }
-    const transientAttempts = readLedger(ledger)
-      .filter((l) => Number(l.id.slice(3)) % 10 >= 7)
-      .map((l) => l.attempt);
-    expect(new Set(transientAttempts)).toEqual(new Set([3]));
-    // 1,000 messages while the file's other tests run beside it.
-  }, 90_000);
+      const transientAttempts = readLedger(ledger)
+        .filter((l) => Number(l.id.slice(3)) % 10 >= 7)
+        .map((l) => l.attempt);
+      expect(new Set(transientAttempts)).toEqual(new Set([3]));
+      // 1,000 messages while the file's other tests run beside it.
+    },
+    90_000,
+  );
 
   it('WORKER_CONSUMERS: one process drains two queues, each to its own DLQ, and /health/ready names both', async () => {
     const [first, second] = [await suite.emulator.createQueues(), await suite.emulator.createQueues()];

@@ -36,7 +36,7 @@ export interface WorkerConfig extends Omit<WorkerEnvSettings, 'queueUrl' | 'dead
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 /** The handlers this app registers (src/handlers). An app of your own registers its own with @SqsHandler. */
-export const APP_HANDLERS = ['simulation', 'simulation-unchecked', 'webhook'];
+export const APP_HANDLERS = ['simulation', 'simulation-batch', 'simulation-unchecked', 'webhook'];
 
 /** The ledger is appended to on every success: a path that cannot be written would fail every message. */
 /** A file the simulation handler appends to (SIMULATION_LEDGER, SIMULATION_STARTS): its folder must take it. */

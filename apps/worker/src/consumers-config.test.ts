@@ -39,7 +39,7 @@ describe('WORKER_CONSUMERS: several queues in one worker', () => {
     const bad = (consumers: unknown) => () => loadWorkerConfig({ WORKER_CONSUMERS: JSON.stringify(consumers) });
     expect(bad([{ ...pair('a'), queueUrl: 'ftp://x' }])).toThrow(/^WORKER_CONSUMERS\[0\]\.queueUrl: must be an http\(s\) URL/);
     expect(bad([pair('a'), { ...pair('b'), handler: 'nope' }])).toThrow(
-      /^WORKER_CONSUMERS\[1\]\.handler: must be one of simulation, simulation-unchecked, webhook/,
+      /^WORKER_CONSUMERS\[1\]\.handler: must be one of simulation, simulation-batch, simulation-unchecked, webhook/,
     );
     expect(bad([pair('a'), pair('b')])).toThrow(/^WORKER_CONSUMERS\[1\]\.name: "simulation" is taken by an earlier consumer/);
     expect(bad([{ ...pair('a'), retryPolicy: { maxAttempts: 0 } }])).toThrow(/^WORKER_CONSUMERS\[0\]\.retryPolicy: .*maxAttempts/);

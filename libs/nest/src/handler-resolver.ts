@@ -20,8 +20,7 @@ type HandlerMethod = (...args: unknown[]) => Promise<unknown>;
 
 /** A resolved `@SqsHandler` or `@SqsBatchHandler`: the call, the schema its bodies are validated with, and its idempotency guard. */
 export type ResolvedHandler = { schema: BodySchema | undefined; idempotency: IdempotencyOptions | undefined } & (
-  | { handler: MessageHandler; batch?: undefined }
-  | { batch: { handler: BatchHandler; size?: number; windowMs?: number }; handler?: undefined }
+  { handler: MessageHandler; batch?: undefined } | { batch: { handler: BatchHandler; size?: number; windowMs?: number }; handler?: undefined }
 );
 
 /**

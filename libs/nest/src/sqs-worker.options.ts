@@ -11,7 +11,8 @@ export interface BatchSettings {
 }
 
 /** What any consumer may set; in the several-consumers form the module-level values are each one's defaults. */
-export interface ConsumerEngineOptions extends Omit<SqsWorkerOptions, 'handler' | 'batch' | 'schema' | 'sqs' | 'queueUrl' | 'deadLetterQueueUrl'>, BatchSettings {}
+export interface ConsumerEngineOptions
+  extends Omit<SqsWorkerOptions, 'handler' | 'batch' | 'schema' | 'sqs' | 'queueUrl' | 'deadLetterQueueUrl'>, BatchSettings {}
 
 /** One queue, its DLQ and the `@SqsHandler` that serves it. */
 export interface SqsConsumerOptions extends ConsumerEngineOptions {

@@ -156,7 +156,14 @@ export class SqsWorker<Body = unknown> {
     this.stopMetricsFlush = every(options.timers, options.metricsFlushIntervalMs, () => void this.flushMetrics());
     poller.start();
     options.logger.info(
-      { queueUrl: redactUrlCredentials(options.queueUrl), maxInFlight: options.maxInFlight, prefetch: options.prefetch, pollers: options.pollers, ...facts },
+      {
+        queueUrl: redactUrlCredentials(options.queueUrl),
+        maxInFlight: options.maxInFlight,
+        prefetch: options.prefetch,
+        pollers: options.pollers,
+        ...(options.batch ? { batch: { size: options.batch.size, windowMs: options.batch.windowMs } } : {}),
+        ...facts,
+      },
       'worker started',
     );
   }

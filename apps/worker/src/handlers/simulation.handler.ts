@@ -1,8 +1,8 @@
 import { appendFileSync } from 'node:fs';
 import { Inject, Injectable } from '@nestjs/common';
-import { SqsHandler } from '@requeue/nest';
+import { SqsBatchHandler, SqsHandler } from '@requeue/nest';
 import { ErrorType, NonRetryableError, RetryableError, UnrecoverableError } from '@requeue/retry';
-import type { WorkerMessage } from '@requeue/sqs';
+import type { BatchContext, BatchItemResult, WorkerMessage } from '@requeue/sqs';
 import { z } from 'zod';
 import { TryCounter } from './try-counter.js';
 import { APP_CONFIG } from '../tokens.js';
@@ -45,6 +45,25 @@ export class SimulationHandler {
   }
 
   /**
+   * The batch form, for end-to-end checks of batch handlers: each message's `simulate`
+   * decides its own result, run side by side. When the batch's signal aborts (one of its
+   * messages timed out, or shutdown), what finished keeps its result and the rest fail
+   * with the signal's reason: a hanging message does not make its batch-mates wait past it.
+   */
+  @SqsBatchHandler('simulation-batch', { schema: simulationBody })
+  async handleBatch(messages: ReadonlyArray<WorkerMessage<SimulationBody>>, { signal }: BatchContext): Promise<BatchItemResult[]> {
+    const stopped = abortedBy(signal);
+    return Promise.all(
+      messages.map((message) =>
+        Promise.race([this.simulate(message), stopped]).then(
+          (): BatchItemResult => ({ messageId: message.messageId, ok: true }),
+          (error: unknown): BatchItemResult => ({ messageId: message.messageId, ok: false, error }),
+        ),
+      ),
+    );
+  }
+
+  /**
    * The same, trusting the body: the benchmark's baseline for what validation costs
    * (`npm run bench`, "body schema"). A malformed body fails in the handler instead.
    */
@@ -67,6 +86,14 @@ export class SimulationHandler {
       appendFileSync(this.config.simulationLedger, `${JSON.stringify(line)}\n`);
     }
   }
+}
+
+/** Rejects with the signal's reason once it aborts. */
+function abortedBy(signal: AbortSignal): Promise<never> {
+  return new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
 }
 
 function workFor(ms: number, signal: AbortSignal): Promise<void> {

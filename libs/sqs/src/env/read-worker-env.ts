@@ -126,6 +126,18 @@ function fleetState(env: Env): StoreLocation | undefined {
  * WORKER_TENANT_MAX_IN_FLIGHT (a number or a share such as `50%`), WORKER_TENANT_PREFETCH and
  * WORKER_TENANT_VALUES (comma-separated: the tenants with turns of their own).
  */
+/** At most WORKER_MAX_IN_FLIGHT: each message of a batch holds a handler slot. */
+function batchSize(env: Env): number | undefined {
+  const size = optionalInteger(env, 'WORKER_BATCH_SIZE', LIMITS.batchSize);
+  const maxInFlight = integer(env, 'WORKER_MAX_IN_FLIGHT', LIMITS.maxInFlight);
+  if (size !== undefined && size > maxInFlight)
+    throw new WorkerConfigError(
+      'WORKER_BATCH_SIZE',
+      `must be at most WORKER_MAX_IN_FLIGHT (${maxInFlight}): each message of a batch holds a handler slot, got ${size}`,
+    );
+  return size;
+}
+
 function tenants(env: Env, maxInFlight: number): TenantOptions | undefined {
   const key = env.WORKER_TENANT_KEY?.trim() || 'off';
   const cap = env.WORKER_TENANT_MAX_IN_FLIGHT?.trim() || undefined;
@@ -193,7 +205,7 @@ export function readWorkerEnv(env: Env = process.env): WorkerEnvSettings {
     receiveBatchSize: integer(env, 'WORKER_RECEIVE_BATCH_SIZE', LIMITS.receiveBatchSize),
     handlerTimeoutMs: integer(env, 'WORKER_HANDLER_TIMEOUT_MS', LIMITS.handlerTimeoutMs),
     drainTimeoutMs: integer(env, 'WORKER_DRAIN_TIMEOUT_MS', LIMITS.drainTimeoutMs),
-    batchSize: optionalInteger(env, 'WORKER_BATCH_SIZE', LIMITS.batchSize),
+    batchSize: batchSize(env),
     batchWindowMs: optionalInteger(env, 'WORKER_BATCH_WINDOW_MS', LIMITS.batchWindowMs),
     visibilityTimeoutSeconds: optionalInteger(env, 'WORKER_VISIBILITY_TIMEOUT_SECONDS', LIMITS.visibilityTimeoutSeconds),
     tracing: onOff(env, 'WORKER_TRACING', 'on'),

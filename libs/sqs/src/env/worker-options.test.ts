@@ -43,6 +43,16 @@ describe('workerOptionsFromEnv', () => {
     expect(Object.keys(options)).not.toContain('taskProtection');
   });
 
+  it("reads a batch handler's size and window, refusing a size the handler slots could never fill", () => {
+    const queues = { WORKER_QUEUE_URL: 'http://q', WORKER_DLQ_URL: 'http://d' };
+    expect(workerOptionsFromEnv({ ...queues, WORKER_BATCH_SIZE: '25', WORKER_BATCH_WINDOW_MS: '200' })).toMatchObject({ batchSize: 25, batchWindowMs: 200 });
+    expect(Object.keys(workerOptionsFromEnv(queues))).not.toContain('batchSize');
+    expect(() => workerOptionsFromEnv({ ...queues, WORKER_MAX_IN_FLIGHT: '5', WORKER_BATCH_SIZE: '10' })).toThrow(
+      /^WORKER_BATCH_SIZE: must be at most WORKER_MAX_IN_FLIGHT \(5\)/,
+    );
+    expect(() => workerOptionsFromEnv({ ...queues, WORKER_BATCH_WINDOW_MS: '-1' })).toThrow(/^WORKER_BATCH_WINDOW_MS/);
+  });
+
   it('reads task protection: on by default (where ECS_AGENT_URI says the task is on ECS), off or with its idle time on request', () => {
     const queues = { WORKER_QUEUE_URL: 'http://q', WORKER_DLQ_URL: 'http://d' };
     expect(workerOptionsFromEnv({ ...queues, WORKER_TASK_PROTECTION: 'off' }).taskProtection).toBe(false);
