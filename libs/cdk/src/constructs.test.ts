@@ -208,6 +208,16 @@ describe('tokens', () => {
     });
   });
 
+  it("sets a batch handler's size and window for the worker, and refuses a size its handler slots could never fill", () => {
+    const { stack, queues } = stackWithQueue();
+    worker(stack, queues, { maxInFlight: 40, batch: { size: 25, window: Duration.millis(200) } });
+    expect(environmentOf(Template.fromStack(stack))).toMatchObject({ WORKER_BATCH_SIZE: '25', WORKER_BATCH_WINDOW_MS: '200' });
+    const other = stackWithQueue();
+    expect(environmentOf(Template.fromStack((worker(other.stack, other.queues), other.stack))).WORKER_BATCH_SIZE).toBeUndefined();
+    expect(() => worker(stack, queues, { batch: { size: 20 } })).toThrow(/^batch\.size: must be at most maxInFlight \(10\)/);
+    expect(() => worker(stack, queues, { batch: { window: Duration.minutes(2) } })).toThrow(/^batch\.window: must be a whole number from 0 to 60000/);
+  });
+
   it('still rejects concrete numbers out of range', () => {
     const { stack, queues } = stackWithQueue();
     expect(() => worker(stack, queues, { maxInFlight: 0 })).toThrow(/^maxInFlight: must be a whole number from 1 to 1000, got 0/);

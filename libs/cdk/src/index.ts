@@ -29,7 +29,7 @@ export { QueueMonitoring, type QueueMonitoringProps } from './queue-monitoring.j
 export type { AlarmThresholdProps } from './alarm-thresholds.js';
 export { QueueWorkerFunction, type QueueWorkerFunctionProps } from './queue-worker-function.js';
 export { QueueWorkerService } from './queue-worker-service.js';
-export type { QueueWorkerServiceProps } from './queue-worker-service-props.js';
+export type { QueueWorkerServiceProps, WorkerBatchProps } from './queue-worker-service-props.js';
 export { DEFAULT_FIFO_MAX_RECEIVE_COUNT, DEFAULT_MAX_RECEIVE_COUNT, RetryingQueue, type RetryingQueueProps } from './retrying-queue.js';
 export { DEFAULT_METRICS_NAMESPACE } from './worker-settings.js';
 export type { SpotCapacity } from './worker-capacity.js';

@@ -53,6 +53,13 @@ export interface QueueWorkerServiceProps {
    */
   readonly handler?: string;
   /**
+   * For a batch handler (`@SqsBatchHandler`, or the worker app's `simulation-batch`): messages
+   * per call (`WORKER_BATCH_SIZE`, at most `maxInFlight`) and how long a batch waits for more
+   * (`WORKER_BATCH_WINDOW_MS`). A per-message handler ignores them.
+   * @default - not set: the batch handler's own (10 messages, 50 ms)
+   */
+  readonly batch?: WorkerBatchProps;
+  /**
    * Extra plain environment, e.g. `LOG_LEVEL`. It overrides nothing of the worker's own.
    * @default - none
    */
@@ -184,4 +191,18 @@ export interface QueueWorkerServiceProps {
    * @default RemovalPolicy.DESTROY
    */
   readonly logRemovalPolicy?: RemovalPolicy;
+}
+
+/** A batch handler's batching (`QueueWorkerServiceProps.batch`). */
+export interface WorkerBatchProps {
+  /**
+   * Messages per call of the batch handler, 1–1,000 and at most `maxInFlight`.
+   * @default - the handler's own (10)
+   */
+  readonly size?: number;
+  /**
+   * How long a batch's first message waits for others, up to 60 s.
+   * @default - the handler's own (50 ms)
+   */
+  readonly window?: Duration;
 }

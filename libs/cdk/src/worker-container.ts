@@ -45,6 +45,7 @@ export function addWorkerContainer(taskDefinition: ecs.FargateTaskDefinition, in
       RETRY_POLICY: JSON.stringify(settings.retryPolicy),
       METRICS_NAMESPACE: settings.metricsNamespace,
       WORKER_MAX_IN_FLIGHT: Tokenization.stringifyNumber(settings.maxInFlight),
+      ...settings.batchEnvironment,
       WORKER_DRAIN_TIMEOUT_MS: String(settings.drainTimeout.toMilliseconds()),
       WORKER_HEALTH_PORT: String(HEALTH_PORT),
       ...(input.idempotencyTable

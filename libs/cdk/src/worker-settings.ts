@@ -1,4 +1,4 @@
-import { Duration, Token } from 'aws-cdk-lib';
+import { Duration, Token, Tokenization } from 'aws-cdk-lib';
 import { createRetryPolicy, parseRetryPolicyJson, RetryPolicyConfigError, type RetryPolicyJson } from '@requeue/retry';
 import { InfraConfigError } from './errors.js';
 import type { QueueWorkerServiceProps } from './queue-worker-service-props.js';
@@ -15,6 +15,7 @@ export const DEFAULT_METRICS_NAMESPACE = 'requeue';
 export type WorkerSettingsProps = Pick<
   QueueWorkerServiceProps,
   | 'handler'
+  | 'batch'
   | 'retryPolicy'
   | 'metricsNamespace'
   | 'maxInFlight'
@@ -40,6 +41,8 @@ export interface Settings {
   minCapacity: number;
   maxCapacity: number;
   backlogPerTask: number;
+  /** WORKER_BATCH_SIZE and WORKER_BATCH_WINDOW_MS, each only when set. */
+  batchEnvironment: Record<string, string>;
 }
 
 export function resolveSettings(props: WorkerSettingsProps): Settings {
@@ -54,20 +57,35 @@ export function resolveSettings(props: WorkerSettingsProps): Settings {
   const minCapacity = wholeNumber('minCapacity', props.minCapacity ?? 1, 0, 1000);
   // Checked with or without Spot: the drain must end the margin before SIGKILL.
   const stopTimeout = stopTimeoutAfter(drainTimeout);
+  const maxInFlight = wholeNumber('maxInFlight', props.maxInFlight ?? 10, 1, 1000);
   return {
     cpu: wholeNumber('cpu', props.cpu ?? 256, 256, 16_384),
     memoryLimitMiB: wholeNumber('memoryLimitMiB', props.memoryLimitMiB ?? 512, 512, 122_880),
     handler,
     retryPolicy,
     metricsNamespace,
-    maxInFlight: wholeNumber('maxInFlight', props.maxInFlight ?? 10, 1, 1000),
+    maxInFlight,
     drainTimeout,
     stopTimeout: props.spot ? Duration.seconds(FARGATE_MAX_STOP_TIMEOUT_SECONDS) : stopTimeout,
     minCapacity,
     maxCapacity: wholeNumber('maxCapacity', props.maxCapacity ?? 10, Token.isUnresolved(minCapacity) ? 1 : Math.max(1, minCapacity), 1000),
     // The target-tracking policy takes it as it is, a token too.
     backlogPerTask: wholeNumber('backlogPerTask', props.backlogPerTask ?? 100, 1, 1_000_000),
+    batchEnvironment: batchEnvironment(props.batch, maxInFlight),
   };
+}
+
+/** The batch's size, checked against the handler slots that must hold it, and its window, as the worker reads them. */
+function batchEnvironment(batch: WorkerSettingsProps['batch'], maxInFlight: number): Record<string, string> {
+  const environment: Record<string, string> = {};
+  if (batch?.size !== undefined) {
+    const size = wholeNumber('batch.size', batch.size, 1, 1000);
+    if (!Token.isUnresolved(size) && !Token.isUnresolved(maxInFlight) && size > maxInFlight)
+      throw new InfraConfigError('batch.size', `must be at most maxInFlight (${maxInFlight}): each message of a batch holds a handler slot, got ${size}`);
+    environment.WORKER_BATCH_SIZE = Tokenization.stringifyNumber(size);
+  }
+  if (batch?.window !== undefined) environment.WORKER_BATCH_WINDOW_MS = String(wholeNumber('batch.window', batch.window.toMilliseconds(), 0, 60_000));
+  return environment;
 }
 
 /** `METRICS_NAMESPACE` as CloudWatch takes it. */
