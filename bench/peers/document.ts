@@ -7,6 +7,8 @@ import type { Config, IdempotencyRun, Row, Target } from './rows.js';
 export type Document = {
   config: Config;
   happy: Row[];
+  /** The batch handlers on bulk sinks; absent from documents saved before. */
+  batch?: Row[];
   tracing?: Row[];
   featureCost?: Row[];
   idempotency?: IdempotencyRun;

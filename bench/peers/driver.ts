@@ -42,6 +42,7 @@ const REQUEUE_SYSTEMS = [
   'requeue-tracing-sdk-floor',
   'requeue-tracing-off',
   'requeue-idempotency',
+  'requeue-batch',
 ] as const;
 type RequeueSystem = (typeof REQUEUE_SYSTEMS)[number];
 export type SystemName = RequeueSystem | 'raw-sdk-loop' | 'sqs-consumer' | 'sqs-consumer-batch' | 'seed-reference';
@@ -68,6 +69,7 @@ export const SYSTEM_LABELS: Record<SystemName, string> = {
   'requeue-tracing-sdk-floor': 'requeue, the same SDK, bare spans (nothing set on them, no context made active)',
   'requeue-tracing-off': 'requeue, tracing off (WORKER_TRACING=off)',
   'requeue-idempotency': 'requeue, idempotency on (Redis)',
+  'requeue-batch': 'requeue, batch handler (simulation-batch, 10 per call)',
   'raw-sdk-loop': 'raw SDK loop',
   'sqs-consumer': 'sqs-consumer 15 (handleMessage, batchSize 10)',
   'sqs-consumer-batch': 'sqs-consumer 15 (handleMessageBatch)',
@@ -114,6 +116,7 @@ export async function startSystem(sut: SystemUnderTest, endpoint: string, queueU
       ...(sut.system === 'requeue-no-backpressure' ? { WORKER_BACKPRESSURE: 'off' } : {}),
       // The simulation handler's body is checked by its zod schema in the engine; this one trusts it.
       ...(sut.system === 'requeue-no-schema' ? { WORKER_HANDLER: 'simulation-unchecked' } : {}),
+      ...(sut.system === 'requeue-batch' ? { WORKER_HANDLER: 'simulation-batch' } : {}),
       ...sut.env,
     });
     return { child: worker.child, ready: waitUntilReady(worker, 30_000) };

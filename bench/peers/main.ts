@@ -15,6 +15,7 @@ import { targets } from './targets.js';
 import { featureCostRows, idempotencyRun, tracingRows } from './feature-rows.js';
 import { HAPPY_HANDLERS, inRounds } from './rounds.js';
 import { fleetSizes, fleetTable, runFleet, type FleetRun } from './fleet.js';
+import { batchRows } from './batch-rows.js';
 
 const DOCS = fileURLToPath(new URL('../../../docs/benchmarks.md', import.meta.url));
 const CHART = fileURLToPath(new URL('../../../docs/herd-e2e.svg', import.meta.url));
@@ -197,6 +198,18 @@ async function retryOnly(config: Config): Promise<void> {
   }
 }
 
+/** `npm run bench -- --batch`: only the batch handlers' rows on their bulk sinks, and their targets. */
+async function batchOnly(config: Config): Promise<void> {
+  const emulator = await startBenchEmulator();
+  try {
+    const batch = await batchRows(emulator, config);
+    const measured = targets({ happy: [], batch, latency: [], retry: [], memory: undefined, herd: [] }, config.herdMessages);
+    process.stdout.write(`${JSON.stringify({ batch, targets: measured }, null, 2)}\n`);
+  } finally {
+    await emulator.stop();
+  }
+}
+
 /** Rewrites the fleet section of docs/benchmarks.md and its chart from one fleet run. */
 async function documentFleet(fleet: readonly FleetRun[], config: Config, command: string): Promise<void> {
   await writeHerdChart(
@@ -247,6 +260,7 @@ async function main(argv: string[]): Promise<void> {
   if (argv.includes('--features')) return featuresOnly(configFrom(argv));
   if (argv.includes('--retry')) return retryOnly(configFrom(argv));
   if (argv.includes('--fleet')) return fleetOnly(configFrom(argv), argv);
+  if (argv.includes('--batch')) return batchOnly(configFrom(argv));
   const config = configFrom(argv);
   const started = Date.now();
   const emulator = await startBenchEmulator();
@@ -256,6 +270,7 @@ async function main(argv: string[]): Promise<void> {
       progress(`happy path, ${handler} handler, ${config.backlog.toLocaleString('en-US')} messages, ${config.runs} run(s) each`);
       happy.push(...(await inRounds(emulator, `happy ${handler}`, HAPPY_SYSTEMS, { count: config.backlog, simulate }, config)));
     }
+    const batch = await batchRows(emulator, config);
 
     const featureCost = await featureCostRows(emulator, config);
     const tracing = await tracingRows(emulator, config);
@@ -287,6 +302,7 @@ async function main(argv: string[]): Promise<void> {
     const document = {
       config,
       happy,
+      batch,
       featureCost,
       tracing,
       idempotency,
@@ -296,7 +312,7 @@ async function main(argv: string[]): Promise<void> {
       memory,
       herd,
       fleet,
-      targets: targets({ happy, featureCost, tracing, idempotency, latency, retry, memory, herd, fleet }, config.herdMessages),
+      targets: targets({ happy, batch, featureCost, tracing, idempotency, latency, retry, memory, herd, fleet }, config.herdMessages),
       durationSeconds: (Date.now() - started) / 1000,
     };
     if (argv.includes('--update-docs')) {

@@ -152,6 +152,7 @@ function renderSummary(document: Document): string {
     '',
     rows(document.happy, config.backlog),
     '',
+    ...batchSection(document),
     `### Retry path (${config.retryBacklog.toLocaleString('en-US')} messages, each failing once, retried after 0-1 s)`,
     '',
     `Timed over the whole backlog, from its load until the last message is done, after a warm-up of ${config.retryWarmupCount.toLocaleString('en-US')} messages of the same kind. The seed reference retries after its own 3 s.`,
@@ -181,6 +182,19 @@ function renderDetail(document: Document): string {
     '',
     `RSS start ${memory.startMb.toFixed(0)} MB, peak ${memory.peakMb.toFixed(0)} MB, end ${memory.endMb.toFixed(0)} MB; after each pass ${memory.passEndMb.map((mb) => mb.toFixed(0)).join(', ')} MB; slope over the last pass ${memory.slopeMbPerMinute.toFixed(1)} MB/min; ${memory.messagesPerSecond.toFixed(0)} messages/s.`,
   ].join('\n');
+}
+
+/** The batch handlers on a bulk sink: one call per batch, whatever it holds. */
+function batchSection(document: Document): string[] {
+  if (!document.batch?.length) return [];
+  return [
+    `### Batch handlers (${document.config.backlog.toLocaleString('en-US')} messages, a bulk sink called once per batch)`,
+    '',
+    "requeue's batch handler (`WORKER_HANDLER=simulation-batch`, 10 messages per call, `SIMULATION_BULK_SINK_MS`), five sqs-consumers with `handleMessageBatch`, and the raw loop, each calling the sink once per batch it holds, in the same rounds.",
+    '',
+    rows(document.batch, document.config.backlog),
+    '',
+  ];
 }
 
 function herdSection(document: Document): string[] {

@@ -6,6 +6,7 @@ import { pairedRatio } from './rounds.js';
 import { HERD, idealDrainSeconds, type HerdSummary } from './herd.js';
 import type { MemoryRun } from './memory.js';
 import type { FleetRun } from './fleet.js';
+import { BULK_SINKS } from './batch-rows.js';
 
 type Push = (measure: string, target: string, value: number, met: boolean, unit?: string) => void;
 
@@ -26,13 +27,13 @@ const pairIn =
 
 /** Every target the bench checks, with what this run measured. */
 export function targets(
-  measured: Pick<Document, 'happy' | 'latency' | 'retry' | 'herd' | 'idempotency' | 'fleet' | 'featureCost'> & {
+  measured: Pick<Document, 'happy' | 'latency' | 'retry' | 'herd' | 'idempotency' | 'fleet' | 'featureCost' | 'batch'> & {
     tracing?: Row[];
     memory: MemoryRun | undefined;
   },
   messages: number,
 ): Target[] {
-  const { happy, latency, retry, memory, herd, tracing = [], fleet = [], featureCost = [] } = measured;
+  const { happy, latency, retry, memory, herd, tracing = [], fleet = [], featureCost = [], batch = [] } = measured;
   const out: Target[] = [];
   // Three significant digits: two decimals would print 0.497 as a failing "0.50".
   const push: Push = (measure, target, value, met, unit = '×') =>
@@ -48,7 +49,17 @@ export function targets(
   if (featureCost.length > 0) featureCostTargets(featureCost, push);
   if (tracing.length > 0) tracingTargets(tracing, push);
   if (fleet.length > 0) fleetTargets(fleet, messages, push);
+  if (batch.length > 0) batchTargets(batch, push);
   return out;
+}
+
+/** requeue's batch handler against five sqs-consumers' `handleMessageBatch` on the same bulk sink, and its SQS calls. */
+function batchTargets(batch: Row[], push: Push): void {
+  const scenario = BULK_SINKS[0].scenario;
+  const r = pairIn(batch)(scenario, ['requeue-batch', 50], ['sqs-consumer-batch', 50]);
+  push(`batch handler vs five sqs-consumers' handleMessageBatch, ${scenario}, @50`, '≥ 1.2×', r, r >= 1.2);
+  const calls = rowIn(batch)(scenario, 'requeue-batch', 50)?.callsPerMessage ?? NaN;
+  push(`SQS calls per message, batch handler, ${scenario}`, '≤ 0.21', calls, calls <= 0.21, '');
 }
 
 /** requeue against the raw loop, sqs-consumer and the seed, on both happy paths. */

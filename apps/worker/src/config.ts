@@ -23,6 +23,8 @@ export interface WorkerConfig extends Omit<WorkerEnvSettings, 'queueUrl' | 'dead
   simulationLedger: string | undefined;
   /** SIMULATION_STARTS: one line per handler run begun, so that a run cut short shows as a start without its success. */
   simulationStarts: string | undefined;
+  /** SIMULATION_BULK_SINK_MS: the bulk call `simulation-batch` makes per batch, before each message's own outcome. */
+  simulationBulkSink: { callMs: number; itemMs: number } | undefined;
   webhookUrl: string | undefined;
   webhookTimeoutMs: number;
   /** Internal hosts (`host` or `host:port`) the webhook handler may call anyway. */
@@ -152,6 +154,7 @@ export function loadWorkerConfig(env: Env): WorkerConfig {
     startTimeoutMs: readIntegerSetting(env, 'WORKER_START_TIMEOUT_MS', { default: 30_000, min: 0, max: 3_600_000 }),
     simulationLedger: ledgerPath(env, 'SIMULATION_LEDGER'),
     simulationStarts: ledgerPath(env, 'SIMULATION_STARTS'),
+    simulationBulkSink: bulkSink(env.SIMULATION_BULK_SINK_MS),
     webhookUrl: readUrlSetting(env, 'WEBHOOK_URL'),
     webhookTimeoutMs: readIntegerSetting(env, 'WEBHOOK_TIMEOUT_MS', { default: 10_000, min: 1, max: 900_000 }),
     webhookAllowHosts: allowHosts(env),
@@ -166,4 +169,17 @@ export function loadWorkerConfig(env: Env): WorkerConfig {
     metricsNamespace: metricsNamespace ?? 'requeue',
     dashboard: dashboard(env, engine.production),
   };
+}
+
+/** `<ms per call>[,<ms per message>]`, e.g. `5,0.5`: a bulk API's time for one call of n messages. */
+function bulkSink(setting: string | undefined): WorkerConfig['simulationBulkSink'] {
+  if (setting === undefined || setting.trim() === '') return undefined;
+  const [callMs, itemMs = 0, ...rest] = setting.split(',').map((part) => Number(part.trim()));
+  const valid = (ms: number | undefined) => ms !== undefined && Number.isFinite(ms) && ms >= 0 && ms <= 60_000;
+  if (rest.length > 0 || !valid(callMs) || !valid(itemMs))
+    throw new WorkerConfigError(
+      'SIMULATION_BULK_SINK_MS',
+      `must be <ms per call>[,<ms per message>], each 0-60000, e.g. 5,0.5; got ${JSON.stringify(setting)}`,
+    );
+  return { callMs: callMs!, itemMs };
 }

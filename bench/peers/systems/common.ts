@@ -48,8 +48,12 @@ export async function simulate(rawBody: string, attempt: number): Promise<void> 
 /** The delivery count sqs-consumer based systems read as the attempt. */
 export const attemptOf = (message: Message) => Number(message.Attributes?.ApproximateReceiveCount ?? 1);
 
+/** BENCH_BULK_SINK_MS, `<ms per call>[,<ms per message>]`: one bulk call per batch before its messages' own outcomes. */
+const BULK_SINK = process.env.BENCH_BULK_SINK_MS?.split(',').map(Number);
+
 /** Runs a received batch all at once and splits it into the messages done and those that failed. */
 export async function runBatch(messages: Message[]): Promise<{ done: Message[]; failed: Message[] }> {
+  if (BULK_SINK && messages.length > 0) await sleep(BULK_SINK[0]! + (BULK_SINK[1] ?? 0) * messages.length);
   const outcomes = await Promise.all(
     messages.map((m) =>
       simulate(m.Body!, attemptOf(m)).then(

@@ -45,14 +45,16 @@ export class SimulationHandler {
   }
 
   /**
-   * The batch form, for end-to-end checks of batch handlers: each message's `simulate`
-   * decides its own result, run side by side. When the batch's signal aborts (one of its
+   * The batch form, for end-to-end checks of batch handlers: with SIMULATION_BULK_SINK_MS, one
+   * bulk call for the batch first; then each message's `simulate` decides its own result, run side by side. When the batch's signal aborts (one of its
    * messages timed out, or shutdown), what finished keeps its result and the rest fail
    * with the signal's reason: a hanging message does not make its batch-mates wait past it.
    */
   @SqsBatchHandler('simulation-batch', { schema: simulationBody })
   async handleBatch(messages: ReadonlyArray<WorkerMessage<SimulationBody>>, { signal }: BatchContext): Promise<BatchItemResult[]> {
     const stopped = abortedBy(signal);
+    const sink = this.config.simulationBulkSink;
+    if (sink) await workFor(sink.callMs + sink.itemMs * messages.length, signal);
     return Promise.all(
       messages.map((message) =>
         Promise.race([this.simulate(message), stopped]).then(
