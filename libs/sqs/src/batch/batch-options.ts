@@ -43,7 +43,10 @@ export interface ResolvedBatch<Body = unknown> {
 
 /** A message the batch handler's result did not mention: the handler has a defect, and the message is retried as failed. */
 export class BatchResultMissingError extends Error {
-  constructor(readonly messageId: string) {
+  constructor(
+    /** The message the result left out. */
+    readonly messageId: string,
+  ) {
     super(
       `the batch handler's result has no entry for message ${messageId}: it counts as failed; return a result for every message, or nothing when all succeeded`,
     );
