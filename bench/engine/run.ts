@@ -27,7 +27,7 @@ function loadedQueue(spec: RunSpec): MemorySqs {
     const latencyMs = spec.latencyMs + (spec.latencySpreadMs ?? 0) * (2 * Math.random() - 1);
     return new Promise<void>((resolve) => (latencyMs > 0 ? setTimeout(resolve, latencyMs) : setImmediate(resolve)));
   };
-  const queue = new MemorySqs({ queueUrl: QUEUE_URL, maxReceiveCount: MAX_RECEIVE_COUNT, beforeAnswer: answerAfter });
+  const queue = new MemorySqs({ queueUrl: QUEUE_URL, maxReceiveCount: MAX_RECEIVE_COUNT, beforeAnswer: answerAfter, history: false });
   const attributes = spec.tracedIn ? { traceparent: { DataType: 'String', StringValue: TRACEPARENT } } : undefined;
   for (let n = 0; n < spec.messages; n++) queue.add(JSON.stringify({ id: n }), attributes ? { attributes } : {});
   return queue;

@@ -13,7 +13,8 @@ afterEach(async () => {
   await Promise.all(workers.splice(0).map((worker) => worker.stop({ drainTimeoutMs: 0 })));
 });
 
-async function startWorker(fake: MemorySqs, extra: Partial<SqsWorkerOptions> = {}, started: string[] = []) {
+/** `holdFirst`: the first handler waits for it, so that what follows starts from all that was received. */
+async function startWorker(fake: MemorySqs, extra: Partial<SqsWorkerOptions> = {}, started: string[] = [], holdFirst?: () => Promise<unknown>) {
   const worker = new SqsWorker({
     ...extra,
     sqs: fake.client,
@@ -22,6 +23,7 @@ async function startWorker(fake: MemorySqs, extra: Partial<SqsWorkerOptions> = {
     handler: ({ body, attempt }) => {
       const { outcome, id } = body as { outcome: string; id?: string };
       if (id) started.push(id);
+      if (holdFirst && started.length === 1) return holdFirst().then(() => undefined);
       if (outcome === 'flaky' && attempt === 1) return Promise.reject(new RetryableError('503', { errorType: 'TEMPORARY' }));
       if (outcome === 'broken') return Promise.reject(new NonRetryableError('declined'));
       return Promise.resolve();
@@ -56,8 +58,9 @@ describe('a fair queue (standard, MessageGroupId = tenant)', () => {
     for (let i = 0; i < 12; i++) fake.add(JSON.stringify({ outcome: 'ok', id: `a${i}` }), { groupId: 'noisy' });
     fake.add('{"outcome":"ok","id":"b0"}', { groupId: 'quiet' });
     const started: string[] = [];
-    // One handler at a time, everything received at once: the start order is the schedule.
-    await startWorker(fake, { tenants: { key: 'group' }, maxInFlight: 1, prefetch: 20 }, started);
+    // One handler at a time, held until everything is received: the start order after it is the schedule.
+    const allReceived = () => vi.waitFor(() => expect(fake.received).toHaveLength(13), { timeout: 3000 });
+    await startWorker(fake, { tenants: { key: 'group' }, maxInFlight: 1, prefetch: 20 }, started, allReceived);
     await vi.waitFor(() => expect(started).toHaveLength(13), { timeout: 3000 });
     fake.close();
     expect(started.indexOf('b0')).toBeLessThanOrEqual(2);

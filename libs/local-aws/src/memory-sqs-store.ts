@@ -154,9 +154,10 @@ export class MemoryQueueStore {
   /** Messages whose delay or visibility timeout has run out become visible. */
   private promoteDue(): void {
     const now = this.options.now();
-    for (const [handle, message] of this.inFlight) {
+    // Values, not entries: this runs on every receive, over every message in flight.
+    for (const message of this.inFlight.values()) {
       if (message.visibleAt > now) continue;
-      this.inFlight.delete(handle);
+      this.inFlight.delete(message.receiptHandle!);
       message.receiptHandle = undefined;
       this.ready.push(message);
     }

@@ -149,7 +149,7 @@ describe('Dependency gate', () => {
     vi.advanceTimersByTime(1000);
     const startedAt: number[] = [];
     const calls = Array.from({ length: 5 }, () =>
-      dependency.admit().then((admission) => {
+      Promise.resolve(dependency.admit()).then((admission) => {
         startedAt.push(Date.now());
         dependency.finish(ticketOf(admission), { kind: 'success' });
       }),

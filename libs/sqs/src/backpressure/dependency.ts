@@ -67,17 +67,19 @@ export class Dependency {
   }
 
   /**
-   * Resolves when the message may run, must be deferred, or the worker stops. Only first
+   * The message may run, must be deferred, or (once it resolves) the worker stops: at once
+   * when the gate can say, else a promise that resolves when it can. Only first
    * attempts are `sampled` into the breaker's window: retries are the messages that
    * already failed once, and the tail of a backlog, all retries, would otherwise look
    * like an outage. Probes count whatever they are.
    */
-  admit(sampled = true): Promise<Admission> {
+  admit(sampled = true): Admission | Promise<Admission> {
     this.lastUsedAt = this.now();
     const verdict = this.waiters.length === 0 ? this.evaluate(sampled) : undefined;
-    if (verdict && verdict.kind !== 'wait') return Promise.resolve(verdict);
+    // Answered at once when nothing waits: the common case, which then costs no promise.
+    if (verdict && verdict.kind !== 'wait') return verdict;
     const overflow = this.pacedOverflowUntil(this.waiters.length + 1);
-    if (overflow !== undefined) return Promise.resolve({ kind: 'defer', untilMs: overflow, cause: 'rate-limited' });
+    if (overflow !== undefined) return { kind: 'defer', untilMs: overflow, cause: 'rate-limited' };
     if (verdict) this.wakeAt(verdict.retryAt);
     return new Promise((resolve) => this.waiters.push({ resolve, sampled }));
   }

@@ -59,7 +59,7 @@ describe('fleet reports a worker cannot trust', () => {
     gate.finish(first.ticket, { kind: 'rate-limited', retryAfterMs: 1000 });
     for (let second = 0; second < 30; second++) {
       gate.applyFleet(fleetView(await store.exchange('api.example.com', gate.memberState('me'), STALE), report('me'), Date.now(), STALE, MAX_PAUSE));
-      const admission = gate.admit();
+      const admission = Promise.resolve(gate.admit());
       admissions.push(admission);
       void admission.then((a) => {
         if (a.kind === 'run') {

@@ -29,6 +29,7 @@ export class BatchGatherer {
   /** Messages past decode and not yet at the handler: a batch about to start waits for them. */
   private approaching = 0;
   private cancelWindow: CancelTimer | undefined;
+  private checkQueued = false;
 
   constructor(
     private readonly batch: ResolvedBatch,
@@ -58,7 +59,15 @@ export class BatchGatherer {
 
   private startIfComplete(): void {
     if (this.pending.length === 0) return;
-    if (this.pending.length >= this.batch.size || (this.approaching === 0 && !this.wiring.roomForMore())) this.start();
+    if (this.pending.length >= this.batch.size) return this.start();
+    // Checked once the current turn is done: the messages of one receive (or one Lambda
+    // event) enter the pipeline one after another in it, and may reach the handler at once.
+    if (this.checkQueued) return;
+    this.checkQueued = true;
+    queueMicrotask(() => {
+      this.checkQueued = false;
+      if (this.pending.length > 0 && this.approaching === 0 && !this.wiring.roomForMore()) this.start();
+    });
   }
 
   private start(): void {

@@ -44,46 +44,52 @@ export class HandlerStop {
   }
 }
 
+const SUCCEEDED: HandlerOutcome = Object.freeze({ ok: true });
+
 /**
  * Runs a handler with a timeout. On timeout the handler's signal is aborted and the
  * attempt fails with a `TimeoutError`; `stop` aborts it too, for shutdown, and
  * the outcome says `stopped` so the message is released rather than retried.
  * Whatever the handler does (throws synchronously, rejects with nothing, never
- * settles), this resolves.
+ * settles), this resolves. One promise, one timer and one stop listener per run: it runs
+ * once per message.
  */
-export async function runWithTimeout(
+export function runWithTimeout(
   run: (signal: AbortSignal) => Promise<void> | void,
   timeoutMs: number,
   stop: HandlerStop,
   timers: WorkerTimers = realTimers,
 ): Promise<HandlerOutcome> {
-  const controller = new AbortController();
-  let stopListening: () => void = () => undefined;
-  // A handler that ignores its signal must not hold shutdown hostage.
-  const stopped = new Promise<HandlerOutcome>((resolve) => {
-    stopListening = stop.listen(() => {
-      controller.abort(stop.signal.reason);
-      resolve({ ok: false, error: stop.signal.reason, timedOut: false, stopped: true });
-    });
-  });
-  let cancelTimeout: CancelTimer = () => undefined;
-  const timedOut = new Promise<HandlerOutcome>((resolve) => {
+  return new Promise<HandlerOutcome>((resolve) => {
+    const controller = new AbortController();
+    let done = false;
+    let cancelTimeout: CancelTimer | undefined;
+    let stopListening: (() => void) | undefined;
+    const finish = (outcome: HandlerOutcome, abortWith?: unknown) => {
+      if (done) return;
+      done = true;
+      cancelTimeout?.();
+      stopListening?.();
+      if (abortWith !== undefined) controller.abort(abortWith);
+      resolve(outcome);
+    };
+    // A handler that ignores its signal must not hold shutdown hostage.
+    stopListening = stop.listen(() => finish({ ok: false, error: stop.signal.reason, timedOut: false, stopped: true }, stop.signal.reason));
+    if (done) return;
     cancelTimeout = timers.after(timeoutMs, () => {
       const error = new HandlerTimeoutError(timeoutMs);
-      controller.abort(error);
-      resolve({ ok: false, error, timedOut: true, stopped: false });
+      finish({ ok: false, error, timedOut: true, stopped: false }, error);
     });
-  });
-  const ran = Promise.resolve()
-    .then(() => run(controller.signal))
-    .then(
-      (): HandlerOutcome => ({ ok: true }),
-      (error: unknown): HandlerOutcome => ({ ok: false, error, timedOut: false, stopped: false }),
+    let ran: Promise<void> | void;
+    try {
+      ran = run(controller.signal);
+    } catch (error) {
+      finish({ ok: false, error, timedOut: false, stopped: false });
+      return;
+    }
+    Promise.resolve(ran).then(
+      () => finish(SUCCEEDED),
+      (error: unknown) => finish({ ok: false, error, timedOut: false, stopped: false }),
     );
-  try {
-    return await Promise.race([ran, timedOut, stopped]);
-  } finally {
-    cancelTimeout();
-    stopListening();
-  }
+  });
 }

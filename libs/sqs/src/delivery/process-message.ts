@@ -1,7 +1,7 @@
 import type { Arrival } from '../message/arrival.js';
 import { classifyFailure } from '@requeue/retry';
 import { callOutcomeOf, dependencyKeyOf, isFirstRateLimit } from '../backpressure/call-outcome.js';
-import { validateBody } from '../message/body-schema.js';
+import { validateBody, type BodySchema } from '../message/body-schema.js';
 import type { Dependencies } from '../backpressure/dependencies.js';
 import type { Admission, CallOutcome } from '../backpressure/admission.js';
 import type { Dependency as DependencyGate } from '../backpressure/dependency.js';
@@ -24,6 +24,8 @@ import type { UnusedReceives } from './unused-receives.js';
 import type { UnfinishedSettlements } from './unfinished.js';
 
 const RECEIVED = { kind: 'received' } as const;
+
+type Clearing = Cleared | FinalVerdict | Promise<Cleared | FinalVerdict>;
 
 /** A message cleared to run: its input (the schema's output), its dependency's admission, its idempotency claim. */
 interface Cleared {
@@ -134,7 +136,8 @@ export class MessageProcessor {
     gatherer?.approach();
     let cleared: Cleared | FinalVerdict;
     try {
-      cleared = await this.clearToRun(message);
+      const clearing = this.clearToRun(message);
+      cleared = clearing instanceof Promise ? await clearing : clearing;
     } catch (unexpected) {
       gatherer?.turnedAway();
       throw unexpected;
@@ -146,27 +149,43 @@ export class MessageProcessor {
     return this.runHandler(message, cleared);
   }
 
-  /** The facts before the handler: a verdict when one of them stops the message. */
-  private async clearToRun(message: DecodedMessage): Promise<Cleared | FinalVerdict> {
-    const { options } = this.context;
-    // Validated before the dependency's gate: a body that can never succeed is
-    // dead-lettered on this delivery, even while its dependency is paused.
-    const validated = options.schema ? await validateBody(options.schema, message.handlerMessage.body) : undefined;
-    if (validated && !validated.ok) return { kind: 'invalid-body', invalid: validated.invalid, error: validated.error };
-    const input = validated ? { ...message.handlerMessage, body: validated.value } : message.handlerMessage;
-    const gate = this.context.dependencies?.get(dependencyKeyOf(options.dependencyKey, input, this.context.queueName));
-    const admission = gate ? await gate.admit(message.state.attempt === 1) : undefined;
+  /**
+   * The facts before the handler: a verdict when one of them stops the message. Answered
+   * without a promise when nothing has to wait (no schema, an open gate, no idempotency):
+   * this runs once per message.
+   */
+  private clearToRun(message: DecodedMessage): Clearing {
+    const { schema } = this.context.options;
+    return schema ? this.validateThenClear(message, schema) : this.passGate(message, message.handlerMessage);
+  }
+
+  /** Validated before the dependency's gate: a body that can never succeed is dead-lettered on this delivery, even while its dependency is paused. */
+  private async validateThenClear(message: DecodedMessage, schema: BodySchema): Promise<Cleared | FinalVerdict> {
+    const validated = await validateBody(schema, message.handlerMessage.body);
+    if (!validated.ok) return { kind: 'invalid-body', invalid: validated.invalid, error: validated.error };
+    return this.passGate(message, { ...message.handlerMessage, body: validated.value });
+  }
+
+  private passGate(message: DecodedMessage, input: Cleared['input']): Clearing {
+    const { options, queueName, dependencies } = this.context;
+    const gate = dependencies?.get(dependencyKeyOf(options.dependencyKey, input, queueName));
+    const admission = gate?.admit(message.state.attempt === 1);
+    return admission instanceof Promise ? admission.then((admitted) => this.claimKey(input, gate, admitted)) : this.claimKey(input, gate, admission);
+  }
+
+  private claimKey(input: Cleared['input'], gate: DependencyGate | undefined, admission: Admission | undefined): Clearing {
     if (gate && admission && admission.kind !== 'run') {
       return admission.kind === 'stopped'
         ? { kind: 'gate-stopped' }
         : { kind: 'gate-closed', untilMs: admission.untilMs, cause: admission.cause, dependency: gate.key };
     }
-    const claim = this.context.idempotency ? await this.context.idempotency.claim(input) : undefined;
-    if (claim && claim.kind !== 'run' && claim.kind !== 'unguarded') {
+    const { idempotency } = this.context;
+    if (!idempotency) return { input, gate, admission, claim: undefined };
+    return idempotency.claim(input).then((claim): Cleared | FinalVerdict => {
+      if (claim.kind === 'run' || claim.kind === 'unguarded') return { input, gate, admission, claim };
       if (gate && admission?.kind === 'run') gate.finish(admission.ticket, { kind: 'neutral' });
       return unclaimedVerdict(claim);
-    }
-    return { input, gate, admission, claim };
+    });
   }
 
   private async runHandler(message: DecodedMessage, { input, gate, admission, claim }: Cleared): Promise<FinalVerdict> {
@@ -238,6 +257,7 @@ export class MessageProcessor {
 
   /** What the idempotency store said, when it kept the handler from running: the outcome alone would not tell an operator why. */
   private logVerdict(message: DecodedMessage, verdict: FinalVerdict): void {
+    if (verdict.kind !== 'duplicate' && verdict.kind !== 'store-unavailable') return;
     const { logger } = this.context.options;
     const fields = { messageId: message.messageId, originalMessageId: message.state.originalMessageId };
     if (verdict.kind === 'duplicate') logger.info(fields, 'duplicate of a completed idempotency key: acknowledged without running the handler');

@@ -89,17 +89,21 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
   const sqsBody = message.Body ?? '';
 
   const sqsUserAttributes = userAttributes(attributes);
-  const digest = messageDigest(sqsBody, sqsUserAttributes);
+  // A SHA-256 of the body: needed to verify a state the message carries, or to sign one for
+  // a copy or a dead letter, so computed then, never for a first delivery that succeeds.
+  let digest: string | undefined;
+  const digestOf = () => (digest ??= messageDigest(sqsBody, sqsUserAttributes));
   const retry = readAttribute(attributes[RETRY_STATE_ATTRIBUTE]?.StringValue, (raw) => parseRetryState(raw, now));
   const recorded = retry.value
-    ? withTrustedIdentity(retry.value, messageId, signer?.verifies(retry.value, digest) === true)
+    ? withTrustedIdentity(retry.value, messageId, signer?.verifies(retry.value, digestOf()) === true)
     : freshRetryState(messageId, Math.min(firstReceivedAt, now));
   const { value: override, problem: overrideProblem } = readAttribute(attributes[RETRY_POLICY_ATTRIBUTE]?.StringValue, parseOverride);
 
   // The arrival's unwrap saw every attribute: it stands unless one was dropped as unreadable.
   const unwrapped = arrival && unreadable === undefined ? arrival.unwrapped : unwrapSnsEnvelope(sqsBody, attributes);
   const payload = unwrapped.kind === 'invalid-envelope' ? sqsBody : unwrapped.payload;
-  const payloadAttributes = userAttributes(unwrapped.kind === 'invalid-envelope' ? attributes : unwrapped.attributes);
+  const published = unwrapped.kind === 'invalid-envelope' ? attributes : unwrapped.attributes;
+  const payloadAttributes = published === attributes ? sqsUserAttributes : userAttributes(published);
   // Every receive of this SQS message is one attempt, on top of what earlier copies
   // recorded: a visibility-transport retry and a crash redelivery both count.
   const state: RetryState = { ...recorded, attempt: recorded.attempt + Math.max(0, receiveCount - 1 - unusedReceives) };
@@ -108,7 +112,9 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
     receiptHandle: message.ReceiptHandle ?? '',
     sqsBody,
     sqsUserAttributes,
-    digest,
+    get digest() {
+      return digestOf();
+    },
     receiveCount,
     receivedAt: now,
     groupId: message.Attributes?.MessageGroupId,
@@ -160,8 +166,11 @@ function withTrustedIdentity(claimed: RetryState, messageId: string, verified: b
 }
 
 /** An optional attribute, parsed: its value, or why it could not be read; neither when it is absent. */
+/** What an absent attribute reads as: shared, since most messages carry neither of requeue's. */
+const ABSENT: { value?: never; problem?: never } = Object.freeze({});
+
 function readAttribute<T>(raw: string | undefined, parse: (raw: string) => T): { value?: T; problem?: string } {
-  if (raw === undefined) return {};
+  if (raw === undefined) return ABSENT;
   try {
     return { value: parse(raw) };
   } catch (error) {

@@ -18,12 +18,24 @@ export const RESERVED_ATTRIBUTES: ReadonlySet<string> = new Set([RETRY_STATE_ATT
  * attribute named `__proto__` as an attribute rather than a prototype.
  */
 export function userAttributes(all: MessageAttributes | undefined): MessageAttributes {
-  return Object.fromEntries(Object.entries(all ?? {}).filter(([name]) => !RESERVED_ATTRIBUTES.has(name)));
+  if (all === undefined || hasNone(all)) return {};
+  return Object.fromEntries(Object.entries(all).filter(([name]) => !RESERVED_ATTRIBUTES.has(name)));
+}
+
+/** No own property: most messages carry no attribute, and this spares them the entries' arrays. */
+function hasNone(attributes: MessageAttributes): boolean {
+  for (const name in attributes) if (Object.hasOwn(attributes, name)) return false;
+  return true;
 }
 
 /** The first attribute the SDK delivered without a value (a `__proto__` it could not read), if any. */
 export function unreadableAttribute(all: MessageAttributes | undefined): string | undefined {
-  return Object.entries(all ?? {}).find(([, value]) => typeof value !== 'object' || value === null)?.[0];
+  if (all === undefined) return undefined;
+  for (const name in all) {
+    const value: unknown = all[name];
+    if (Object.hasOwn(all, name) && (typeof value !== 'object' || value === null)) return name;
+  }
+  return undefined;
 }
 
 export function stringAttribute(value: string): MessageAttributeValue {
@@ -32,6 +44,7 @@ export function stringAttribute(value: string): MessageAttributeValue {
 
 /** Attribute values as the handler sees them: strings, with binary values in base64. */
 export function attributeStrings(attributes: MessageAttributes): Record<string, string> {
+  if (hasNone(attributes)) return {};
   return Object.fromEntries(
     Object.entries(attributes).flatMap(([name, value]): Array<[string, string]> => {
       if (value.StringValue !== undefined) return [[name, value.StringValue]];

@@ -29,6 +29,7 @@ export interface OutgoingMessage {
  */
 export class SqsBatchClient {
   private readonly batchers = new Map<string, Batcher<unknown>>();
+  private readonly deleters = new Map<string, Batcher<string>>();
 
   constructor(
     private readonly sqs: SQSClient,
@@ -37,11 +38,17 @@ export class SqsBatchClient {
   ) {}
 
   delete(queueUrl: string, receiptHandle: string): Promise<EntryOutcome> {
-    return this.batcher<string>(`delete ${queueUrl}`, async (handles) => {
-      const entries = handles.map((ReceiptHandle, i) => ({ Id: String(i), ReceiptHandle }));
-      const out = await this.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
-      return outcomes(entries.length, out.Failed);
-    }).add(receiptHandle);
+    // Looked up by the URL alone: this runs once per message, and a key built per call would be a string per message.
+    let batcher = this.deleters.get(queueUrl);
+    if (!batcher) {
+      batcher = this.batcher<string>(`delete ${queueUrl}`, async (handles) => {
+        const entries = handles.map((ReceiptHandle, i) => ({ Id: String(i), ReceiptHandle }));
+        const out = await this.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
+        return outcomes(entries.length, out.Failed);
+      });
+      this.deleters.set(queueUrl, batcher);
+    }
+    return batcher.add(receiptHandle);
   }
 
   send(queueUrl: string, message: OutgoingMessage): Promise<EntryOutcome> {
@@ -93,9 +100,11 @@ export class SqsBatchClient {
   }
 }
 
+const DONE: EntryOutcome = Object.freeze({ ok: true });
+
 /** Each entry's outcome, by its index-valued `Id`; a sent message's id where SQS gave one. */
 function outcomes(count: number, failed: BatchResultErrorEntry[] | undefined, sent?: Array<{ Id?: string; MessageId?: string }>): EntryOutcome[] {
-  const result: EntryOutcome[] = Array.from({ length: count }, () => ({ ok: true }));
+  const result: EntryOutcome[] = new Array<EntryOutcome>(count).fill(DONE);
   for (const success of sent ?? []) {
     const index = Number(success.Id);
     if (Number.isInteger(index) && index >= 0 && index < count && success.MessageId) result[index] = { ok: true, messageId: success.MessageId };
