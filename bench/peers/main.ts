@@ -16,6 +16,7 @@ import { featureCostRows, idempotencyRun, tracingRows } from './feature-rows.js'
 import { HAPPY_HANDLERS, inRounds } from './rounds.js';
 import { fleetSizes, fleetTable, runFleet, type FleetRun } from './fleet.js';
 import { batchRows } from './batch-rows.js';
+import { flameGraphs } from '../engine/flame.js';
 
 const DOCS = fileURLToPath(new URL('../../../docs/benchmarks.md', import.meta.url));
 const CHART = fileURLToPath(new URL('../../../docs/herd-e2e.svg', import.meta.url));
@@ -261,6 +262,7 @@ async function main(argv: string[]): Promise<void> {
   if (argv.includes('--retry')) return retryOnly(configFrom(argv));
   if (argv.includes('--fleet')) return fleetOnly(configFrom(argv), argv);
   if (argv.includes('--batch')) return batchOnly(configFrom(argv));
+  if (argv.includes('--flame')) return flameGraphs();
   const config = configFrom(argv);
   const started = Date.now();
   const emulator = await startBenchEmulator();
