@@ -1,3 +1,4 @@
+import type { SameDelayTimers } from '../time/same-delay-timers.js';
 import { realTimers, type CancelTimer, type WorkerTimers } from '../time/timers.js';
 
 export type HandlerOutcome = { ok: true } | { ok: false; error: unknown; timedOut: boolean; stopped: boolean };
@@ -56,7 +57,8 @@ const SUCCEEDED: HandlerOutcome = Object.freeze({ ok: true });
  */
 export function runWithTimeout(
   run: (signal: AbortSignal) => Promise<void> | void,
-  timeoutMs: number,
+  /** The timeout in ms, or the consumer's shared timers of that delay. */
+  timeout: number | SameDelayTimers,
   stop: HandlerStop,
   timers: WorkerTimers = realTimers,
 ): Promise<HandlerOutcome> {
@@ -76,10 +78,11 @@ export function runWithTimeout(
     // A handler that ignores its signal must not hold shutdown hostage.
     stopListening = stop.listen(() => finish({ ok: false, error: stop.signal.reason, timedOut: false, stopped: true }, stop.signal.reason));
     if (done) return;
-    cancelTimeout = timers.after(timeoutMs, () => {
-      const error = new HandlerTimeoutError(timeoutMs);
+    const timedOut = () => {
+      const error = new HandlerTimeoutError(typeof timeout === 'number' ? timeout : timeout.delayMs);
       finish({ ok: false, error, timedOut: true, stopped: false }, error);
-    });
+    };
+    cancelTimeout = typeof timeout === 'number' ? timers.after(timeout, timedOut) : timeout.after(timedOut);
     let ran: Promise<void> | void;
     try {
       ran = run(controller.signal);

@@ -16,6 +16,7 @@ import type { EventStream } from '../events/event-stream.js';
 import type { FinalVerdict, Verdict } from './verdict.js';
 import type { Settled } from './group-sequencer.js';
 import { runWithTimeout, type HandlerStop } from './handler-runner.js';
+import { SameDelayTimers } from '../time/same-delay-timers.js';
 import type { ResolvedWorkerOptions } from '../options.js';
 import type { QueueFacts } from '../sqs-io/queue-facts.js';
 import type { Claim, IdempotencyGuard } from '../idempotency/guard.js';
@@ -62,7 +63,13 @@ export interface ProcessContext {
  * before the next of its messages may run.
  */
 export class MessageProcessor {
-  constructor(private readonly context: ProcessContext) {}
+  /** Every handler's timeout, on one timer. */
+  private readonly timeouts: SameDelayTimers;
+
+  constructor(private readonly context: ProcessContext) {
+    const { handlerTimeoutMs, timers, now } = context.options;
+    this.timeouts = new SameDelayTimers(handlerTimeoutMs, timers, now);
+  }
 
   /** The arrival's slot, if any, is handed on once the handler is done, and parked while the message waits in the worker. */
   async process(arrival: Arrival, receivedAt: number): Promise<Settled> {
@@ -195,12 +202,7 @@ export class MessageProcessor {
     const run = gatherer
       ? (signal: AbortSignal) => gatherer.handle({ ...input, signal }, trace)
       : (signal: AbortSignal) => options.handler!({ ...input, signal });
-    const outcome = await runWithTimeout(
-      trace && !gatherer ? (signal) => trace.run(() => run(signal)) : run,
-      options.handlerTimeoutMs,
-      this.context.handlerStop,
-      options.timers,
-    );
+    const outcome = await runWithTimeout(trace && !gatherer ? (signal) => trace.run(() => run(signal)) : run, this.timeouts, this.context.handlerStop);
     if (claim) await this.recordRun(message, claim, outcome.ok);
     const durationMs = options.now() - started;
     const failure = outcome.ok || outcome.stopped ? undefined : classifyFailure(outcome.error, options.now(), options.retryPolicy.config.classifier);

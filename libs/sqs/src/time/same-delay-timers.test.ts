@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { SameDelayTimers } from './same-delay-timers.js';
+import { VirtualTime } from './virtual-time.js';
+
+describe('SameDelayTimers', () => {
+  it('fires each timer its delay after it was set, in order, and never one that was cancelled', async () => {
+    const time = new VirtualTime(0);
+    const timers = new SameDelayTimers(1000, time, time.now);
+    const fired: Array<[string, number]> = [];
+    timers.after(() => fired.push(['a', time.now()]));
+    await time.advance(300);
+    const cancelB = timers.after(() => fired.push(['b', time.now()]));
+    await time.advance(300);
+    timers.after(() => fired.push(['c', time.now()]));
+    cancelB();
+    await time.advance(5000);
+    expect(fired).toEqual([
+      ['a', 1000],
+      ['c', 1600],
+    ]);
+  });
+
+  it('leaves no timer of the clock behind once every timer is cancelled, and keeps its list to about its live timers', async () => {
+    const time = new VirtualTime(0);
+    let armed = 0;
+    const counted = {
+      after: (ms: number, fire: () => void) => {
+        armed += 1;
+        const cancel = time.after(ms, () => ((armed -= 1), fire()));
+        return () => ((armed -= 1), cancel());
+      },
+    };
+    const timers = new SameDelayTimers(60_000, counted, time.now);
+    // One slow handler holds the front while thousands of others come and go.
+    let slowFired = false;
+    timers.after(() => (slowFired = true));
+    for (let i = 0; i < 5000; i++) timers.after(() => undefined)();
+    expect((timers as unknown as { entries: unknown[] }).entries.length).toBeLessThan(200);
+    await time.advance(60_000);
+    expect(slowFired).toBe(true);
+    const cancel = timers.after(() => undefined);
+    cancel();
+    expect(armed).toBe(0);
+  });
+});
