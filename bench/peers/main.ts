@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { progress, replaceDocsSection, wantsJson } from '../report.js';
 import type { Document } from './document.js';
 import { HERD_POLICIES, type Config, type Row } from './rows.js';
-import { startBenchEmulator, type Backlog, type BenchEmulator, type SystemName, type SystemUnderTest } from './driver.js';
+import { startBenchEmulator, type BenchEmulator, type SystemName, type SystemUnderTest } from './driver.js';
 import { writeHerdChart } from './herd-chart.js';
 import { HERD, runHerd, summarizeHerd, type HerdSummary } from './herd.js';
 import { measureIdle } from './idle.js';
@@ -16,6 +16,8 @@ import { featureCostRows, idempotencyRun, tracingRows } from './feature-rows.js'
 import { HAPPY_HANDLERS, inRounds } from './rounds.js';
 import { fleetSizes, fleetTable, runFleet, type FleetRun } from './fleet.js';
 import { batchRows } from './batch-rows.js';
+import { batchOnly, featuresOnly, happyOnly, latencyOnly, retryOnly } from './partial-runs.js';
+import { HAPPY_SYSTEMS, retryRows } from './scenarios.js';
 import { flameGraphs } from '../engine/flame.js';
 
 const DOCS = fileURLToPath(new URL('../../../docs/benchmarks.md', import.meta.url));
@@ -29,24 +31,6 @@ function writeDocs(document: Document): void {
   replaceDocsSection(DOCS, 'peers', summary);
   replaceDocsSection(DETAIL_DOCS, 'peers-detail', detail);
 }
-
-const RETRY_ONCE: Backlog['simulate'] = { outcome: 'transient', failTimes: 1 };
-/** requeue's retry path at the bench's 0-1 s delay: fixed 1 s with full jitter. */
-const REQUEUE_RETRY_POLICY = JSON.stringify({
-  jitter: { type: 'full' },
-  types: { TEMPORARY: { backoff: { type: 'fixed', delayMs: 1000 }, maxDelayMs: 1000 } },
-});
-/**
- * The retry path measures retries, so requeue runs it with backpressure off: with every
- * first call failing, its circuit breaker would (rightly) read an outage and defer the
- * backlog instead. docs/benchmarks.md explains; the herd measures the breaker.
- */
-const retryPathSystems = (config: Config): SystemUnderTest[] => [
-  { system: 'requeue-no-backpressure', concurrency: 50, env: { RETRY_POLICY: REQUEUE_RETRY_POLICY } },
-  { system: 'raw-sdk-loop', concurrency: 50 },
-  { system: 'sqs-consumer', concurrency: 50 },
-  { system: 'seed-reference', concurrency: 1, backlog: { count: config.retrySeedBacklog, warmupCount: config.retrySeedBacklog / 10 } },
-];
 
 function configFrom(argv: string[]): Config {
   const quick = argv.includes('--quick');
@@ -87,20 +71,6 @@ function configFrom(argv: string[]): Config {
   return { ...config, cpuLayout: cpuLayoutDescription };
 }
 
-const HAPPY_SYSTEMS: SystemUnderTest[] = [
-  { system: 'requeue', concurrency: 10 },
-  { system: 'raw-sdk-loop', concurrency: 10 },
-  { system: 'sqs-consumer', concurrency: 10 },
-  { system: 'sqs-consumer-batch', concurrency: 10 },
-  { system: 'requeue', concurrency: 50 },
-  { system: 'requeue-no-backpressure', concurrency: 50 },
-  { system: 'requeue-no-schema', concurrency: 50 },
-  { system: 'raw-sdk-loop', concurrency: 50 },
-  { system: 'sqs-consumer', concurrency: 50 },
-  { system: 'sqs-consumer-batch', concurrency: 50 },
-  { system: 'seed-reference', concurrency: 1 },
-];
-
 /** Rewrites the docs section (and the herd chart, when the document has its timelines) from a saved `--json` document. */
 async function renderSaved(path: string): Promise<void> {
   const saved = JSON.parse(readFileSync(path, 'utf8')) as Document;
@@ -133,82 +103,6 @@ function startHerdComparison(emulator: BenchEmulator, config: Config): { default
   // Awaited later, after the memory run: a failure meanwhile must not go unhandled.
   baselines.catch(() => undefined);
   return { defaults, baselines };
-}
-
-/**
- * `npm run bench -- --latency`: only the latency scenarios (requeue's 0 ms row among
- * them), with their targets: for tuning the receive path in minutes.
- */
-async function latencyOnly(config: Config): Promise<void> {
-  const emulator = await startBenchEmulator();
-  try {
-    const latency = await latencyRows(emulator, config);
-    const measured = targets({ happy: [], latency, retry: [], memory: undefined, herd: [] }, config.herdMessages);
-    process.stdout.write(`${JSON.stringify({ latency, targets: measured }, null, 2)}\n`);
-  } finally {
-    await emulator.stop();
-  }
-}
-
-/** `npm run bench -- --features`: only the feature-cost, tracing and idempotency rows, and their targets. */
-async function featuresOnly(config: Config): Promise<void> {
-  const emulator = await startBenchEmulator();
-  try {
-    const featureCost = await featureCostRows(emulator, config);
-    const tracing = await tracingRows(emulator, config);
-    const idempotency = await idempotencyRun(emulator, config);
-    const measured = targets({ happy: [], featureCost, tracing, idempotency, latency: [], retry: [], memory: undefined, herd: [] }, config.herdMessages);
-    process.stdout.write(`${JSON.stringify({ featureCost, tracing, idempotency, targets: measured }, null, 2)}\n`);
-  } finally {
-    await emulator.stop();
-  }
-}
-
-/**
- * The retry path, from its backlog's load to its last completion after a warm-up backlog
- * of the same kind: the emulator hands out the oldest messages first, so timing from the
- * first completions would time the copies alone, a happy path in disguise. The backlog is
- * large enough that the copies' pass outlasts the 1 s delay of the last ones.
- */
-function retryRows(emulator: BenchEmulator, config: Config): Promise<Row[]> {
-  progress(`retry path: every message fails once (retry after 0-1 s), ${config.retryBacklog.toLocaleString('en-US')} messages`);
-  return inRounds(
-    emulator,
-    'retry path',
-    retryPathSystems(config),
-    { count: config.retryBacklog, warmupCount: config.retryWarmupCount, simulate: RETRY_ONCE },
-    config,
-    { capSeconds: config.retryCapSeconds, warmupSeconds: 0 },
-  );
-}
-
-/**
- * `npm run bench -- --retry`: the retry path and, in the same rounds' emulator, the happy
- * no-op rows its ratio is read against: for tuning the retry path in minutes.
- */
-async function retryOnly(config: Config): Promise<void> {
-  const emulator = await startBenchEmulator();
-  try {
-    const systems = HAPPY_SYSTEMS.filter((s) => s.concurrency === 50 && ['requeue-no-backpressure', 'raw-sdk-loop'].includes(s.system));
-    const happy = await inRounds(emulator, 'happy no-op', systems, { count: config.backlog }, config);
-    const retry = await retryRows(emulator, config);
-    const measured = targets({ happy, latency: [], retry, memory: undefined, herd: [] }, config.herdMessages);
-    process.stdout.write(`${JSON.stringify({ happy, retry, targets: measured }, null, 2)}\n`);
-  } finally {
-    await emulator.stop();
-  }
-}
-
-/** `npm run bench -- --batch`: only the batch handlers' rows on their bulk sinks, and their targets. */
-async function batchOnly(config: Config): Promise<void> {
-  const emulator = await startBenchEmulator();
-  try {
-    const batch = await batchRows(emulator, config);
-    const measured = targets({ happy: [], batch, latency: [], retry: [], memory: undefined, herd: [] }, config.herdMessages);
-    process.stdout.write(`${JSON.stringify({ batch, targets: measured }, null, 2)}\n`);
-  } finally {
-    await emulator.stop();
-  }
 }
 
 /** Rewrites the fleet section of docs/benchmarks.md and its chart from one fleet run. */
@@ -258,6 +152,7 @@ async function main(argv: string[]): Promise<void> {
   const savedIndex = argv.indexOf('--render-docs');
   if (savedIndex !== -1) return renderSaved(argv[savedIndex + 1] ?? '');
   if (argv.includes('--latency')) return latencyOnly(configFrom(argv));
+  if (argv.includes('--happy')) return happyOnly(configFrom(argv));
   if (argv.includes('--features')) return featuresOnly(configFrom(argv));
   if (argv.includes('--retry')) return retryOnly(configFrom(argv));
   if (argv.includes('--fleet')) return fleetOnly(configFrom(argv), argv);
