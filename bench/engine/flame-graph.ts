@@ -85,7 +85,8 @@ export function flameSvg(root: Frame, title: string): string {
     const share = ((100 * frame.total) / root.total).toFixed(1);
     const label = width > 40 ? `<text x="${(x + 3).toFixed(1)}" y="${y + 12}">${escape(frame.name.slice(0, Math.floor(width / 7)))}</text>` : '';
     boxes.push(
-      `<g><title>${escape(`${frame.name} ${frame.where}: ${share}%`)}</title><rect x="${x.toFixed(1)}" y="${y}" width="${width.toFixed(1)}" height="${ROW - 1}" fill="${colourOf(frame)}"/>${label}</g>`,
+      `<g><title>${escape(`${frame.name} ${frame.where}: ${share}%`)}</title>` +
+        `<rect x="${x.toFixed(1)}" y="${y}" width="${width.toFixed(1)}" height="${ROW - 1}" fill="${colourOf(frame)}"/>${label}</g>`,
     );
     let offset = x;
     for (const child of [...frame.children.values()].sort((a, b) => b.total - a.total)) {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { progress, replaceDocsSection, wantsJson } from '../report.js';
 import type { Document } from './document.js';
-import { HERD_POLICIES, type Config, type Row } from './rows.js';
+import { HERD_POLICIES, type Config } from './rows.js';
 import { startBenchEmulator, type BenchEmulator, type SystemName, type SystemUnderTest } from './driver.js';
 import { writeHerdChart } from './herd-chart.js';
 import { HERD, runHerd, summarizeHerd, type HerdSummary } from './herd.js';
@@ -13,11 +13,10 @@ import { cpuLayout } from './cpu-layout.js';
 import { latencyRows } from './latency-rows.js';
 import { targets } from './targets.js';
 import { featureCostRows, idempotencyRun, tracingRows } from './feature-rows.js';
-import { HAPPY_HANDLERS, inRounds } from './rounds.js';
 import { fleetSizes, fleetTable, runFleet, type FleetRun } from './fleet.js';
 import { batchRows } from './batch-rows.js';
 import { batchOnly, featuresOnly, happyOnly, latencyOnly, retryOnly } from './partial-runs.js';
-import { HAPPY_SYSTEMS, retryRows } from './scenarios.js';
+import { happyRows, retryRows } from './scenarios.js';
 import { flameGraphs } from '../engine/flame.js';
 
 const DOCS = fileURLToPath(new URL('../../../docs/benchmarks.md', import.meta.url));
@@ -162,11 +161,7 @@ async function main(argv: string[]): Promise<void> {
   const started = Date.now();
   const emulator = await startBenchEmulator();
   try {
-    const happy: Row[] = [];
-    for (const [handler, simulate] of HAPPY_HANDLERS) {
-      progress(`happy path, ${handler} handler, ${config.backlog.toLocaleString('en-US')} messages, ${config.runs} run(s) each`);
-      happy.push(...(await inRounds(emulator, `happy ${handler}`, HAPPY_SYSTEMS, { count: config.backlog, simulate }, config)));
-    }
+    const happy = await happyRows(emulator, config);
     const batch = await batchRows(emulator, config);
 
     const featureCost = await featureCostRows(emulator, config);

@@ -3,10 +3,9 @@ import { batchRows } from './batch-rows.js';
 import { startBenchEmulator, type BenchEmulator } from './driver.js';
 import { featureCostRows, idempotencyRun, tracingRows } from './feature-rows.js';
 import { latencyRows } from './latency-rows.js';
-import type { Config, Row } from './rows.js';
-import { HAPPY_HANDLERS, inRounds } from './rounds.js';
-import { HAPPY_SYSTEMS, retryRows } from './scenarios.js';
-import { progress } from '../report.js';
+import type { Config } from './rows.js';
+import { inRounds } from './rounds.js';
+import { HAPPY_SYSTEMS, happyRows, retryRows } from './scenarios.js';
 
 /** Runs `measure` against a fresh emulator, and prints its rows with the targets they reach as JSON. */
 async function partialRun(measure: (emulator: BenchEmulator) => Promise<Record<string, unknown>>): Promise<void> {
@@ -66,11 +65,7 @@ export function batchOnly(config: Config): Promise<void> {
 /** `npm run bench -- --happy`: only the happy path's rows (both handlers, every system) and their targets. */
 export function happyOnly(config: Config): Promise<void> {
   return partialRun(async (emulator) => {
-    const happy: Row[] = [];
-    for (const [handler, simulate] of HAPPY_HANDLERS) {
-      progress(`happy path, ${handler} handler, ${config.backlog.toLocaleString('en-US')} messages, ${config.runs} run(s) each`);
-      happy.push(...(await inRounds(emulator, `happy ${handler}`, HAPPY_SYSTEMS, { count: config.backlog, simulate }, config)));
-    }
+    const happy = await happyRows(emulator, config);
     return { happy, targets: targets({ ...NONE, happy }, config.herdMessages) };
   });
 }

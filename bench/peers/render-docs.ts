@@ -190,7 +190,8 @@ function batchSection(document: Document): string[] {
   return [
     `### Batch handlers (${document.config.backlog.toLocaleString('en-US')} messages, a bulk sink called once per batch)`,
     '',
-    "requeue's batch handler (`WORKER_HANDLER=simulation-batch`, 10 messages per call, `SIMULATION_BULK_SINK_MS`), five sqs-consumers with `handleMessageBatch`, and the raw loop, each calling the sink once per batch it holds, in the same rounds.",
+    "requeue's batch handler (`WORKER_HANDLER=simulation-batch`, 10 messages per call, `SIMULATION_BULK_SINK_MS`), " +
+      'five sqs-consumers with `handleMessageBatch`, and the raw loop, each calling the sink once per batch it holds, in the same rounds.',
     '',
     rows(document.batch, document.config.backlog),
     '',

@@ -1,7 +1,7 @@
 import type { Backlog, BenchEmulator, SystemUnderTest } from './driver.js';
 import { progress } from '../report.js';
 import type { Config, Row } from './rows.js';
-import { inRounds } from './rounds.js';
+import { HAPPY_HANDLERS, inRounds } from './rounds.js';
 
 const RETRY_ONCE: Backlog['simulate'] = { outcome: 'transient', failTimes: 1 };
 /** requeue's retry path at the bench's 0-1 s delay: fixed 1 s with full jitter. */
@@ -51,4 +51,14 @@ export function retryRows(emulator: BenchEmulator, config: Config): Promise<Row[
     config,
     { capSeconds: config.retryCapSeconds, warmupSeconds: 0 },
   );
+}
+
+/** The happy path's rows: both handlers, every happy system, in rounds. */
+export async function happyRows(emulator: BenchEmulator, config: Config): Promise<Row[]> {
+  const happy: Row[] = [];
+  for (const [handler, simulate] of HAPPY_HANDLERS) {
+    progress(`happy path, ${handler} handler, ${config.backlog.toLocaleString('en-US')} messages, ${config.runs} run(s) each`);
+    happy.push(...(await inRounds(emulator, `happy ${handler}`, HAPPY_SYSTEMS, { count: config.backlog, simulate }, config)));
+  }
+  return happy;
 }
