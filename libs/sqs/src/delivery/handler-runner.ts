@@ -65,8 +65,9 @@ export function runWithTimeout(
   return new Promise<HandlerOutcome>((resolve) => {
     const controller = new AbortController();
     let done = false;
-    let cancelTimeout: CancelTimer | undefined;
-    let stopListening: (() => void) | undefined;
+    // Set once each below; `finish` may run before either is (a stop already under way).
+    let cancelTimeout: CancelTimer | undefined = undefined;
+    let stopListening: (() => void) | undefined = undefined;
     const finish = (outcome: HandlerOutcome, abortWith?: unknown) => {
       if (done) return;
       done = true;
