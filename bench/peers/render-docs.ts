@@ -45,24 +45,23 @@ function latencySection(document: Document): string[] {
   const backlog = steadyBacklog(document.config);
   const timing = steadyTiming(document.config);
   return [
-    `### At a region's round trip (every SQS call ${LATENCY_MS} ms away at the proxy; ${backlog.toLocaleString('en-US')} messages, timed after ${timing.warmupSeconds} s of warm-up for ${timing.capSeconds} s)`,
+    `### At a region's round trip (every SQS call ${LATENCY_MS} ms away at the proxy; ${backlog.toLocaleString('en-US')} messages, timed ` +
+      `after ${timing.warmupSeconds} s of warm-up for ${timing.capSeconds} s)`,
     '',
-    "SQS in a region answers in 10-30 ms, loopback in 0.1 ms. requeue's 0 ms rows run in the same rounds as the 15 ms rows of their handler (5 ms @50, 50 ms @200), at equal settings.",
+    "SQS in a region answers in 10-30 ms, loopback in 0.1 ms. requeue's 0 ms rows run in the same rounds as the 15 ms rows of their handler " +
+      '(5 ms @50, 50 ms @200), at equal settings.',
     '',
     rows(document.latency, backlog),
     '',
     ...(document.idle
       ? [
-          `Idle, requeue at its defaults on an empty queue for ${document.idle.seconds} s: ${document.idle.callsPerMinute.toFixed(1)} SQS calls a minute (${Object.entries(
-            document.idle.callsPerMinuteByAction,
-          )
-            .map(([action, n]) => `${action} ${n.toFixed(1)}`)
-            .join(', ')}).`,
+          `Idle, requeue at its defaults on an empty queue for ${document.idle.seconds} s: ` +
+            `${document.idle.callsPerMinute.toFixed(1)} SQS calls a minute (${callsByAction(document.idle.callsPerMinuteByAction)}).`,
           '',
         ]
       : []),
     ...largePrefetchLine(document.latency),
-    `SQS requests per million messages: ${document.latency.map((r) => `${SYSTEM_LABELS[r.system]} @${r.concurrency}, ${r.scenario}: ${requestsPerMillion(r.callsPerMessage).toLocaleString('en-US')}`).join('; ')}.`,
+    `SQS requests per million messages: ${document.latency.map(requestsLine).join('; ')}.`,
     '',
   ];
 }
@@ -73,7 +72,8 @@ function largePrefetchLine(latency: Row[]): string[] {
   const ratio = pairedRatio(of(LARGE_PREFETCH_SCENARIO), of(LATENCY_BASELINE_SCENARIO));
   if (Number.isNaN(ratio)) return [];
   return [
-    `With \`WORKER_PREFETCH=${LARGE_PREFETCH}\` (four times \`maxInFlight\`; not a target, the default bound is \`maxInFlight\`) the 5 ms handler @50 at ${LATENCY_MS} ms ran at ${ratio.toFixed(3)}× requeue's own 0 ms row at the defaults, median of the rounds' ratios.`,
+    `With \`WORKER_PREFETCH=${LARGE_PREFETCH}\` (four times \`maxInFlight\`; not a target, the default bound is \`maxInFlight\`) the 5 ms ` +
+      `handler @50 at ${LATENCY_MS} ms ran at ${ratio.toFixed(3)}× requeue's own 0 ms row at the defaults, median of the rounds' ratios.`,
     '',
   ];
 }
@@ -82,14 +82,20 @@ function largePrefetchLine(latency: Row[]): string[] {
 function steadySection(document: Document, rowsOf: Row[] | undefined, title: string, description: string): string[] {
   if (!rowsOf || rowsOf.length === 0) return [];
   const backlog = steadyBacklog(document.config);
-  const heading = `### ${title} (${backlog.toLocaleString('en-US')} messages, ${STEADY.runs} rounds, timed after ${STEADY.warmupSeconds} s of warm-up for ${STEADY.capSeconds} s)`;
+  const heading =
+    `### ${title} (${backlog.toLocaleString('en-US')} messages, ${STEADY.runs} rounds, timed after ${STEADY.warmupSeconds} s of ` +
+    `warm-up for ${STEADY.capSeconds} s)`;
   return [heading, '', description, '', rows(rowsOf, backlog), ''];
 }
 
 const FEATURE_COST =
-  "The same worker at its defaults, with `WORKER_BACKPRESSURE=off`, and with its handler trusting the body (no schema): the backpressure and body-schema targets above are read here. The happy path's rows compare them too, but one of their 1.4 s windows spreads by ±20%, wider than the 5% the targets allow.";
+  'The same worker at its defaults, with `WORKER_BACKPRESSURE=off`, and with its handler trusting the body (no schema): the backpressure and ' +
+  "body-schema targets above are read here. The happy path's rows compare them too, but one of their 1.4 s windows spreads by ±20%, wider " +
+  'than the 5% the targets allow.';
 const TRACING =
-  "The same worker with no OpenTelemetry SDK (as shipped), with the Node SDK preloaded (a span per delivery, its batch span processor exporting to memory), with the same SDK handing back bare spans (the SDK's own cost per span: nothing set on them, no context made active), and with `WORKER_TRACING=off`. The longer warm-up keeps V8 compiling the SDK in the first seconds, once per worker, out of the window.";
+  'The same worker with no OpenTelemetry SDK (as shipped), with the Node SDK preloaded (a span per delivery, its batch span processor ' +
+  "exporting to memory), with the same SDK handing back bare spans (the SDK's own cost per span: nothing set on them, no context made " +
+  'active), and with `WORKER_TRACING=off`. The longer warm-up keeps V8 compiling the SDK in the first seconds, once per worker, out of the window.';
 
 /** requeue with its handler guarded by Redis, beside requeue without, and what the guard asks of Redis. */
 function idempotencySection(document: Document): string[] {
@@ -99,7 +105,9 @@ function idempotencySection(document: Document): string[] {
   return [
     `### Idempotency (${document.config.backlog.toLocaleString('en-US')} messages, 5 ms handler @50, a real redis-server)`,
     '',
-    `With \`WORKER_IDEMPOTENCY=redis://…\` every message is claimed (\`SET NX\`) before its handler runs and completed (\`SET\`) before its delete: ${run.storeCallsPerMessage.toFixed(2)} Redis commands per message, counted by Redis itself. Throughput ${(rate('requeue-idempotency') / rate('requeue')).toFixed(2)}× requeue without it, side by side.`,
+    `With \`WORKER_IDEMPOTENCY=redis://…\` every message is claimed (\`SET NX\`) before its handler runs and completed (\`SET\`) before its ` +
+      `delete: ${run.storeCallsPerMessage.toFixed(2)} Redis commands per message, counted by Redis itself. Throughput ` +
+      `${(rate('requeue-idempotency') / rate('requeue')).toFixed(2)}× requeue without it, side by side.`,
     '',
     rows(run.rows, document.config.backlog),
     '',
@@ -109,7 +117,16 @@ function idempotencySection(document: Document): string[] {
 /** How and where the run was made. */
 function preamble(document: Document): string {
   const { config } = document;
-  return `Measured with \`npm run bench${config.quick ? ' -- --quick' : ''}\` in ${document.durationSeconds.toFixed(0)} s on ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}; fauxqs in its own process behind a call-counting proxy (${config.cpuLayout ?? 'the emulator left to the scheduler'}), each system in its own process, ${config.runs} run(s) per row taken in rounds (every system once, each round starting one system further on), median and range; a ratio target between two rows of the same rounds is the median of their rounds' ratios. Throughput is timed from ${config.warmupSeconds} s after the first 1% of the backlog is done (the same warm-up for every system) until the queue is empty or ${config.capSeconds} s more have passed; SQS calls per message are the calls over that window (counted at the proxy) per message done in it, so a system's start-up and the messages it still holds when the run stops count for none.`;
+  return (
+    `Measured with \`npm run bench${config.quick ? ' -- --quick' : ''}\` in ${document.durationSeconds.toFixed(0)} s on ${cpus().length} ` +
+    `× ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}; fauxqs in its own process ` +
+    `behind a call-counting proxy (${config.cpuLayout ?? 'the emulator left to the scheduler'}), each system in its own process, ` +
+    `${config.runs} run(s) per row taken in rounds (every system once, each round starting one system further on), median and range; a ` +
+    `ratio target between two rows of the same rounds is the median of their rounds' ratios. Throughput is timed from ` +
+    `${config.warmupSeconds} s after the first 1% of the backlog is done (the same warm-up for every system) until the queue is empty or ` +
+    `${config.capSeconds} s more have passed; SQS calls per message are the calls over that window (counted at the proxy) per message ` +
+    `done in it, so a system's start-up and the messages it still holds when the run stops count for none.`
+  );
 }
 
 /** One row per system and scenario: throughput, calls, CPU and memory. */
@@ -155,7 +172,8 @@ function renderSummary(document: Document): string {
     ...batchSection(document),
     `### Retry path (${config.retryBacklog.toLocaleString('en-US')} messages, each failing once, retried after 0-1 s)`,
     '',
-    `Timed over the whole backlog, from its load until the last message is done, after a warm-up of ${config.retryWarmupCount.toLocaleString('en-US')} messages of the same kind. The seed reference retries after its own 3 s.`,
+    `Timed over the whole backlog, from its load until the last message is done, after a warm-up of ` +
+      `${config.retryWarmupCount.toLocaleString('en-US')} messages of the same kind. The seed reference retries after its own 3 s.`,
     '',
     rows(document.retry, config.retryBacklog),
     '',
@@ -174,13 +192,18 @@ function renderDetail(document: Document): string {
     ...latencySection(document),
     '### SQS calls per message, by action',
     '',
-    "Counted at the emulator over each run's timed window, pooled over the runs. The retry path's window starts after a warm-up backlog has drained, so its calls include those for the messages still held at the end. requeue's GetQueueAttributes, its one read of the queue's visibility timeout and redrive policy at start-up, falls before the window.",
+    "Counted at the emulator over each run's timed window, pooled over the runs. The retry path's window starts after a warm-up backlog has " +
+      "drained, so its calls include those for the messages still held at the end. requeue's GetQueueAttributes, its one read of the queue's " +
+      'visibility timeout and redrive policy at start-up, falls before the window.',
     '',
     callsByActionTable([...document.happy, ...document.latency, ...document.retry]),
     '',
-    `### Memory (requeue @50, ${memory.messages.toLocaleString('en-US')} messages at 1 ms, loaded ${memory.passes} times into one process, while the herd's capped baselines finish)`,
+    `### Memory (requeue @50, ${memory.messages.toLocaleString('en-US')} messages at 1 ms, loaded ${memory.passes} times into one process, ` +
+      `while the herd's capped baselines finish)`,
     '',
-    `RSS start ${memory.startMb.toFixed(0)} MB, peak ${memory.peakMb.toFixed(0)} MB, end ${memory.endMb.toFixed(0)} MB; after each pass ${memory.passEndMb.map((mb) => mb.toFixed(0)).join(', ')} MB; slope over the last pass ${memory.slopeMbPerMinute.toFixed(1)} MB/min; ${memory.messagesPerSecond.toFixed(0)} messages/s.`,
+    `RSS start ${memory.startMb.toFixed(0)} MB, peak ${memory.peakMb.toFixed(0)} MB, end ${memory.endMb.toFixed(0)} MB; after each pass ` +
+      `${memory.passEndMb.map((mb) => mb.toFixed(0)).join(', ')} MB; slope over the last pass ${memory.slopeMbPerMinute.toFixed(1)} MB/min; ` +
+      `${memory.messagesPerSecond.toFixed(0)} messages/s.`,
   ].join('\n');
 }
 
@@ -201,9 +224,11 @@ function batchSection(document: Document): string[] {
 function herdSection(document: Document): string[] {
   const { config } = document;
   return [
-    `### Thundering herd, end to end (${config.herdMessages.toLocaleString('en-US')} webhooks; down ${HERD.outageMs / 1000} s, then ${HERD.capacityPerSecond} requests/s, 429 + Retry-After: 1 beyond)`,
+    `### Thundering herd, end to end (${config.herdMessages.toLocaleString('en-US')} webhooks; down ${HERD.outageMs / 1000} s, then ` +
+      `${HERD.capacityPerSecond} requests/s, 429 + Retry-After: 1 beyond)`,
     '',
-    `Our defaults run ${config.runs} time(s) (median and range), all at once and beside one run of each baseline, each with its own queue and downstream; the baselines stop at ${config.herdCapSeconds} s, where "≥" and ">" mark lower bounds.`,
+    `Our defaults run ${config.runs} time(s) (median and range), all at once and beside one run of each baseline, each with its own queue and ` +
+      `downstream; the baselines stop at ${config.herdCapSeconds} s, where "≥" and ">" mark lower bounds.`,
     '',
     markdownTable(document.herd, [
       { header: 'policy', value: (h) => h.policy },
@@ -215,4 +240,16 @@ function herdSection(document: Document): string[] {
     '',
     '![Downstream requests per second for each run, with the capacity line](herd-e2e.svg)',
   ];
+}
+
+/** One latency row's SQS requests per million messages. */
+function requestsLine(row: Row): string {
+  return `${SYSTEM_LABELS[row.system]} @${row.concurrency}, ${row.scenario}: ${requestsPerMillion(row.callsPerMessage).toLocaleString('en-US')}`;
+}
+
+/** Idle calls a minute by SQS action: `ReceiveMessage 2.9, …`. */
+function callsByAction(byAction: Record<string, number>): string {
+  return Object.entries(byAction)
+    .map(([action, n]) => `${action} ${n.toFixed(1)}`)
+    .join(', ');
 }
