@@ -1,5 +1,5 @@
 import { DEAD_LETTER_REASONS } from '@requeue/retry/engine';
-import { MAX_RECEIVE_COUNT, type RunRecord } from './run-scenario.js';
+import { MAX_RECEIVE_COUNT, QUIET_TENANT, quietIndexes, RUNAWAY_SENDS_PER_MESSAGE, type RunRecord } from './run-scenario.js';
 
 /** A broken invariant: which, of which message, in a line. */
 export interface Violation {
@@ -136,7 +136,78 @@ const effectOnce: Check = ({ scenario, runs, completionsLost }) => {
     .map(([id, count]) => ({ invariant: 'effect-once', detail: `${id} succeeded ${count} times with idempotency on` }));
 };
 
-export const INVARIANTS: readonly Check[] = [nothingLost, deadLetterReasons, attemptsWithinPolicy, attemptsCountedOnce, oneEnding, fifoOrder, effectOnce];
+/**
+ * A message never runs twice at once: the heartbeat keeps a message hidden while its handler
+ * runs, however slow the dependency and however short the visibility timeout, so no other
+ * worker receives it meanwhile. A message SQS itself made two of is left out (a heartbeat
+ * call that failed every try, a duplicate delivery, a crash).
+ */
+const neverTwiceAtOnce: Check = ({ runs, forked }) => {
+  const twice = new Set(forked);
+  const open = new Map<string, number>();
+  const violations: Violation[] = [];
+  for (const run of [...runs].sort((a, b) => a.at - b.at)) {
+    if (twice.has(run.id)) continue;
+    const busyUntil = open.get(run.id) ?? -1;
+    if (run.at < busyUntil)
+      violations.push({ invariant: 'never-twice-at-once', detail: `${run.id} attempt ${run.attempt} started while another run of it was under way` });
+    open.set(run.id, Math.max(busyUntil, run.endedAt ?? Number.POSITIVE_INFINITY));
+  }
+  return violations;
+};
+
+/** The dependency's peak load: never more runs at once than `maxInFlight` per process, and the fleet's sum across processes. */
+const loadWithinBound: Check = ({ scenario, peakLoad }) => {
+  const violations: Violation[] = [];
+  if (peakLoad.perProcess > scenario.maxInFlight)
+    violations.push({ invariant: 'peak-load', detail: `${peakLoad.perProcess} runs at once in one process, maxInFlight ${scenario.maxInFlight}` });
+  if (peakLoad.fleet > scenario.maxInFlight * scenario.workers)
+    violations.push({ invariant: 'peak-load', detail: `${peakLoad.fleet} runs at once across ${scenario.workers} processes of ${scenario.maxInFlight}` });
+  return violations;
+};
+
+/** How long a quiet tenant's first message may wait for its turn beyond the runs ahead of it: receives in between. */
+export const QUIET_TENANT_MARGIN_MS = 1_000;
+
+/**
+ * A quiet tenant published amid another's burst, in what the worker first receives, starts
+ * its first message at once: the next free slot is its turn, whatever the burst's handlers take. With one
+ * slot it waits for the run in it (the handler timeout ends any run). Checked where nothing
+ * else delays it: no SQS fault, crash or outage.
+ */
+const quietTenantDwell: Check = ({ scenario, runs }) => {
+  const { tenants, faults, crash, outage } = scenario;
+  const calm = Object.values(faults).every((rate) => rate === 0) && !crash && !outage;
+  if (!tenants || !calm) return [];
+  const bound = (scenario.maxInFlight > 1 ? 0 : scenario.handlerTimeoutMs) + QUIET_TENANT_MARGIN_MS;
+  const quiet = new Set([...quietIndexes(scenario)].map((index) => scenario.messages[index]!.id));
+  const start = Math.min(...runs.map((run) => run.at));
+  // Its first message: a second waits behind the first while the tenant is at its cap.
+  const first = runs.find((run) => quiet.has(run.id));
+  const dwell = first ? first.at - start : Number.POSITIVE_INFINITY;
+  if (quiet.size === 0 || dwell <= bound) return [];
+  return [{ invariant: 'quiet-tenant-dwell', detail: `the ${QUIET_TENANT} tenant's first message ran ${dwell} ms in, bound ${bound} ms` }];
+};
+
+/** Messages do not multiply: the worker's sends (copies, dead letters) stay within a bound per message that no policy reaches. */
+const sendsBounded: Check = ({ scenario, sends }) =>
+  sends > RUNAWAY_SENDS_PER_MESSAGE * scenario.messages.length
+    ? [{ invariant: 'sends-bounded', detail: `${sends} copies and dead letters sent for ${scenario.messages.length} messages` }]
+    : [];
+
+export const INVARIANTS: readonly Check[] = [
+  sendsBounded,
+  nothingLost,
+  deadLetterReasons,
+  attemptsWithinPolicy,
+  attemptsCountedOnce,
+  oneEnding,
+  fifoOrder,
+  effectOnce,
+  neverTwiceAtOnce,
+  loadWithinBound,
+  quietTenantDwell,
+];
 
 export function violationsOf(record: RunRecord): Violation[] {
   return INVARIANTS.flatMap((check) => check(record));

@@ -42,8 +42,30 @@ export interface Scenario {
   outage: { fromMs: number; toMs: number; answer: 'down' | 'rate-limited' } | undefined;
   /** Effects once, on an in-memory store whose calls may fail or hang; undefined: off. */
   idempotency: { fail: number; hang: number } | undefined;
-  /** The worker process dies at `atMs` (mid-step, its memory lost) and a new one starts `restartAfterMs` later. */
+  /** The first worker process dies at `atMs` (mid-step, its memory lost) and a new one starts `restartAfterMs` later. */
   crash?: { atMs: number; restartAfterMs: number } | undefined;
+  /** Worker processes on the queue at once, each with `maxInFlight` handlers. */
+  workers: number;
+  /** How long each handler run waits on the dependency before it answers (0: at once); past `handlerTimeoutMs` it times out. */
+  latencyMs: number;
+  /** The queue's visibility timeout: shorter than a slow run, only the heartbeat keeps the message from a second delivery. */
+  visibilityTimeoutSeconds: number;
+  /**
+   * On a standard queue, the worker's tenants (read from the `tenant` attribute, each
+   * capped at half of `maxInFlight`): `quiet` messages are a quiet tenant's, published
+   * amid the other tenant's burst (`quietIndexes`).
+   */
+  tenants: { quiet: number } | undefined;
+}
+
+/**
+ * A slow dependency in 30% of the scenarios: each run takes up to the handler timeout, under
+ * a visibility timeout of 1-5 s. (Slower than the timeout, with lost answers, messages
+ * multiply: docs/design/2026-11-29-simulation-fleet.md.)
+ */
+function slownessOf(random: Random, handlerTimeoutMs: number): Pick<Scenario, 'latencyMs' | 'visibilityTimeoutSeconds'> {
+  if (random() >= 0.3) return { latencyMs: 0, visibilityTimeoutSeconds: 30 };
+  return { latencyMs: Math.floor(random() * handlerTimeoutMs), visibilityTimeoutSeconds: 1 + Math.floor(random() * 5) };
 }
 
 function pick<T>(random: Random, choices: readonly T[]): T {
@@ -78,7 +100,7 @@ export function scenarioOf(seed: number, { withFaults = true } = {}): Scenario {
   const count = 5 + Math.floor(random() * 26);
   const faulty = random() < 0.7 && withFaults;
   const rate = (max: number) => (faulty ? random() * max : 0);
-  return {
+  const scenario: Omit<Scenario, 'workers' | 'latencyMs' | 'visibilityTimeoutSeconds' | 'tenants'> = {
     seed,
     fifo,
     maxAttempts: 2 + Math.floor(random() * 5),
@@ -93,5 +115,22 @@ export function scenarioOf(seed: number, { withFaults = true } = {}): Scenario {
     outage: outageOf(random),
     idempotency: random() < 0.4 ? { fail: rate(0.05), hang: rate(0.05) } : undefined,
     crash: withFaults && random() < 0.3 ? { atMs: 1 + Math.floor(random() * 180_000), restartAfterMs: 1000 + Math.floor(random() * 29_000) } : undefined,
+  };
+  // From a stream of their own: each seed's messages, faults and crash stay what they were,
+  // and the fleet, the dependency and the tenants stay the same with faults off.
+  const fleet = seededRandom(seed ^ 0x5f3759df);
+  const slowness = slownessOf(fleet, scenario.handlerTimeoutMs);
+  const workers = 1 + Math.floor(fleet() * 3);
+  // Two defects this simulation found are open (docs/design/2026-11-29-simulation-fleet.md):
+  // several processes miscount attempts under SQS faults, and a visibility timeout shorter
+  // than a run lets copies multiply under SQS faults. Until they are fixed, the seeds run
+  // those only without faults; test/sim/open/ holds a scenario that reproduces each.
+  const calm = !faulty && !scenario.crash;
+  return {
+    ...scenario,
+    workers: fifo || slowness.latencyMs > 0 || !calm ? 1 : workers,
+    latencyMs: slowness.latencyMs,
+    visibilityTimeoutSeconds: calm ? slowness.visibilityTimeoutSeconds : 30,
+    tenants: !fifo && fleet() < 0.3 ? { quiet: 1 + Math.floor(fleet() * 2) } : undefined,
   };
 }

@@ -20,6 +20,41 @@ describe('the engine in virtual time, against a simulated SQS with seeded faults
     expect(record.virtualMs).toBeLessThan(3_600_000);
   });
 
+  it("starts a quiet tenant's message at once when it arrives in the same receive as another tenant's burst on slow handlers", async () => {
+    const slowBurst = {
+      ...scenarioOf(3, { withFaults: false }),
+      fifo: false,
+      maxInFlight: 5,
+      handlerTimeoutMs: 7_000,
+      latencyMs: 4_000,
+      workers: 1,
+      outage: undefined,
+      messages: Array.from({ length: 18 }, (_, i) => ({ id: `msg-${i}`, group: undefined, outcomes: ['ok' as const] })),
+      tenants: { quiet: 2 },
+    };
+    const record = await runScenario(slowBurst);
+    // Before the worker admitted a receive whole, the burst took all five handlers and the quiet tenant waited 4 s.
+    expect(violationsOf(record)).toEqual([]);
+    const quiet = record.runs.find((run) => run.id === 'msg-9')!;
+    expect(quiet.at - record.runs[0]!.at).toBe(0);
+  });
+
+  it('runs several worker processes on one queue, none running more than its handlers, no message twice at once', async () => {
+    const fleet = {
+      ...scenarioOf(5, { withFaults: false }),
+      fifo: false,
+      workers: 3,
+      maxInFlight: 2,
+      latencyMs: 1_500,
+      visibilityTimeoutSeconds: 1,
+      messages: Array.from({ length: 30 }, (_, i) => ({ id: `msg-${i}`, group: undefined, outcomes: ['retryable' as const, 'ok' as const] })),
+    };
+    const record = await runScenario(fleet);
+    expect(violationsOf(record)).toEqual([]);
+    expect(record.peakLoad.perProcess).toBe(2);
+    expect(record.peakLoad.fleet).toBeGreaterThan(2);
+  });
+
   it('reruns a seed exactly: the same handler runs at the same virtual times, the same dead letters', async () => {
     const first = await runScenario(scenarioOf(42));
     const again = await runScenario(scenarioOf(42));

@@ -40,6 +40,8 @@ export class MessageSlots {
   private readonly settling: InFlightLimit;
   private readonly waiting: FairWaiting<Waiting>;
   private readonly recentTenants: RecentTenants | undefined;
+  /** A start of the waiting messages is due once the current receive's messages are all admitted. */
+  private startPending = false;
   private readonly dwell: TenantDwell | undefined;
   private received = 0;
   private readonly lookahead: ReceiveLookahead;
@@ -102,9 +104,10 @@ export class MessageSlots {
     this.received++;
     this.recentTenants?.seen(tenant);
     this.waiting.push(tenant, { start, giveBack, atReceiveLimit, tenant, sentAt });
-    this.startWaiting();
-    // Behind the gate, the handlers' free slots wait too, as they would be running.
-    if (this.waiting.length > this.waitLimit + (this.gate ? this.running.free : 0)) {
+    if (this.tenants) this.startSoon();
+    else this.startWaiting();
+    // Behind the gate, or until a receive's messages start, the handlers' free slots wait too, as they would be running.
+    if (this.waiting.length > this.waitLimit + (this.gate || this.startPending ? this.running.free : 0)) {
       const newest = this.waiting.takeNoisiest()!;
       if (newest.atReceiveLimit) this.waiting.push(newest.tenant, newest);
       else {
@@ -113,6 +116,20 @@ export class MessageSlots {
       }
       this.resizeHeld();
     }
+  }
+
+  /**
+   * With tenants, a receive's messages are all admitted before any starts (the poller hands
+   * them over in one go): a tenant further down the same receive takes its turn, rather
+   * than find every slot taken by the burst ahead of it.
+   */
+  private startSoon(): void {
+    if (this.startPending) return;
+    this.startPending = true;
+    queueMicrotask(() => {
+      this.startPending = false;
+      this.startWaiting();
+    });
   }
 
   /**

@@ -50,25 +50,41 @@ describe('MessageSlots with tenants', () => {
     expect(givenBack).toEqual(['a2', 'a3', 'a4', 'a5']);
   });
 
-  it('with a cap, leaves a handler free for the other tenants while one was seen in the last minute', () => {
+  it('with a cap, leaves a handler free for the other tenants while one was seen in the last minute', async () => {
     const { receive, running, advance } = tenantSlots(3, 2);
     receive('b0', 'b');
+    await Promise.resolve();
     running.shift()!.done();
     for (let i = 0; i < 4; i++) receive(`a${i}`, 'a');
+    await Promise.resolve();
     // a runs 2 of the 3 handlers: the third waits for b's next message.
     expect(running).toHaveLength(2);
     receive('b1', 'b');
+    await Promise.resolve();
     expect(running).toHaveLength(3);
     for (const slot of running.splice(0)) slot.done();
     // A minute after b's last message, a alone gets every handler.
     advance(60_001);
     receive('a4', 'a');
+    await Promise.resolve();
     expect(running).toHaveLength(3);
   });
 
-  it('reports each tenant by its longest dwell, counting the wait of messages not started yet', () => {
+  it("starts a receive's messages once all are admitted: a tenant behind another's burst in the same receive takes the next slot", async () => {
+    const { receive, running } = tenantSlots(4, 2);
+    // One receive: five of a's, then one of b's; a may run 2 of the 4 handlers while b is active.
+    for (let i = 0; i < 5; i++) receive(`a${i}`, 'a');
+    receive('b0', 'b');
+    expect(running).toHaveLength(0);
+    await Promise.resolve();
+    expect(running).toHaveLength(3);
+  });
+
+  it('reports each tenant by its longest dwell, counting the wait of messages not started yet', async () => {
     const { receive, running, slots, advance, now } = tenantSlots();
+    // Two receives: a0's, then b0's.
     receive('a0', 'a', now() - 40);
+    await Promise.resolve();
     receive('b0', 'b', now() - 5);
     advance(100);
     // a0 started at once (dwell 40 ms); b0 has waited 105 ms behind it.
@@ -85,9 +101,10 @@ describe('MessageSlots with tenants', () => {
     expect(slots.takeTenants()).toEqual({ top: [{ tenant: 'b', maxDwellMs: 105, inFlight: 1 }], worstDwellMs: 105 });
   });
 
-  it('names at most five tenants per interval, the worst served first', () => {
+  it('names at most five tenants per interval, the worst served first', async () => {
     const { receive, running, slots, now } = tenantSlots();
     for (let i = 0; i < 8; i++) receive(`m${i}`, `t${i}`, now() - i);
+    await Promise.resolve();
     for (const slot of running.splice(0)) slot.done();
     const snapshot = slots.takeTenants()!;
     expect(snapshot.top.map((t) => t.tenant)).toEqual(['t7', 't6', 't5', 't4', 't3']);
