@@ -225,7 +225,8 @@ const CASES: Case[] = [
   },
 ];
 
-const suite = emulatorSuite();
+// Each test has its own queues and worker, and mostly waits on retries and restarts: they run at once.
+const suite = emulatorSuite({ concurrent: true });
 
 /** DLQ bodies that are not simulation JSON are found by their exact text. */
 function idReader(cases: readonly Case[]) {
@@ -246,7 +247,7 @@ async function queueEmpty(queues: QueuePair) {
 }
 
 // The batch form must end every case as the per-message handler does.
-describe.each(['simulation', 'simulation-batch'])('bad input corpus against the worker process (WORKER_HANDLER=%s)', (handler) => {
+describe.concurrent.each(['simulation', 'simulation-batch'])('bad input corpus against the worker process (WORKER_HANDLER=%s)', (handler) => {
   it(`every one of ${CASES.length} cases reaches its defined end, the worker never crashes, nothing is lost`, async () => {
     const queues = await suite.emulator.createQueues({ visibilityTimeoutSeconds: 5 });
     const ledger = join(mkdtempSync(join(tmpdir(), 'requeue-corpus-')), 'ledger.jsonl');
@@ -293,7 +294,7 @@ describe.each(['simulation', 'simulation-batch'])('bad input corpus against the 
   }, 120_000);
 });
 
-describe('SQS at the door', () => {
+describe.concurrent('SQS at the door', () => {
   it('an empty body never enters the system: SQS refuses it at the door', async () => {
     const queues = await suite.emulator.createQueues();
     await expect(suite.emulator.sqs.send(new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: '' }))).rejects.toThrow(/MessageBody/);
@@ -301,7 +302,7 @@ describe('SQS at the door', () => {
   });
 });
 
-describe('a handler that crashes the process (poison pill)', () => {
+describe.concurrent('a handler that crashes the process (poison pill)', () => {
   it('reaches the DLQ through the redrive backstop while the worker is restarted as it dies, and healthy work goes on', async () => {
     // Visibility (2 s) outlasts the long-poll wait (1 s): a killed worker's pending
     // receives are over before the pill reappears, so each receive is a real delivery.
@@ -351,7 +352,7 @@ describe('a handler that crashes the process (poison pill)', () => {
   }, 60_000);
 });
 
-describe('hostile handler failures against the engine', () => {
+describe.concurrent('hostile handler failures against the engine', () => {
   const hostile: Record<string, () => Promise<never>> = {
     'throw-null': async () => {
       throw null;

@@ -10,7 +10,8 @@ import { startRedis, type RedisServer } from '../support/redis.js';
 import { emulatorSuite } from '../support/suite.js';
 import { NOTHING_LISTENS, startWorkerProcess, waitUntilReady } from '../support/worker-process.js';
 
-const suite = emulatorSuite();
+// Each test has its own queues (and store), and waits on the worker or on visibility timeouts: they run at once.
+const suite = emulatorSuite({ concurrent: true });
 let redis: RedisServer;
 let dynamo: LocalDynamoDb;
 
@@ -31,7 +32,7 @@ async function drained(queues: QueuePair) {
   return depth.visible + depth.inFlight + depth.delayed === 0 ? true : undefined;
 }
 
-describe('the worker app with WORKER_IDEMPOTENCY', () => {
+describe.concurrent('the worker app with WORKER_IDEMPOTENCY', () => {
   it.each(['redis', 'dynamodb'] as const)('runs a job published 5 times once (%s store, key body.id)', async (store) => {
     const queues = await suite.emulator.createQueues();
     const ledger = ledgerPath();

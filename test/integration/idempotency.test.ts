@@ -3,24 +3,23 @@ import { CachePersistenceLayer } from '@aws-lambda-powertools/idempotency/cache'
 import { createClient } from '@redis/client';
 import { RetryableError } from '@requeue/retry';
 import type { MessageHandler, SqsWorkerOptions } from '@requeue/sqs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, type QueuePair } from '../support/emulator.js';
 import { NestFactory } from '@nestjs/core';
 import { chargeIdempotency, chargeModule, charges } from '../support/idempotent-nest-fixture.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 import { emulatorSuite } from '../support/suite.js';
 
-const suite = emulatorSuite();
+// The tests wait on retries and a store outage, each on its own queues and keys: they run at once.
+const suite = emulatorSuite({ concurrent: true });
 let redis: RedisServer;
 const clients: Array<{ close(): Promise<unknown> }> = [];
 
 beforeAll(async () => {
   redis = await startRedis();
 }, 300_000);
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => undefined)));
-});
 afterAll(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => undefined)));
   await redis?.stop();
 });
 
@@ -49,7 +48,7 @@ async function drained(queues: QueuePair) {
   return depth.visible + depth.inFlight + depth.delayed === 0 ? true : undefined;
 }
 
-describe('idempotent handlers with a real Redis store (redis-server, fauxqs)', () => {
+describe.concurrent('idempotent handlers with a real Redis store (redis-server, fauxqs)', () => {
   it('runs a job published 5 times once; the other 4 end as successes without a call', async () => {
     const queues = await suite.emulator.createQueues();
     const calls: string[] = [];
