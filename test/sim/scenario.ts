@@ -121,16 +121,15 @@ export function scenarioOf(seed: number, { withFaults = true } = {}): Scenario {
   const fleet = seededRandom(seed ^ 0x5f3759df);
   const slowness = slownessOf(fleet, scenario.handlerTimeoutMs);
   const workers = 1 + Math.floor(fleet() * 3);
-  // Two defects this simulation found are open (docs/design/2026-11-29-simulation-fleet.md):
-  // several processes miscount attempts under SQS faults, and a visibility timeout shorter
-  // than a run lets copies multiply under SQS faults. Until they are fixed, the seeds run
-  // those only without faults; test/sim/open/ holds a scenario that reproduces each.
+  // A defect this simulation found is open (docs/design/2026-11-29-simulation-fleet.md):
+  // several processes miscount attempts under SQS faults. Until it is fixed, the seeds run
+  // several processes only without faults; test/sim/open/ holds a scenario that reproduces it.
   const calm = !faulty && !scenario.crash;
   return {
     ...scenario,
     workers: fifo || slowness.latencyMs > 0 || !calm ? 1 : workers,
     latencyMs: slowness.latencyMs,
-    visibilityTimeoutSeconds: calm ? slowness.visibilityTimeoutSeconds : 30,
+    visibilityTimeoutSeconds: slowness.visibilityTimeoutSeconds,
     tenants: !fifo && fleet() < 0.3 ? { quiet: 1 + Math.floor(fleet() * 2) } : undefined,
   };
 }

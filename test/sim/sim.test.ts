@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { violationsOf } from './invariants.js';
 import { runScenario } from './run-scenario.js';
-import { scenarioOf } from './scenario.js';
+import { scenarioOf, type Scenario } from './scenario.js';
 import { runSeeds } from './seeds.js';
 
 describe('the engine in virtual time, against a simulated SQS with seeded faults', () => {
@@ -53,6 +54,13 @@ describe('the engine in virtual time, against a simulated SQS with seeded faults
     expect(violationsOf(record)).toEqual([]);
     expect(record.peakLoad.perProcess).toBe(2);
     expect(record.peakLoad.fleet).toBeGreaterThan(2);
+  });
+
+  it('sends no more than a few copies a message when the visibility timeout is 1 s and SQS loses answers (1,508 sends for 30 messages before deferrals waited in place)', async () => {
+    const scenario = JSON.parse(readFileSync(new URL('./regressions/copies-multiply.json', import.meta.url), 'utf8')) as Scenario;
+    const record = await runScenario(scenario);
+    expect(violationsOf(record)).toEqual([]);
+    expect(record.sends).toBeLessThan(10 * scenario.messages.length);
   });
 
   it('reruns a seed exactly: the same handler runs at the same virtual times, the same dead letters', async () => {

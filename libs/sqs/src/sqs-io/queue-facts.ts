@@ -42,9 +42,14 @@ export interface GivenQueueFacts {
 }
 
 /**
- * A wait in place never outlasts the visibility timeout: a crash during it returns the
+ * A retry in place never outlasts the visibility timeout: a crash during it returns the
  * message within one timeout, as soon as the hidden retry would have. The heartbeat keeps
- * it invisible meanwhile.
+ * it invisible meanwhile. A deferral in place is not bound by it: a crash that returns a
+ * deferred message early costs one more deferral, and nothing else. Bound by a short
+ * visibility timeout, every deferral was a copy; a deferral repeats while a dependency or
+ * another delivery's claim holds the message, and a copy whose answer was lost goes out
+ * twice, so under lost answers the message multiplied
+ * (docs/design/2026-11-29-simulation-fleet.md).
  */
 function inPlaceBounds(
   fifo: boolean,
@@ -52,7 +57,7 @@ function inPlaceBounds(
   given: number | undefined,
 ): Pick<QueueFacts, 'retryInPlaceSeconds' | 'deferInPlaceSeconds'> {
   const retryInPlaceSeconds = Math.min(fifo ? (given ?? DEFAULT_IN_PLACE_SECONDS) : DEFAULT_IN_PLACE_SECONDS, visibilityTimeoutSeconds);
-  return { retryInPlaceSeconds, deferInPlaceSeconds: fifo ? 0 : Math.min(DEFER_IN_PLACE_SECONDS, visibilityTimeoutSeconds) };
+  return { retryInPlaceSeconds, deferInPlaceSeconds: fifo ? 0 : DEFER_IN_PLACE_SECONDS };
 }
 
 /**
