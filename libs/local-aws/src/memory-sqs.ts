@@ -72,6 +72,7 @@ export class MemorySqs {
   private readonly history: boolean;
   private readonly store: MemoryQueueStore;
   private readonly waiting = new Set<() => void>();
+  private readonly fifo: boolean;
   private readonly emptyWaiters: Array<() => void> = [];
   private closed = false;
   private ids = 0;
@@ -79,8 +80,9 @@ export class MemorySqs {
   constructor(private readonly options: MemorySqsOptions) {
     this.queueUrl = options.queueUrl;
     this.history = options.history ?? true;
+    this.fifo = options.queueUrl.endsWith('.fifo');
     this.store = new MemoryQueueStore({
-      fifo: options.queueUrl.endsWith('.fifo'),
+      fifo: this.fifo,
       now: options.now ?? Date.now,
       visibilityTimeoutMs: (options.visibilityTimeoutSeconds ?? 30) * 1000,
       maxReceiveCount: options.maxReceiveCount,
@@ -96,7 +98,7 @@ export class MemorySqs {
   add(body: string, extra: { id?: string; attributes?: Record<string, MessageAttributeValue>; groupId?: string; traceHeader?: string } = {}): string {
     const id = extra.id ?? `m${++this.ids}`;
     this.store.add({ id, body, attributes: extra.attributes ?? {}, groupId: extra.groupId, traceHeader: extra.traceHeader, visibleAt: 0 });
-    this.wake();
+    this.wake(1);
     return id;
   }
 
@@ -207,7 +209,7 @@ export class MemorySqs {
       }
       return { Id: entry.Id, MessageId: id, MD5OfMessageBody: '' };
     });
-    this.wake();
+    this.wake(successful.length);
     return { Successful: successful, Failed: entryFailures(check) };
   }
 
@@ -221,7 +223,9 @@ export class MemorySqs {
       const removed = this.store.remove(entry.ReceiptHandle ?? '');
       if (removed && this.history) this.deleted.push(removed.id);
     }
-    this.wake();
+    // On a standard queue a delete makes nothing visible; on a FIFO queue it may free a group.
+    if (this.fifo) this.wake();
+    else this.resolveIfEmpty();
     return { Successful: entries.map((entry) => ({ Id: entry.Id })), Failed: [] };
   }
 
@@ -263,8 +267,17 @@ export class MemorySqs {
     });
   }
 
-  private wake(): void {
-    for (const done of [...this.waiting]) done();
+  /**
+   * Ends up to `receives` long polls' waits, each to look again: as many as messages may
+   * have become visible, not every poll for every message (a simulated hour at 200 messages
+   * a second woke six polls per message, five of them to wait again).
+   */
+  private wake(receives = Number.POSITIVE_INFINITY): void {
+    let woken = 0;
+    for (const done of [...this.waiting]) {
+      if (woken++ >= receives) break;
+      done();
+    }
     this.resolveIfEmpty();
   }
 

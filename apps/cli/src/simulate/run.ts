@@ -40,18 +40,41 @@ const DLQ_URL = `${QUEUE_URL}-dlq`;
 const START = Date.UTC(2026, 0, 1);
 const HORIZON_MS = 12 * 3_600_000;
 
+/**
+ * A count per message number. A typed array that doubles as the numbers grow: a plain
+ * array written at scattered indexes (messages end out of order) turns into a slow
+ * dictionary over an hour's 720,000 messages.
+ */
+class PerMessage {
+  private counts = new Uint32Array(1024);
+
+  get(n: number): number {
+    return n < this.counts.length ? this.counts[n]! : 0;
+  }
+
+  add(n: number): void {
+    if (n >= this.counts.length) {
+      const grown = new Uint32Array(Math.max(n + 1, this.counts.length * 2));
+      grown.set(this.counts);
+      this.counts = grown;
+    }
+    this.counts[n]!++;
+  }
+}
+
 interface Tally {
-  /** By message number: ended (succeeded or dead-lettered) already. */
-  ended: boolean[];
-  runs: number[];
+  /** By message number: 1 once it ended (succeeded or dead-lettered). */
+  ended: PerMessage;
+  /** By message number: its handler runs. */
+  runs: PerMessage;
   run: SimulationRun;
   timeline: Timeline;
 }
 
 function newTally(profile: TrafficProfile): Tally {
   return {
-    ended: [],
-    runs: [],
+    ended: new PerMessage(),
+    runs: new PerMessage(),
     timeline: new Timeline(START, profile.durationSeconds * 1000 * 1.2),
     run: {
       published: 0,
@@ -74,16 +97,16 @@ function newTally(profile: TrafficProfile): Tally {
 
 /** Marks a message ended once: its attempts count from then on. */
 function end(tally: Tally, n: number): boolean {
-  if (tally.ended[n]) return false;
-  tally.ended[n] = true;
-  tally.run.attempts.push(tally.runs[n] ?? 0);
+  if (tally.ended.get(n) > 0) return false;
+  tally.ended.add(n);
+  tally.run.attempts.push(tally.runs.get(n));
   return true;
 }
 
 function handlerFor(profile: TrafficProfile, time: VirtualTime, dependency: SimulatedDependency, tally: Tally) {
   return async (message: WorkerMessage<SimulatedBody>): Promise<void> => {
     const body = message.body;
-    tally.runs[body.n] = (tally.runs[body.n] ?? 0) + 1;
+    tally.runs.add(body.n);
     tally.run.downstreamCalls++;
     tally.timeline.count('calls', time.now());
     const answer = dependency.answer(time.now(), body.permanent === true);

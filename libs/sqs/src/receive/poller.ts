@@ -47,6 +47,8 @@ export interface PollerOptions {
  * and a block lifted early (a fleet's peer saw the dependency recover) is noticed within a second.
  */
 const MAX_BLOCKED_SLEEP_MS = 1000;
+/** Why a wait for a full batch of free slots ended: its time was up, or the poller stopped. */
+const GATHERED = new Error('gathering ended');
 
 /**
  * Long-polls the queue with several receive loops, each of which reserves free slots
@@ -174,7 +176,8 @@ export class Poller {
     const wanted = withheld + Math.min(receiveBatchSize, limit.capacity - withheld);
     if (limit.free >= wanted || gatherMs === 0 || this.stopping) return;
     const gathering = new AbortController();
-    const end = () => gathering.abort();
+    // A shared reason: \`abort()\` without one builds a DOMException, with its stack, per wait.
+    const end = () => gathering.abort(GATHERED);
     const cancel = this.options.timers.after(gatherMs, end);
     this.abort.signal.addEventListener('abort', end, { once: true });
     await limit.whenFree(gathering.signal, wanted);
