@@ -176,7 +176,7 @@ export class Poller {
     const wanted = withheld + Math.min(receiveBatchSize, limit.capacity - withheld);
     if (limit.free >= wanted || gatherMs === 0 || this.stopping) return;
     const gathering = new AbortController();
-    // A shared reason: \`abort()\` without one builds a DOMException, with its stack, per wait.
+    // A shared reason: `abort()` without one builds a DOMException, with its stack, per wait.
     const end = () => gathering.abort(GATHERED);
     const cancel = this.options.timers.after(gatherMs, end);
     this.abort.signal.addEventListener('abort', end, { once: true });
