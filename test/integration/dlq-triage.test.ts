@@ -5,6 +5,9 @@ import { emulatorSuite } from '../support/suite.js';
 
 const suite = emulatorSuite();
 
+/** The corpus's five causes in its proportions, a tenth of its size. */
+const SMALL_COUNTS = [300, 250, 200, 150, 100];
+
 describe('requeue dlq triage (on the emulator)', () => {
   it('groups 10,000 dead letters of 5 causes exactly, leaves every one visible again, and lets --group pick one cause', async () => {
     const queues = await suite.emulator.createQueues();
@@ -34,24 +37,28 @@ describe('requeue dlq triage (on the emulator)', () => {
     console.info(`triage of 10,000: ${triage.calls.receives} receives, ${triage.calls.releases} releases`);
     expect(await suite.emulator.depth(queues.dlqUrl)).toMatchObject({ visible: 10_000, inFlight: 0 });
 
-    // The table, read again: the same groups, in the same order, under the same ids.
-    const table = (await dlq('triage')).stdout;
+    // The same causes in another DLQ, a tenth the size: the table lists them under the same
+    // ids in the same order, and a group id picks exactly that cause for the other commands.
+    // (A tenth, since every command below reads the whole queue again.)
+    const small = await suite.emulator.createQueues();
+    await loadDeadLetters(suite.emulator.sqs, small.dlqUrl, deadLetterCorpus(queues.queueUrl, SMALL_COUNTS));
+    const smallDlq = (...args: string[]) => runDlqCli(suite.emulator.endpoint, small.dlqUrl, args);
+    const table = (await smallDlq('triage')).stdout;
     console.info(table);
     const lines = table.trim().split('\n');
     expect(lines.slice(1, 6).map((line) => line.split(/\s+/)[0])).toEqual(triage.groups.map((g) => g.id));
     expect(lines.at(-1)!).toMatch(
-      /^10000 dead letter\(s\) in 5 group\(s\); read with \d+ receives and 1000 release calls; every message it read is visible again$/,
+      /^1000 dead letter\(s\) in 5 group\(s\); read with \d+ receives and 100 release calls; every message it read is visible again$/,
     );
 
-    // A group id picks exactly that cause's dead letters for the other commands.
     const validation = triage.groups[3]!;
-    const listed = JSON.parse((await dlq('list', '--group', validation.id, '--json')).stdout) as Array<{ errorType: string }>;
-    expect(listed).toHaveLength(1_500);
+    const listed = JSON.parse((await smallDlq('list', '--group', validation.id, '--json')).stdout) as Array<{ errorType: string }>;
+    expect(listed).toHaveLength(SMALL_COUNTS[3]!);
     expect(new Set(listed.map((entry) => entry.errorType))).toEqual(new Set(['VALIDATION']));
-    const replay = JSON.parse((await dlq('replay', '--group', validation.id, '--dry-run', '--json')).stdout) as { replayed: unknown[]; dryRun: boolean };
+    const replay = JSON.parse((await smallDlq('replay', '--group', validation.id, '--dry-run', '--json')).stdout) as { replayed: unknown[]; dryRun: boolean };
     expect(replay).toMatchObject({ dryRun: true });
-    expect(replay.replayed).toHaveLength(1_500);
-    expect(await dlq('list', '--group', 'VALIDATION')).toMatchObject({ code: 2, stderr: expect.stringMatching(/--group takes a group id/) });
-    expect(await suite.emulator.depth(queues.dlqUrl)).toMatchObject({ visible: 10_000, inFlight: 0 });
+    expect(replay.replayed).toHaveLength(SMALL_COUNTS[3]!);
+    expect(await smallDlq('list', '--group', 'VALIDATION')).toMatchObject({ code: 2, stderr: expect.stringMatching(/--group takes a group id/) });
+    expect(await suite.emulator.depth(small.dlqUrl)).toMatchObject({ visible: 1_000, inFlight: 0 });
   }, 240_000);
 });
