@@ -1,38 +1,30 @@
+import { readFileSync } from 'node:fs';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The suite's longest files, longest first (from a full run's JSON report). A fresh clone
- * has no vitest results cache, so vitest would order by file size, and a short file that
- * runs a 100-second scenario would start last and set the suite's time alone. Started
- * first, they overlap the many short files instead.
+ * Each test file's wall time in seconds from a full `npm test` (written by
+ * `node scripts/record-test-durations.mjs`). A fresh clone has no vitest results cache, so
+ * vitest would order files by size, and a short file that runs a 100-second scenario would
+ * start last and set the suite's time alone. Started longest first, from the same table in
+ * every checkout, the long files overlap the many short ones.
  */
-const LONGEST = [
-  'test/faults/restarts.test.ts',
-  'test/integration/dlq-triage.test.ts',
-  'test/integration/worker-process.test.ts',
-  'test/integration/dlq-redrive.test.ts',
-  'test/integration/dlq-cli.test.ts',
-  'test/integration/demo.test.ts',
-  'test/integration/fifo.test.ts',
-  'test/faults/outage.test.ts',
-  'test/integration/engine.test.ts',
-  'test/faults/interruptions.test.ts',
-  'test/integration/hostile-rate-limit.test.ts',
-  'test/browser/dashboard.test.ts',
-];
+const DURATIONS = JSON.parse(readFileSync(new URL('./file-durations.json', import.meta.url), 'utf8')) as Record<string, number>;
 
-function rank(spec: TestSpecification): number {
-  const index = LONGEST.findIndex((path) => spec.moduleId.endsWith(path));
-  return index === -1 ? LONGEST.length : index;
+function recorded(spec: TestSpecification): number | undefined {
+  const path = spec.moduleId.slice(spec.project.config.root.length + 1);
+  return DURATIONS[path];
 }
 
-/** Vitest's own order (its results cache, else file size), with the known longest files first. */
+/**
+ * The recorded durations, longest first; a file the table does not know yet (new since it
+ * was written) goes first, as vitest runs unknown files first, in vitest's own order.
+ */
 export default class SlowFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
     return sorted
-      .map((spec, position) => ({ spec, position }))
-      .sort((a, b) => rank(a.spec) - rank(b.spec) || a.position - b.position)
+      .map((spec, position) => ({ spec, position, seconds: recorded(spec) ?? Infinity }))
+      .sort((a, b) => b.seconds - a.seconds || a.position - b.position)
       .map(({ spec }) => spec);
   }
 }
