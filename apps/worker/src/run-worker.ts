@@ -10,12 +10,14 @@ import { AppModule } from './app.module.js';
 import type { WorkerConfig } from './config.js';
 import { createWorkerLogger } from './logger.js';
 import { allMetrics, DashboardMetrics } from './dashboard/dashboard-metrics.js';
-import { startDashboard } from './dashboard/server.js';
+import { startDashboard, type DashboardOptions } from './dashboard/server.js';
 import { EmbeddedAwsError, isAddressInUse, startEmbeddedAws, type EmbeddedAws } from './embedded-aws.js';
 import { workerOptions, type WorkerEnvOptions } from '@requeue/sqs/env';
 import type { ConsumerConfig } from './consumers-config.js';
 import type { Telemetry } from './telemetry.js';
 import { fail } from './fail.js';
+
+type WorkerLogger = ReturnType<typeof createWorkerLogger>;
 
 function banner(local: EmbeddedAws, config: WorkerConfig, healthUrl: string): string {
   return [
@@ -74,12 +76,9 @@ function consumerMetrics(config: WorkerConfig, dashboardQueueUrl: string, activi
   };
 }
 
-/** Starts the worker on a valid configuration: its queues, the Nest app, the health server, the signals. */
-export async function runWorker(config: WorkerConfig, telemetry: Telemetry | undefined): Promise<void> {
-  const logger = createWorkerLogger(config);
-  const { queues, endpoint, local } = await resolveQueues(config);
-
-  const sqs = withoutSdkCallLogging(
+/** The worker's SQS client: the emulator's endpoint and any credentials locally, the standard chain on AWS. */
+function sqsClient(config: WorkerConfig, endpoint: string | undefined, local: EmbeddedAws | undefined): SQSClient {
+  return withoutSdkCallLogging(
     new SQSClient({
       region: config.region,
       // The SDK builds a command's middleware chain once per command class instead of on
@@ -91,10 +90,11 @@ export async function runWorker(config: WorkerConfig, telemetry: Telemetry | und
       ...(local ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
     }),
   );
-  const activity = config.dashboard.enabled ? new DashboardMetrics() : undefined;
-  const metricsFor = consumerMetrics(config, queues.queueUrl, activity);
-  const engines: WorkerEnvOptions[] = [];
-  const engineFor = (consumer: ConsumerConfig) => {
+}
+
+/** Engine options per consumer, from the worker's settings; each one made is kept in `engines`, to close at shutdown. */
+function engineOptionsFor(config: WorkerConfig, logger: WorkerLogger, engines: WorkerEnvOptions[]) {
+  return (consumer: ConsumerConfig): WorkerEnvOptions => {
     const settings = {
       ...config,
       queueUrl: consumer.queueUrl,
@@ -107,6 +107,42 @@ export async function runWorker(config: WorkerConfig, telemetry: Telemetry | und
     engines.push(workerOptions(settings, { logger }));
     return engines.at(-1)!;
   };
+}
+
+/** The local dashboard when enabled; a port it cannot have leaves the worker running without one. */
+async function dashboardFor(
+  config: WorkerConfig,
+  activity: DashboardMetrics | undefined,
+  wiring: { sqs: SQSClient; queues: { queueUrl: string; dlqUrl: string }; scheduledRetries: DashboardOptions['scheduledRetries']; logger: WorkerLogger },
+) {
+  if (!activity) return undefined;
+  const { sqs, queues, scheduledRetries, logger } = wiring;
+  const dashboard = await startDashboard({
+    ...config.dashboard,
+    sqs,
+    queueUrl: queues.queueUrl,
+    dlqUrl: queues.dlqUrl,
+    metrics: activity,
+    scheduledRetries,
+    logger,
+  }).catch((error: unknown) => {
+    // The dashboard is a window on the work, not the work: a taken port must not stop processing.
+    logger.warn({ err: error, port: config.dashboard.port }, 'no local dashboard: its port is unavailable; set WORKER_DASHBOARD_PORT or WORKER_DASHBOARD=off');
+    return undefined;
+  });
+  if (dashboard) process.stderr.write(`requeue worker: dashboard on ${dashboard.url}\n`);
+  return dashboard;
+}
+
+/** Starts the worker on a valid configuration: its queues, the Nest app, the health server, the signals. */
+export async function runWorker(config: WorkerConfig, telemetry: Telemetry | undefined): Promise<void> {
+  const logger = createWorkerLogger(config);
+  const { queues, endpoint, local } = await resolveQueues(config);
+  const sqs = sqsClient(config, endpoint, local);
+  const activity = config.dashboard.enabled ? new DashboardMetrics() : undefined;
+  const metricsFor = consumerMetrics(config, queues.queueUrl, activity);
+  const engines: WorkerEnvOptions[] = [];
+  const engineFor = engineOptionsFor(config, logger, engines);
   const app = await NestFactory.create(AppModule.register({ config, queues, sqs, logger, metricsFor, engineFor }), { bufferLogs: true });
   app.useLogger(app.get(NestPinoLogger));
   await app.listen(config.healthPort, config.healthHost).catch((error: unknown) => {
@@ -118,25 +154,7 @@ export async function runWorker(config: WorkerConfig, telemetry: Telemetry | und
     throw error;
   });
   announce(app.getHttpServer() as Server, config, local);
-  const dashboard = activity
-    ? await startDashboard({
-        ...config.dashboard,
-        sqs,
-        queueUrl: queues.queueUrl,
-        dlqUrl: queues.dlqUrl,
-        metrics: activity,
-        scheduledRetries: () => app.get(SqsWorkerService).scheduledRetries(),
-        logger,
-      }).catch((error: unknown) => {
-        // The dashboard is a window on the work, not the work: a taken port must not stop processing.
-        logger.warn(
-          { err: error, port: config.dashboard.port },
-          'no local dashboard: its port is unavailable; set WORKER_DASHBOARD_PORT or WORKER_DASHBOARD=off',
-        );
-        return undefined;
-      })
-    : undefined;
-  if (dashboard) process.stderr.write(`requeue worker: dashboard on ${dashboard.url}\n`);
+  const dashboard = await dashboardFor(config, activity, { sqs, queues, scheduledRetries: () => app.get(SqsWorkerService).scheduledRetries(), logger });
 
   const stopping = stopOnSignals(logger, config.waitTimeSeconds, async () => {
     await app.close();
@@ -156,12 +174,7 @@ export async function runWorker(config: WorkerConfig, telemetry: Telemetry | und
  * or the orchestrator sees it; consumers that fail beside running ones are named and keep
  * trying. `0` keeps trying whatever happens.
  */
-async function requireAConsumer(
-  service: SqsWorkerService,
-  timeoutMs: number,
-  logger: ReturnType<typeof createWorkerLogger>,
-  stopping: () => boolean,
-): Promise<void> {
+async function requireAConsumer(service: SqsWorkerService, timeoutMs: number, logger: WorkerLogger, stopping: () => boolean): Promise<void> {
   if (timeoutMs === 0) return;
   const { started, failing } = await service.startedWithin(timeoutMs);
   if (stopping()) return;
@@ -185,7 +198,7 @@ async function requireAConsumer(
 const SAME_PRESS_MS = 500;
 
 /** SIGTERM or SIGINT: drain, close everything, exit 0; a second signal exits at once with 1. Returns whether a stop began. */
-function stopOnSignals(logger: ReturnType<typeof createWorkerLogger>, waitTimeSeconds: number, close: () => Promise<void>): () => boolean {
+function stopOnSignals(logger: WorkerLogger, waitTimeSeconds: number, close: () => Promise<void>): () => boolean {
   let stopping = false;
   let firstAt = 0;
   const shutDown = async (signal: NodeJS.Signals) => {
