@@ -14,7 +14,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** Packs every public package into `destination`; resolves with each one's name, tarball path and requeue dependencies. */
 export async function packAll(destination) {
-  await run('npx', ['tsc', '-b'], { cwd: root });
+  await run(process.execPath, [join(root, 'scripts', 'build.mjs')], { cwd: root });
   await mkdir(destination, { recursive: true });
   const packed = [];
   for (const pkg of PUBLIC_PACKAGES) {

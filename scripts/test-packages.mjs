@@ -32,7 +32,7 @@ async function main() {
   const scratch = await mkdtemp(join(tmpdir(), 'requeue-packages-'));
   if (!relative(root, scratch).startsWith('..')) throw new CheckError(`the scratch directory ${scratch} is inside the workspace; set TMPDIR elsewhere`);
   step(`building; scratch apps in ${scratch}`);
-  await run('npx', ['tsc', '-b'], { cwd: root });
+  await run(process.execPath, [join(root, 'scripts', 'build.mjs')], { cwd: root });
   const tarballs = [];
   for (const pkg of PUBLIC_PACKAGES) {
     tarballs.push(await packPackage(root, pkg, join(scratch, 'tarballs')));

@@ -1,0 +1,14 @@
+// Builds the workspace (or the projects given, e.g. `infra`) with TypeScript 7's native
+// compiler, after the same Node check as every other script. TypeScript 7 type-checks and
+// emits the same JavaScript as 5.9 in a quarter of the time; 5.9 stays as `typescript`
+// because typescript-eslint's type-aware rules need its JavaScript API.
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import './require-node.mjs';
+
+const require = createRequire(import.meta.url);
+const compiler = join(dirname(require.resolve('typescript-7/package.json')), 'bin', 'tsc');
+const projects = process.argv.slice(2);
+const result = spawnSync(process.execPath, [compiler, '-b', ...projects], { stdio: 'inherit' });
+process.exit(result.status ?? 1);
