@@ -1,9 +1,8 @@
 import 'reflect-metadata';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { AddressInfo, Server } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { SqsWorkerService } from '@requeue/nest';
-import { withoutSdkCallLogging } from '@requeue/sqs';
 import { EmfMetrics } from '@requeue/sqs/emf';
 import { Logger as NestPinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
@@ -16,6 +15,7 @@ import { workerOptions, type WorkerEnvOptions } from '@requeue/sqs/env';
 import type { ConsumerConfig } from './consumers-config.js';
 import type { Telemetry } from './telemetry.js';
 import { fail } from './fail.js';
+import { sqsClient } from './sqs-client.js';
 
 type WorkerLogger = ReturnType<typeof createWorkerLogger>;
 
@@ -76,22 +76,6 @@ function consumerMetrics(config: WorkerConfig, dashboardQueueUrl: string, activi
   };
 }
 
-/** The worker's SQS client: the emulator's endpoint and any credentials locally, the standard chain on AWS. */
-function sqsClient(config: WorkerConfig, endpoint: string | undefined, local: EmbeddedAws | undefined): SQSClient {
-  return withoutSdkCallLogging(
-    new SQSClient({
-      region: config.region,
-      // The SDK builds a command's middleware chain once per command class instead of on
-      // every call; the worker adds no middleware after its first call, so the cache is
-      // safe and saves that work on every message.
-      cacheMiddleware: true,
-      ...(endpoint ? { endpoint } : {}),
-      // The embedded emulator accepts any credentials; real AWS uses the standard chain.
-      ...(local ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-    }),
-  );
-}
-
 /** Engine options per consumer, from the worker's settings; each one made is kept in `engines`, to close at shutdown. */
 function engineOptionsFor(config: WorkerConfig, logger: WorkerLogger, engines: WorkerEnvOptions[]) {
   return (consumer: ConsumerConfig): WorkerEnvOptions => {
@@ -138,7 +122,7 @@ async function dashboardFor(
 export async function runWorker(config: WorkerConfig, telemetry: Telemetry | undefined): Promise<void> {
   const logger = createWorkerLogger(config);
   const { queues, endpoint, local } = await resolveQueues(config);
-  const sqs = sqsClient(config, endpoint, local);
+  const sqs = sqsClient(config.region, endpoint, local !== undefined);
   const activity = config.dashboard.enabled ? new DashboardMetrics() : undefined;
   const metricsFor = consumerMetrics(config, queues.queueUrl, activity);
   const engines: WorkerEnvOptions[] = [];
