@@ -246,8 +246,22 @@ function codeBugClass(thrown: unknown, names: readonly string[] | false): string
   return classNames(thrown).find((name) => names.includes(name));
 }
 
+const DEFAULT_STATUS_TABLES: StatusTables = { retryable: DEFAULT_RETRYABLE_STATUSES, nonRetryable: DEFAULT_NON_RETRYABLE_STATUSES };
+/** Built once per options object: a worker classifies every failure with the same one. */
+const builtTables = new WeakMap<ClassifierOptions, StatusTables>();
+
 /** What the user configures wins over the defaults, in both directions. */
 function statusTables(options: ClassifierOptions): StatusTables {
+  if (options.nonRetryableStatuses === undefined && options.retryableStatuses === undefined) return DEFAULT_STATUS_TABLES;
+  let tables = builtTables.get(options);
+  if (tables === undefined) {
+    tables = buildStatusTables(options);
+    builtTables.set(options, tables);
+  }
+  return tables;
+}
+
+function buildStatusTables(options: ClassifierOptions): StatusTables {
   const userNonRetryable = options.nonRetryableStatuses;
   const retryable: Record<number, string> = { ...DEFAULT_RETRYABLE_STATUSES };
   for (const status of userNonRetryable ?? []) delete retryable[status];

@@ -46,8 +46,22 @@ export class SimulatedDependency {
   }
 }
 
-/** The error a handler throws for each failing answer, as an HTTP client would report it. */
+/**
+ * The error a handler throws for each failing answer, as an HTTP client would report it.
+ * Without a stack trace: nothing reads one, and capturing it on every failing call of a
+ * simulated outage was 2% of the run.
+ */
 export function answerError(answer: Exclude<CallAnswer, 'ok' | 'never'>, retryAfterSeconds: number): Error {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return errorFor(answer, retryAfterSeconds);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
+function errorFor(answer: Exclude<CallAnswer, 'ok' | 'never'>, retryAfterSeconds: number): Error {
   switch (answer) {
     case 'unavailable':
       return Object.assign(new Error('503 Service Unavailable'), { statusCode: 503 });

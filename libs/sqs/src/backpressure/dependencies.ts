@@ -25,6 +25,8 @@ export const MAX_DEPENDENCIES = 1000;
 /** Every dependency the worker has seen, by key. */
 export class Dependencies {
   private readonly gates = new Map<string, Dependency>();
+  /** The key last moved to the end of `gates`: most messages name the same dependency as the one before. */
+  private mostRecent: string | undefined;
   private lastSweepAt: number;
   private readonly fleet: FleetSync | undefined;
 
@@ -46,9 +48,13 @@ export class Dependencies {
     this.sweep();
     const known = this.gates.get(key);
     if (known) {
-      // Most recently used last: eviction takes from the front.
-      this.gates.delete(key);
-      this.gates.set(key, known);
+      // Most recently used last: eviction takes from the front. Moving a key costs the map
+      // a deleted slot, and a rehash every few moves, so one already last stays.
+      if (key !== this.mostRecent) {
+        this.gates.delete(key);
+        this.gates.set(key, known);
+        this.mostRecent = key;
+      }
       return known;
     }
     const gate: Dependency = new Dependency(
@@ -62,6 +68,7 @@ export class Dependencies {
       this.timers,
     );
     this.gates.set(key, gate);
+    this.mostRecent = key;
     if (this.gates.size > MAX_DEPENDENCIES) this.evictLeastRecentlyUsed();
     this.fleet?.ensureStarted();
     return gate;

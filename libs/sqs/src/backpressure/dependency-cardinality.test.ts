@@ -24,6 +24,26 @@ describe('dependencies named by messages', () => {
     dependencies.stop();
   });
 
+  it('keeps a dependency that every other message names, however many others come and go', () => {
+    const dependencies = new Dependencies(
+      resolveBackpressure({}),
+      10,
+      () => Date.now(),
+      () => 0.5,
+    );
+    for (let i = 0; i < 3000; i++) {
+      dependencies.get(`host-${i}.example.com`);
+      // Named twice in a row: the second use finds it most recent already.
+      dependencies.get('payments.example.com');
+      dependencies.get('payments.example.com');
+    }
+    const keys = dependencies.snapshot().map((d) => d.key);
+    expect(keys).toHaveLength(MAX_DEPENDENCIES);
+    expect(keys).toContain('payments.example.com');
+    expect(keys).not.toContain('host-1000.example.com');
+    dependencies.stop();
+  });
+
   it('lists those pushing back first, and at most as many as asked; metrics take only those', async () => {
     const dependencies = new Dependencies(
       resolveBackpressure({ rateLimitEvidence: 1 }),
