@@ -5,10 +5,23 @@
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import './require-node.mjs';
 
 const require = createRequire(import.meta.url);
 const compiler = join(dirname(require.resolve('typescript-7/package.json')), 'bin', 'tsc');
 const projects = process.argv.slice(2);
 const result = spawnSync(process.execPath, [compiler, '-b', ...projects], { stdio: 'inherit' });
-process.exit(result.status ?? 1);
+if (result.status !== 0) process.exit(result.status ?? 1);
+// The worker app runs as one bundled file (scripts/bundle-worker.mjs): rebuilt with it.
+const named = projects.filter((project) => !project.startsWith('-'));
+if (named.length === 0 || named.some((project) => project.replace(/\/$/, '') === 'apps/worker')) {
+  const bundled = spawnSync(
+    process.execPath,
+    [fileURLToPath(new URL('./bundle-worker.mjs', import.meta.url)), ...(projects.includes('--force') ? ['--force'] : [])],
+    {
+      stdio: 'inherit',
+    },
+  );
+  process.exit(bundled.status ?? 1);
+}

@@ -4,13 +4,13 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The real app entry, as built by `tsc -b` (npm test builds first). Found from test/support
- * (vitest) or test/dist/support (the compiled soak).
+ * The real app, bundled as `npm start` and the image run it (npm test builds first). Found
+ * from test/support (vitest) or test/dist/support (the compiled soak).
  */
 export const WORKER_ENTRY =
-  [new URL('../../apps/worker/dist/main.js', import.meta.url), new URL('../../../apps/worker/dist/main.js', import.meta.url)]
+  [new URL('../../apps/worker/dist/bundle.js', import.meta.url), new URL('../../../apps/worker/dist/bundle.js', import.meta.url)]
     .map((url) => fileURLToPath(url))
-    .find((path) => existsSync(path)) ?? fileURLToPath(new URL('../../apps/worker/dist/main.js', import.meta.url));
+    .find((path) => existsSync(path)) ?? fileURLToPath(new URL('../../apps/worker/dist/bundle.js', import.meta.url));
 
 export { freePort };
 
