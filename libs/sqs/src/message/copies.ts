@@ -22,7 +22,7 @@ import { withTraceAttributes } from '../tracing/carry.js';
 export function retryCopyAttributes(message: DecodedMessage, state: RetryState, signer: RetryStateSigner, maxBytes: number): MessageAttributes | undefined {
   const attributes: MessageAttributes = {
     ...message.sqsUserAttributes,
-    [RETRY_STATE_ATTRIBUTE]: stringAttribute(signer.sign(state, message.digest)),
+    [RETRY_STATE_ATTRIBUTE]: stringAttribute(signer.sign(state, message.digest())),
     ...(message.override ? { [RETRY_POLICY_ATTRIBUTE]: stringAttribute(encodePolicyOverride(message.override)) } : {}),
   };
   return fitsInOneMessage(message.sqsBody, attributes, maxBytes)
@@ -45,7 +45,7 @@ export function deadLetterAttributes(message: DecodedMessage, record: DeadLetter
   let attributes: MessageAttributes = { ...message.sqsUserAttributes };
   const optional: Array<[string, string]> = [
     [DEAD_LETTER_ATTRIBUTE, encodeDeadLetterRecord(record)],
-    [RETRY_STATE_ATTRIBUTE, signer.sign(message.state, message.digest)],
+    [RETRY_STATE_ATTRIBUTE, signer.sign(message.state, message.digest())],
   ];
   if (message.override) optional.push([RETRY_POLICY_ATTRIBUTE, encodePolicyOverride(message.override)]);
   for (const [name, value] of optional) {

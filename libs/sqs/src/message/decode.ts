@@ -26,8 +26,11 @@ export interface DecodedMessage {
   sqsBody: string;
   /** The publisher's SQS attributes, preserved on every copy. */
   sqsUserAttributes: MessageAttributes;
-  /** What this message's `x-retry` MAC is bound to (`messageDigest`): the same on every copy of it. */
-  digest: string;
+  /**
+   * What this message's `x-retry` MAC is bound to (`messageDigest`): the same on every copy
+   * of it. Computed on the first call: a first delivery that succeeds never needs it.
+   */
+  digest(): string;
   receiveCount: number;
   /** When this delivery was received: SQS keeps a message hidden at most 12 hours from its receive. */
   receivedAt: number;
@@ -112,9 +115,8 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
     receiptHandle: message.ReceiptHandle ?? '',
     sqsBody,
     sqsUserAttributes,
-    get digest() {
-      return digestOf();
-    },
+    // A function, not a getter: an object literal with an accessor is built slowly, once per message.
+    digest: digestOf,
     receiveCount,
     receivedAt: now,
     groupId: message.Attributes?.MessageGroupId,
