@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
 import { TRACEPARENT_ATTRIBUTE, TRACESTATE_ATTRIBUTE } from '../tracing/trace-header.js';
 
@@ -16,7 +16,6 @@ export function messageDigest(sqsBody: string, publisherAttributes: Readonly<Rec
     .filter(([name]) => !UNBOUND_ATTRIBUTES.has(name))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([name, value]) => [name, value.DataType ?? '', value.StringValue ?? '', value.BinaryValue ? Buffer.from(value.BinaryValue).toString('base64') : '']);
-  return createHash('sha256')
-    .update(JSON.stringify([sqsBody, attributes]))
-    .digest('base64url');
+  // The one-shot hash: a quarter of the CPU of a createHash() object for one input.
+  return hash('sha256', JSON.stringify([sqsBody, attributes]), 'base64url');
 }
