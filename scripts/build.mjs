@@ -16,12 +16,7 @@ if (result.status !== 0) process.exit(result.status ?? 1);
 // The worker app runs as one bundled file (scripts/bundle-worker.mjs): rebuilt with it.
 const named = projects.filter((project) => !project.startsWith('-'));
 if (named.length === 0 || named.some((project) => project.replace(/\/$/, '') === 'apps/worker')) {
-  const bundled = spawnSync(
-    process.execPath,
-    [fileURLToPath(new URL('./bundle-worker.mjs', import.meta.url)), ...(projects.includes('--force') ? ['--force'] : [])],
-    {
-      stdio: 'inherit',
-    },
-  );
+  const bundler = fileURLToPath(new URL('./bundle-worker.mjs', import.meta.url));
+  const bundled = spawnSync(process.execPath, [bundler, ...(projects.includes('--force') ? ['--force'] : [])], { stdio: 'inherit' });
   process.exit(bundled.status ?? 1);
 }
