@@ -1,12 +1,18 @@
 import { createServer, type AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadWorkerConfig } from '../../apps/worker/src/config.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 
-const running: WorkerProcess[] = [];
-afterEach(() => {
-  for (const worker of running.splice(0)) worker.child.kill('SIGKILL');
-});
+/** Starts the worker with `env` and waits for it to exit; it is killed if a check fails first. */
+async function exitOf(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const started: WorkerProcess = startWorkerProcess(env);
+  try {
+    const { code } = await started.exited;
+    return { code, output: started.output() };
+  } finally {
+    started.child.kill('SIGKILL');
+  }
+}
 
 const queues = { WORKER_QUEUE_URL: 'http://127.0.0.1:1/000000000000/q', WORKER_DLQ_URL: 'http://127.0.0.1:1/000000000000/dlq' };
 
@@ -87,7 +93,8 @@ const THROUGH_THE_PROCESS = [
 ];
 
 describe('worker configuration validation', () => {
-  it.each([
+  // The worker processes below mostly wait on their own start: they run at once.
+  it.concurrent.each([
     ['WORKER_HEALTH_PORT', queues],
     ['WORKER_EMULATOR_PORT', {}],
   ] as const)(
@@ -95,12 +102,11 @@ describe('worker configuration validation', () => {
     async (variable, env) => {
       const taken = await takenPort();
       try {
-        const started = startWorkerProcess({ ...env, [variable]: String(taken.port), WORKER_DASHBOARD: 'off' });
-        running.push(started);
-        expect((await started.exited).code).toBe(1);
-        expect(started.output()).toContain(`requeue worker: ${variable}: port ${taken.port}`);
-        expect(started.output()).toContain(`set ${variable} to a free port`);
-        expect(started.output()).not.toMatch(/^\s+at /m);
+        const { code, output } = await exitOf({ ...env, [variable]: String(taken.port), WORKER_DASHBOARD: 'off' });
+        expect(code).toBe(1);
+        expect(output).toContain(`requeue worker: ${variable}: port ${taken.port}`);
+        expect(output).toContain(`set ${variable} to a free port`);
+        expect(output).not.toMatch(/^\s+at /m);
       } finally {
         taken.close();
       }
@@ -116,13 +122,11 @@ describe('worker configuration validation', () => {
   });
 
   const firstOfEachKind = THROUGH_THE_PROCESS.map((name) => INVALID.find(([, variable]) => variable === name)!);
-  it.each(firstOfEachKind)('exits 1 with one line naming the setting for %j', async (env, variable) => {
+  it.concurrent.each(firstOfEachKind)('exits 1 with one line naming the setting for %j', async (env, variable) => {
     const needsQueues = !('WORKER_QUEUE_URL' in env) && env.NODE_ENV !== 'production';
-    const started = await startWorkerProcess({ ...(needsQueues ? queues : {}), ...env });
-    running.push(started);
-    const { code } = await started.exited;
+    const { code, output } = await exitOf({ ...(needsQueues ? queues : {}), ...env });
     expect(code).toBe(1);
-    const lines = started.output().trim().split('\n');
+    const lines = output.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(new RegExp(`^requeue worker: ${variable}: `));
   });

@@ -167,6 +167,30 @@ describe('requeue dlq redrive (on the emulator)', () => {
     expect(redriven!.MessageAttributes?.region?.StringValue).toBe('eu');
   });
 
+  it('keeps its rate when every SQS call takes 60 ms: the batches overlap rather than wait on each other', async () => {
+    const queues = await suite.emulator.createQueues();
+    const LETTERS = 300;
+    await loadDeadLetters(suite.emulator.sqs, queues.dlqUrl, deadLetterCorpus(queues.queueUrl, [0, 0, 0, LETTERS, 0]));
+    // A region's round trip and more: one batch at a time (a send, the DLQ's delete, the
+    // watch's receive) would reach about 60 a second.
+    const sqs = new SQSClient({ endpoint: suite.emulator.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    sqs.middlewareStack.add((next) => async (args) => {
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      return next(args);
+    });
+    // No worker: what went back is counted in the queue.
+    const result = await canaryRedrive(
+      { sqs, dlqUrl: queues.dlqUrl },
+      {},
+      { canary: { count: 10 }, ratePerSecond: 100, watchMs: 500, resetAttempts: false, dryRun: false },
+    );
+    sqs.destroy();
+    expect(result).toMatchObject({ outcome: 'completed', sent: LETTERS, failed: 0 });
+    expect(result.rate.achieved!).toBeGreaterThan(100 * 0.85);
+    expect(result.rate.achieved!).toBeLessThanOrEqual(100 * 1.02);
+    expect(await suite.emulator.depth(queues.queueUrl)).toMatchObject({ visible: LETTERS });
+  }, 60_000);
+
   it('redrives a FIFO DLQ in group order, the later letters of each group as they show', async () => {
     const queues = await suite.emulator.createQueues({ fifo: true, maxReceiveCount: 30 });
     const letters = ['a', 'b', 'c'].flatMap((group) => Array.from({ length: 12 }, (_, n) => ({ group, n })));

@@ -11,9 +11,10 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
 });
 
-const ORDINARY_PER_SECOND = 4;
-const SECONDS = 20;
-const HOSTILE_EVERY_MS = 5000;
+const ORDINARY_PER_SECOND = 8;
+const SECONDS = 10;
+/** Half the Retry-After: a pause of the whole host on each 429 would cover all of the run. */
+const HOSTILE_EVERY_MS = 2500;
 /** A delivery counts when it lands within this long of its publish: the 60-s window of the finding, scaled to this run. */
 const ON_TIME_MS = 3000;
 
@@ -35,7 +36,7 @@ async function sharedHost(): Promise<{ port: number; delivered: Map<number, numb
   return { port: (server.address() as AddressInfo).port, delivered };
 }
 
-describe('one hostile 429 every 5 s on a shared host (webhook worker process, fauxqs)', () => {
+describe('one hostile 429 every 2.5 s on a shared host (webhook worker process, fauxqs)', () => {
   it(`delivers at least 90% of the host's other jobs on time`, async () => {
     const queues = await suite.emulator.createQueues();
     const host = await sharedHost();
@@ -62,12 +63,16 @@ describe('one hostile 429 every 5 s on a shared host (webhook worker process, fa
       publishedAt.set(job, Date.now());
       await send({ job });
     }
-    await new Promise((resolve) => setTimeout(resolve, ON_TIME_MS));
+    // Until every job landed, or the last one's on-time window is over.
+    const lastDue = Date.now() + ON_TIME_MS;
+    while (host.delivered.size < publishedAt.size && Date.now() < lastDue) await new Promise((resolve) => setTimeout(resolve, 50));
 
     const latencies = [...publishedAt].map(([job, at]) => (host.delivered.get(job) ?? Number.POSITIVE_INFINITY) - at).sort((a, b) => a - b);
     const onTime = latencies.filter((ms) => ms <= ON_TIME_MS).length / latencies.length;
     const p50 = latencies[Math.floor(latencies.length / 2)]!;
-    process.stdout.write(`hostile 429 every 5 s: ${(onTime * 100).toFixed(1)}% of ${latencies.length} jobs delivered within ${ON_TIME_MS} ms; p50 ${p50} ms\n`);
+    process.stdout.write(
+      `hostile 429 every ${HOSTILE_EVERY_MS / 1000} s: ${(onTime * 100).toFixed(1)}% of ${latencies.length} jobs delivered within ${ON_TIME_MS} ms; p50 ${p50} ms\n`,
+    );
     expect(onTime).toBeGreaterThanOrEqual(0.9);
   }, 90_000);
 });

@@ -8,14 +8,14 @@ import { emulatorSuite } from '../support/suite.js';
 
 const suite = emulatorSuite();
 
-/** A worker of 2 handlers of 20 ms on `queues`; the ids of the jobs it starts, in order. */
-async function recordStarts(queues: QueuePair, options: Partial<SqsWorkerOptions>): Promise<string[]> {
+/** A worker of 2 handlers of `handlerMs` on `queues`; the ids of the jobs it starts, in order. */
+async function recordStarts(queues: QueuePair, options: Partial<SqsWorkerOptions>, handlerMs = 20): Promise<string[]> {
   const started: string[] = [];
   await suite.engine(
     queues,
     async ({ body }) => {
       started.push((body as { id: string }).id);
-      await sleep(20);
+      await sleep(handlerMs);
     },
     {},
     { maxInFlight: 2, ...options },
@@ -26,13 +26,15 @@ async function recordStarts(queues: QueuePair, options: Partial<SqsWorkerOptions
 /**
  * A burst of 20 jobs from tenant a, then 2 from tenant b, all on the queue before the
  * worker starts: 2 handlers, a prefetch of 20, so the worker holds every message at once.
- * Resolves with the order the handlers started them in.
+ * Resolves with the order the handlers started them in. The handlers take 60 ms: the
+ * receives that bring the rest of the queue land before the first few jobs end, even on
+ * a loaded machine.
  */
 async function startOrder(extra: Partial<SqsWorkerOptions>, burstTenant: (i: number) => string = () => 'a'): Promise<string[]> {
   const queues = await suite.emulator.createQueues();
   const burst = Array.from({ length: 20 }, (_, i) => ({ body: JSON.stringify({ tenant: burstTenant(i), id: `a${i}` }) }));
   await sendAll(suite.emulator.sqs, queues.queueUrl, [...burst, { body: '{"tenant":"b","id":"b0"}' }, { body: '{"tenant":"b","id":"b1"}' }]);
-  const started = await recordStarts(queues, { prefetch: 20, ...extra });
+  const started = await recordStarts(queues, { prefetch: 20, ...extra }, 60);
   await eventually(() => (started.length === 22 ? true : undefined), 20_000, 'every job to start');
   return started;
 }
