@@ -5,6 +5,7 @@ import type { CancelTimer, WorkerTimers } from '../time/timers.js';
 import type { MessageTracer } from '../tracing/message-tracer.js';
 import type { ProcessTrace } from '../tracing/process-trace.js';
 import { settleBatchItems, type BatchMember } from './batch-results.js';
+import { firstAbortOf } from './first-abort.js';
 import type { ResolvedBatch } from './batch-options.js';
 
 /** What the gatherer needs from the consumer it serves. */
@@ -81,8 +82,8 @@ export class BatchGatherer {
 
   private async run(members: BatchMember[]): Promise<void> {
     const messages = members.map((member) => member.message);
-    const signal = messages.length === 1 ? messages[0]!.signal : AbortSignal.any(messages.map((message) => message.signal));
-    const call = () => this.batch.handler(messages, { signal });
+    const aborts = messages.length === 1 ? { signal: messages[0]!.signal, release: () => undefined } : firstAbortOf(messages.map((message) => message.signal));
+    const call = () => this.batch.handler(messages, { signal: aborts.signal });
     const { tracer } = this.wiring;
     try {
       const links = members.map((member) => member.link).filter((link): link is SpanContext => link !== undefined);
@@ -90,6 +91,8 @@ export class BatchGatherer {
       settleBatchItems(members, results, this.wiring.logger);
     } catch (error) {
       for (const member of members) member.reject(error);
+    } finally {
+      aborts.release();
     }
   }
 }
