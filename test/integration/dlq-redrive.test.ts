@@ -50,10 +50,12 @@ function afterTheIncident(handled: Handled[]): MessageHandler<unknown> {
 
 /**
  * Dead letters per cause: fewer than triage's 10,000, since what is tested here is the
- * canary and the rate, not the scan. Validation keeps 1,500, enough for a rate measured
- * within 2% at 200/s; payments keeps a canary of 50, a fifth of which still fails.
+ * canary and the rate, not the scan. Validation keeps 1,000: 10 s at 100/s, a rate measured
+ * within 2%; payments keeps a canary of 50, a fifth of which still fails. At 200/s the
+ * redrive reached 127-163/s while the suite's heaviest files ran beside it: the emulator
+ * and the worker taking the redriven messages share this process's event loop.
  */
-const COUNTS = [300, 1_000, 200, 1_500, 100];
+const COUNTS = [300, 1_000, 200, 1_000, 100];
 const TOTAL = COUNTS.reduce((sum, n) => sum + n, 0);
 const [PAYMENTS, VALIDATION] = [COUNTS[1]!, COUNTS[3]!];
 const CANARY = Math.ceil(PAYMENTS * 0.05);
@@ -107,14 +109,14 @@ describe('requeue dlq redrive (on the emulator)', () => {
     expect(returned.count).toBe(stopped.failed);
     expect(loggedGroups).toEqual(Array.from({ length: stopped.failed }, () => returned.id));
 
-    // 2. The validation bug is fixed: all of it goes back at 200/s.
-    const done = await dlq('redrive', '--group', validation.id, '--rate', '200/s', '--json');
+    // 2. The validation bug is fixed: all of it goes back at 100/s.
+    const done = await dlq('redrive', '--group', validation.id, '--rate', '100/s', '--json');
     expect(done.code).toBe(0);
     const completed = JSON.parse(done.stdout) as Redrive;
     console.info(`fixed-cause redrive: ${JSON.stringify({ ...completed, failures: completed.failures.length })}`);
     expect(completed).toMatchObject({ outcome: 'completed', matched: VALIDATION, sent: VALIDATION, failed: 0, untouched: 0 });
-    expect(completed.rate.achieved!).toBeGreaterThan(200 * 0.8);
-    expect(completed.rate.achieved!).toBeLessThanOrEqual(200 * 1.02);
+    expect(completed.rate.achieved!).toBeGreaterThan(100 * 0.8);
+    expect(completed.rate.achieved!).toBeLessThanOrEqual(100 * 1.02);
     const fixed = handled.filter((h) => h.cause === 3);
     // 0 lost, 0 run twice; each kept its history (attempt 4 of the signed x-retry's 3) and its identity.
     expect(fixed).toHaveLength(VALIDATION);

@@ -28,6 +28,13 @@ export interface RedriveFailure {
 export class ReturnWatch {
   private readonly watched = new Map<string, { messageId: string; redrivenAs: string }>();
   private readonly returned = new Set<string>();
+  /**
+   * Letters shown that nothing watched, by the ids `record` knows a return by: a batch's
+   * messages are watched once its send and delete have landed, and one may fail and come
+   * back before that.
+   */
+  private readonly unclaimed = new Map<string, DlqEntry>();
+  private readonly since = Date.now();
   readonly failures: RedriveFailure[] = [];
 
   constructor(
@@ -43,6 +50,8 @@ export class ReturnWatch {
     const sent = { messageId: entry.message.MessageId ?? '', redrivenAs };
     this.watched.set(redrivenAs, sent);
     if (entry.record?.originalMessageId) this.watched.set(entry.record.originalMessageId, sent);
+    const early = this.unclaimed.get(redrivenAs) ?? this.unclaimed.get(entry.record?.originalMessageId ?? '');
+    if (early && this.record(early)) this.forgetUnclaimed(early);
   }
 
   /** Receives what the DLQ shows until a receive comes back empty; returns how many of it were redriven messages. */
@@ -65,9 +74,22 @@ export class ReturnWatch {
       for (const message of messages) {
         const entry = toEntry(message);
         if (this.record(entry)) found++;
-        else this.other(entry);
+        else {
+          this.remember(entry);
+          this.other(entry);
+        }
       }
     }
+  }
+
+  /** A letter that reached the DLQ after the watch began: a return whose send has not landed yet, or live traffic's. */
+  private remember(entry: DlqEntry): void {
+    if (!(Number(entry.message.Attributes?.SentTimestamp) >= this.since)) return;
+    for (const id of idsOf(entry)) this.unclaimed.set(id, entry);
+  }
+
+  private forgetUnclaimed(entry: DlqEntry): void {
+    for (const id of idsOf(entry)) this.unclaimed.delete(id);
   }
 
   private record(entry: DlqEntry): boolean {
@@ -83,4 +105,9 @@ export class ReturnWatch {
     });
     return true;
   }
+}
+
+/** The ids a returned letter is known by: its own (SQS's redrive keeps it) and the original its `x-retry` carried. */
+function idsOf(entry: DlqEntry): string[] {
+  return [entry.message.MessageId, entry.record?.originalMessageId].filter((id): id is string => id !== undefined && id !== '');
 }
