@@ -75,7 +75,9 @@ class RedriveRun {
   private readonly skipped: CanaryRedriveResult['skipped'] = [];
   private readonly ownIdentity: CanaryRedriveResult['ownIdentity'] = [];
   private readonly destinations = new Set<string>();
-  private readonly sendTimes: number[] = [];
+  private sent = 0;
+  /** When the first and the last batch went out: batches under way at once land out of order. */
+  private readonly sendSpan = { first: Number.POSITIVE_INFINITY, last: Number.NEGATIVE_INFINITY };
   private readonly planned = new Set<string>();
   private readonly window = new SendWindow();
   /** Taken from the plan to be sent: `sent` and those under way. */
@@ -110,10 +112,6 @@ class RedriveRun {
     this.progress('settling');
     await this.settle();
     return this.result(halted ? 'halted' : 'completed', canary);
-  }
-
-  private get sent(): number {
-    return this.sendTimes.length;
   }
 
   private plan(entry: DlqEntry): void {
@@ -202,15 +200,20 @@ class RedriveRun {
   }
 
   private async sendBatch(to: string, batch: DlqEntry[]): Promise<void> {
-    const { sent, problems } = await sendBackBatch(this.target, to, batch, this.settings);
+    // When it went out: the rate is the pace of the sends, not of their answers.
     const at = Date.now();
+    const { sent, problems } = await sendBackBatch(this.target, to, batch, this.settings);
     for (const { entry, redrivenAs, deleted, ownIdentity } of sent) {
       if (deleted) this.held.forget(entry.message);
       if (ownIdentity) this.ownIdentity.push({ messageId: entry.message.MessageId ?? '?', why: ownIdentity });
-      this.sendTimes.push(at);
+      this.sent++;
       this.watch.watch(entry, redrivenAs);
     }
-    this.lastBatch = sent.length;
+    this.sendSpan.first = Math.min(this.sendSpan.first, at);
+    if (at >= this.sendSpan.last) {
+      this.sendSpan.last = at;
+      this.lastBatch = sent.length;
+    }
     this.destinations.add(to);
     if (problems.length > 0) throw new DeadLetterOperationError(`redrive stopped after ${this.sent} sent: ${problems.join('; ')}`);
   }
@@ -221,7 +224,7 @@ class RedriveRun {
    * dead-lettered before its original is deleted), or `watchMs` passed since the last send.
    */
   private async settle(): Promise<void> {
-    const until = (this.sendTimes.at(-1) ?? Date.now()) + this.settings.watchMs;
+    const until = (this.sent > 0 ? this.sendSpan.last : Date.now()) + this.settings.watchMs;
     let quietSince: number | undefined;
     while (this.watch.failures.length < this.sent) {
       await this.watch.poll();
@@ -248,7 +251,8 @@ class RedriveRun {
   private result(outcome: CanaryRedriveResult['outcome'], canary: number): CanaryRedriveResult {
     const failed = this.watch.failures.length;
     // From the first batch to the end of the last one's share of the rate.
-    const span = this.sent >= 2 ? (this.sendTimes.at(-1)! - this.sendTimes[0]!) / 1000 + this.lastBatch / this.settings.ratePerSecond : 0;
+    const { first, last } = this.sendSpan;
+    const span = this.sent >= 2 ? (last - first) / 1000 + this.lastBatch / this.settings.ratePerSecond : 0;
     return {
       outcome,
       matched: this.matched,
