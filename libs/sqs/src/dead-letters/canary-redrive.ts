@@ -15,6 +15,7 @@ import { awaitHiddenLetters, TOOL_HIDE_SECONDS, type HiddenLetters } from './hid
 import { ReturnWatch } from './return-watch.js';
 import { matches, scanDlq, type DeadLetterQueue, type DlqEntry, type DlqFilter } from './scan.js';
 import { DeadLetterOperationError } from './errors.js';
+import { RedrivePace } from './redrive-pace.js';
 import { destinationOf, sendBackBatch } from './send-back.js';
 import { SendWindow } from './send-window.js';
 import { sourceQueuePolicy, type SourceQueuePolicy } from './source-queues.js';
@@ -76,15 +77,12 @@ class RedriveRun {
   private readonly ownIdentity: CanaryRedriveResult['ownIdentity'] = [];
   private readonly destinations = new Set<string>();
   private sent = 0;
-  /** When the first and the last batch went out: batches under way at once land out of order. */
-  private readonly sendSpan = { first: Number.POSITIVE_INFINITY, last: Number.NEGATIVE_INFINITY };
+  private readonly pace: RedrivePace;
   private readonly planned = new Set<string>();
   private readonly window = new SendWindow();
   /** Taken from the plan to be sent: `sent` and those under way. */
   private dispatched = 0;
-  private firstDispatchAt: number | undefined;
   private matched = 0;
-  private lastBatch = 0;
 
   constructor(
     private readonly target: DeadLetterQueue,
@@ -95,6 +93,7 @@ class RedriveRun {
     private readonly hidden: HiddenLetters,
   ) {
     this.watch = new ReturnWatch(target, held, HIDE_SECONDS, (entry) => this.takeLate(entry));
+    this.pace = new RedrivePace(settings.ratePerSecond);
   }
 
   async execute(): Promise<CanaryRedriveResult> {
@@ -151,6 +150,7 @@ class RedriveRun {
    * true when it halted.
    */
   private async sendWhile(limit: number, haltable: boolean): Promise<boolean> {
+    this.pace.startPhase();
     let lastPoll = Date.now();
     while (this.dispatched < limit) {
       if (this.queue.length === 0) {
@@ -192,8 +192,7 @@ class RedriveRun {
     let count = 0;
     while (count < size && this.queue[count]?.to === to) count++;
     const batch = this.queue.splice(0, count).map((planned) => planned.entry);
-    this.firstDispatchAt ??= Date.now();
-    const due = this.firstDispatchAt + (this.dispatched * 1000) / ratePerSecond;
+    const due = this.pace.dueFor(batch.length);
     this.dispatched += batch.length;
     if (due > Date.now()) await sleep(due - Date.now());
     await this.window.add(this.sendBatch(to, batch), to.endsWith('.fifo') ? 1 : BATCHES_IN_FLIGHT);
@@ -209,11 +208,7 @@ class RedriveRun {
       this.sent++;
       this.watch.watch(entry, redrivenAs);
     }
-    this.sendSpan.first = Math.min(this.sendSpan.first, at);
-    if (at >= this.sendSpan.last) {
-      this.sendSpan.last = at;
-      this.lastBatch = sent.length;
-    }
+    this.pace.wentOut(at, sent.length);
     this.destinations.add(to);
     if (problems.length > 0) throw new DeadLetterOperationError(`redrive stopped after ${this.sent} sent: ${problems.join('; ')}`);
   }
@@ -224,7 +219,7 @@ class RedriveRun {
    * dead-lettered before its original is deleted), or `watchMs` passed since the last send.
    */
   private async settle(): Promise<void> {
-    const until = (this.sent > 0 ? this.sendSpan.last : Date.now()) + this.settings.watchMs;
+    const until = (this.pace.lastSentAt ?? Date.now()) + this.settings.watchMs;
     let quietSince: number | undefined;
     while (this.watch.failures.length < this.sent) {
       await this.watch.poll();
@@ -250,9 +245,6 @@ class RedriveRun {
 
   private result(outcome: CanaryRedriveResult['outcome'], canary: number): CanaryRedriveResult {
     const failed = this.watch.failures.length;
-    // From the first batch to the end of the last one's share of the rate.
-    const { first, last } = this.sendSpan;
-    const span = this.sent >= 2 ? (last - first) / 1000 + this.lastBatch / this.settings.ratePerSecond : 0;
     return {
       outcome,
       matched: this.matched,
@@ -266,7 +258,7 @@ class RedriveRun {
       skipped: this.skipped,
       hidden: this.hidden,
       ownIdentity: this.ownIdentity,
-      rate: { set: this.settings.ratePerSecond, achieved: span > 0 ? this.sent / span : null },
+      rate: { set: this.settings.ratePerSecond, achieved: this.pace.achieved(this.sent) },
       elapsedMs: Date.now() - this.started,
     };
   }
