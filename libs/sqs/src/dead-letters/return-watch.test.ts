@@ -37,7 +37,8 @@ function watchShowing(shown: Message[]): { watch: ReturnWatch; others: DlqEntry[
 
 describe('ReturnWatch', () => {
   it('counts a redriven message that came back before its send had landed, once it is watched', async () => {
-    const { watch } = watchShowing([letter('returned-1', 'original-1', Date.now() + 1)]);
+    // In the DLQ after the watch began: built before the watch here, so dated well after it.
+    const { watch } = watchShowing([letter('returned-1', 'original-1', Date.now() + 60_000)]);
     await watch.poll();
     expect(watch.failures).toHaveLength(0);
     watch.watch(toEntry(letter('dead-1', 'original-1', Date.now() - 60_000)), 'redriven-1');
