@@ -82,7 +82,7 @@ export class BatchGatherer {
 
   private async run(members: BatchMember[]): Promise<void> {
     const messages = members.map((member) => member.message);
-    const aborts = messages.length === 1 ? { signal: messages[0]!.signal, release: () => undefined } : firstAbortOf(messages.map((message) => message.signal));
+    const aborts = firstAbortOf(messages.map((message) => message.signal));
     const call = () => this.batch.handler(messages, { signal: aborts.signal });
     const { tracer } = this.wiring;
     try {

@@ -23,9 +23,14 @@ describe('firstAbortOf', () => {
 
   it('no longer follows its sources once released', () => {
     const source = new AbortController();
-    const { signal, release } = firstAbortOf([source.signal]);
+    const { signal, release } = firstAbortOf([source.signal, new AbortController().signal]);
     release();
     source.abort('late');
     expect(signal.aborted).toBe(false);
+  });
+
+  it('is the one source itself for a batch of one', () => {
+    const source = new AbortController();
+    expect(firstAbortOf([source.signal]).signal).toBe(source.signal);
   });
 });
