@@ -18,6 +18,9 @@ import type { DeadLetterOutcome, HideOutcome, InPlaceOutcome, Outcome, ReleaseOu
 /** A message acknowledged by reporting it done: nothing to call. */
 const DONE: EntryOutcome = { ok: true };
 
+/** What a message acknowledged on its first run reports: shared, since most messages end so. */
+const DELETED: SettledOutcome = Object.freeze({ kind: 'deleted' });
+
 /** The longest error text and error type a dead letter's `x-dead-letter` carries. */
 const MAX_RECORD_FIELD = 512;
 
@@ -60,8 +63,13 @@ export class OutcomeExecutor {
   /** The message's running slot, if it has one, is handed on once its heartbeat has stopped, so the next message can start while this one settles. */
   execute(message: Received, outcome: ReleaseOutcome): Promise<Settled>;
   execute(message: DecodedMessage, outcome: Outcome): Promise<Settled>;
-  async execute(message: DecodedMessage | Received, outcome: Outcome): Promise<Settled> {
-    await this.letGo(message);
+  execute(message: DecodedMessage | Received, outcome: Outcome): Promise<Settled> {
+    const landing = this.letGo(message);
+    if (landing) return landing.then(() => this.executeLetGo(message, outcome));
+    return this.executeLetGo(message, outcome);
+  }
+
+  private executeLetGo(message: DecodedMessage | Received, outcome: Outcome): Promise<Settled> {
     if (outcome.kind === 'release') return this.release(message);
     return this.perform(message as DecodedMessage, outcome);
   }
@@ -70,14 +78,19 @@ export class OutcomeExecutor {
   async finish(message: DecodedMessage, rest: Unfinished): Promise<Settled> {
     await this.letGo(message);
     if (rest.kind === 'dead-letter') return this.deadLetter(message, rest);
-    return (await this.deleteOriginal(message, false)) ? 'gone' : 'stays';
+    return this.deleteOriginal(message, false);
   }
 
-  /** The heartbeat stops, and any extension under way lands, before the call that settles; then the slot is handed on. */
-  private async letGo(message: Received): Promise<void> {
+  /**
+   * The heartbeat stops, and any extension under way lands, before the call that settles;
+   * then the slot is handed on. Nothing to await unless an extension is under way: most
+   * messages settle before their first, and this runs once per message.
+   */
+  private letGo(message: Received): Promise<void> | undefined {
     const extending = this.context.heartbeat.untrack(message.receiptHandle);
-    if (extending) await extending;
+    if (extending) return extending.then(() => message.arrival?.slot?.handOff());
     message.arrival?.slot?.handOff();
+    return undefined;
   }
 
   private perform(message: DecodedMessage, outcome: Exclude<Outcome, { kind: 'release' }>): Promise<Settled> {
@@ -97,10 +110,8 @@ export class OutcomeExecutor {
     }
   }
 
-  private async ack(message: DecodedMessage): Promise<Settled> {
-    if (!(await this.deleteOriginal(message, false))) return 'stays';
-    this.settled(message, { kind: 'deleted' });
-    return 'gone';
+  private ack(message: DecodedMessage): Promise<Settled> {
+    return this.deleteOriginal(message, false, DELETED);
   }
 
   /** To the DLQ with the reason in `x-dead-letter`; the original is deleted only once it is there. */
@@ -136,7 +147,7 @@ export class OutcomeExecutor {
     }
     const withoutRecord = noRoom ? { noRoom, deadLetterMessageId: sent.messageId } : {};
     this.settled(message, { kind: 'dead-letter', reason, errorType, error, carriesRecord: noRoom === undefined, ...withoutRecord });
-    return (await this.deleteOriginal(message, true)) ? 'gone' : 'stays';
+    return this.deleteOriginal(message, true);
   }
 
   /**
@@ -185,7 +196,7 @@ export class OutcomeExecutor {
       return this.perform(message, outcome.ifSendFails);
     }
     this.settled(message, waiting(outcome.wait, delaySeconds, 'copy'));
-    return (await this.deleteOriginal(message, true)) ? 'gone' : 'stays';
+    return this.deleteOriginal(message, true);
   }
 
   /** The visibility transport: the original hidden until its retry or deferral is due. */
@@ -218,16 +229,26 @@ export class OutcomeExecutor {
   }
 
   /** `afterSend`: a copy or dead letter was sent, so a failed delete leaves the message twice. */
-  private async deleteOriginal(message: DecodedMessage, afterSend: boolean): Promise<boolean> {
-    const { options, batch, unusedReceives, acknowledge } = this.context;
-    const deleted = acknowledge === 'report' ? DONE : await batch.delete(options.queueUrl, message.receiptHandle);
+  /**
+   * The original's delete; once it is gone, `settledAs` is reported when given. Not an
+   * async function: this runs once per message, and an async frame kept across the
+   * delete's wait was the largest allocation of a message's settling.
+   */
+  private deleteOriginal(message: DecodedMessage, afterSend: boolean, settledAs?: SettledOutcome): Promise<Settled> {
+    const { options, batch, acknowledge } = this.context;
+    if (acknowledge === 'report') return Promise.resolve(this.afterDelete(message, DONE, afterSend, settledAs));
+    return batch.delete(options.queueUrl, message.receiptHandle).then((deleted) => this.afterDelete(message, deleted, afterSend, settledAs));
+  }
+
+  private afterDelete(message: DecodedMessage, deleted: EntryOutcome, afterSend: boolean, settledAs: SettledOutcome | undefined): Settled {
     if (deleted.ok) {
-      unusedReceives.forget(message.messageId);
-      return true;
+      this.context.unusedReceives.forget(message.messageId);
+      if (settledAs) this.settled(message, settledAs);
+      return 'gone';
     }
     this.context.unfinished.remember(message.messageId, DELETE);
-    this.failed(message, 'delete', batchFailure('DeleteMessageBatch', options.queueUrl, message, deleted), afterSend);
-    return false;
+    this.failed(message, 'delete', batchFailure('DeleteMessageBatch', this.context.options.queueUrl, message, deleted), afterSend);
+    return 'stays';
   }
 
   private settled(message: Received, outcome: SettledOutcome): void {

@@ -112,8 +112,14 @@ export class MessageProcessor {
    * settles. A FIFO head keeps its running slot (its group is held behind it anyway); on a
    * standard queue the slot is parked for the others while the message waits.
    */
-  private async settle(message: DecodedMessage, verdict: FinalVerdict): Promise<Settled> {
-    let outcome = this.decideFinal(message, verdict);
+  private settle(message: DecodedMessage, verdict: FinalVerdict): Promise<Settled> {
+    const outcome = this.decideFinal(message, verdict);
+    // Most verdicts settle at once: no frame of this method's is kept across an await for them.
+    return outcome.kind === 'in-place' ? this.settleInPlace(message, outcome) : this.context.executor.execute(message, outcome);
+  }
+
+  private async settleInPlace(message: DecodedMessage, inPlace: InPlaceOutcome): Promise<Settled> {
+    let outcome: Outcome | InPlaceOutcome = inPlace;
     while (outcome.kind === 'in-place') {
       const parking = message.arrival?.slot;
       const parked = !this.context.facts.fifo && parking !== undefined && parking.park();
@@ -138,22 +144,30 @@ export class MessageProcessor {
   }
 
   /** Validate, pass the dependency's gate, claim the idempotency key, run: the first fact that stops the message is its verdict. */
-  private async runToVerdict(message: DecodedMessage): Promise<FinalVerdict> {
+  private runToVerdict(message: DecodedMessage): Promise<FinalVerdict> {
     const { gatherer } = this.context;
     gatherer?.approach();
-    let cleared: Cleared | FinalVerdict;
+    let clearing: Clearing;
     try {
-      const clearing = this.clearToRun(message);
-      cleared = clearing instanceof Promise ? await clearing : clearing;
+      clearing = this.clearToRun(message);
     } catch (unexpected) {
       gatherer?.turnedAway();
-      throw unexpected;
+      return Promise.reject(unexpected);
     }
-    if (!('input' in cleared)) {
-      gatherer?.turnedAway();
-      return cleared;
-    }
-    return this.runHandler(message, cleared);
+    if (!(clearing instanceof Promise)) return this.runCleared(message, clearing);
+    return clearing.then(
+      (cleared) => this.runCleared(message, cleared),
+      (unexpected: unknown) => {
+        gatherer?.turnedAway();
+        throw unexpected;
+      },
+    );
+  }
+
+  private runCleared(message: DecodedMessage, cleared: Cleared | FinalVerdict): Promise<FinalVerdict> {
+    if ('input' in cleared) return this.runHandler(message, cleared);
+    this.context.gatherer?.turnedAway();
+    return Promise.resolve(cleared);
   }
 
   /**

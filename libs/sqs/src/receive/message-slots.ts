@@ -3,6 +3,9 @@ import { ReceiveLookahead } from './receive-lookahead.js';
 import { FairWaiting, NO_TENANT } from '../tenants/fair-waiting.js';
 import { RecentTenants } from '../tenants/recent-tenants.js';
 import { TenantDwell, type TenantsSnapshot } from '../tenants/tenant-dwell.js';
+import { AdmittedSlot, type MessageSlot, type SlotCapacity } from './message-slot.js';
+
+export type { MessageSlot } from './message-slot.js';
 
 /** A received message waiting for a running slot: how to start it, and how to give it back unstarted. */
 interface Waiting {
@@ -226,61 +229,30 @@ export class MessageSlots {
   }
 
   private slot(tenant: string): MessageSlot {
-    let state: 'running' | 'parked' | 'settling' | 'done' = 'running';
     this.waiting.started(tenant);
-    // A parked message keeps its held slot, and the worker stays busy (task protection) while it waits.
-    const leaveRunning = (parking = false) => {
+    return new AdmittedSlot(this.capacity, tenant);
+  }
+
+  /** What each message's slot may do to the counts: made once, shared by every slot. */
+  private readonly capacity: SlotCapacity = {
+    reserveSettling: () => this.settling.reserve(1) === 1,
+    releaseSettling: () => this.settling.release(1),
+    releaseHeld: () => this.held.release(1),
+    leaveRunning: (tenant, parking) => {
       this.waiting.finished(tenant);
       this.running.release(1);
       if (!parking) this.held.release(1);
       this.startWaiting();
       if (!parking && this.running.inUse === 0) this.activity?.idle();
-    };
-    return {
-      handOff: () => {
-        if (state === 'running' && this.settling.reserve(1) === 1) {
-          state = 'settling';
-          leaveRunning();
-        }
-      },
-      // Parked, it counts among the settling (shutdown waits for it) and keeps its held slot.
-      park: () => {
-        if (state !== 'running' || this.settling.reserve(1) !== 1) return false;
-        state = 'parked';
-        leaveRunning(true);
-        return true;
-      },
-      unpark: async () => {
-        if (state !== 'parked') return;
-        await new Promise<void>((resolve) => {
-          this.resuming.push(resolve);
-          this.startWaiting();
-        });
-        this.settling.release(1);
-        this.waiting.started(tenant);
-        state = 'running';
-      },
-      done: () => {
-        if (state === 'done') return;
-        this.received--;
-        if (state === 'running') leaveRunning();
-        else this.settling.release(1);
-        if (state === 'parked') this.held.release(1);
-        state = 'done';
-      },
-    };
-  }
-}
-
-/**
- * One message's slot: `handOff` once its handler is done, `done` once it is settled. A
- * message waiting in the worker between two runs `park`s its running slot for the others
- * (false when it may not: it keeps it) and `unpark`s before it runs again, ahead of the
- * messages not yet started.
- */
-export interface MessageSlot {
-  handOff(): void;
-  park(): boolean;
-  unpark(): Promise<void>;
-  done(): void;
+    },
+    resume: () =>
+      new Promise<void>((resolve) => {
+        this.resuming.push(resolve);
+        this.startWaiting();
+      }),
+    runsAgain: (tenant) => this.waiting.started(tenant),
+    forget: () => {
+      this.received--;
+    },
+  };
 }

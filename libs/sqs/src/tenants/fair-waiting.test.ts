@@ -53,6 +53,20 @@ describe('FairWaiting', () => {
     expect(waiting.take(true)).toEqual({ tenant: 'a', item: 'a0' });
   });
 
+  it('serves a tenant next when its message arrives after its list emptied, while its handler still runs', () => {
+    const waiting = new FairWaiting<string>();
+    waiting.push('a', 'a0');
+    expect(waiting.take()).toEqual({ tenant: 'a', item: 'a0' });
+    waiting.started('a');
+    waiting.push('b', 'b0');
+    waiting.push('b', 'b1');
+    expect(waiting.take()?.item).toBe('b0');
+    waiting.push('a', 'a1');
+    expect(takeAll(waiting).map((t) => t.item)).toEqual(['a1', 'b1']);
+    waiting.finished('a');
+    expect([...waiting.load(() => undefined).keys()]).toEqual([]);
+  });
+
   it('gives back the newest message of the tenant with the most waiting', () => {
     const waiting = new FairWaiting<string>();
     ['a0', 'a1', 'a2'].forEach((item) => waiting.push('a', item));

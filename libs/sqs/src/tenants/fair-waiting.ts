@@ -21,12 +21,10 @@ export class FairWaiting<T> {
 
   push(tenant: string, item: T): void {
     const queue = this.byTenant.get(tenant);
-    if (queue) queue.push(item);
-    else {
-      this.byTenant.set(tenant, [item]);
-      // A tenant new to the ring is served next: it has had no turn yet.
-      this.ring.splice(this.turn, 0, tenant);
-    }
+    if (queue === undefined) this.byTenant.set(tenant, [item]);
+    else queue.push(item);
+    // A tenant new to the ring is served next: it has had no turn yet.
+    if (queue === undefined || queue.length === 1) insertAt(this.ring, this.turn, tenant);
     this.length++;
   }
 
@@ -50,8 +48,7 @@ export class FairWaiting<T> {
     const item = queue.shift()!;
     this.length--;
     if (queue.length === 0) {
-      this.byTenant.delete(tenant);
-      this.ring.splice(index, 1);
+      this.leaveRing(tenant, index);
       this.turn = this.ring.length === 0 ? 0 : index % this.ring.length;
     } else this.turn = (index + 1) % this.ring.length;
     return { tenant, item };
@@ -60,15 +57,19 @@ export class FairWaiting<T> {
   /** The newest message of the tenant with the most waiting: the one to give back when too many wait. */
   takeNoisiest(): T | undefined {
     let noisiest: string | undefined;
-    for (const [tenant, queue] of this.byTenant) if (noisiest === undefined || queue.length > this.byTenant.get(noisiest)!.length) noisiest = tenant;
+    let most = 0;
+    for (const [tenant, queue] of this.byTenant) {
+      if (queue.length <= most) continue;
+      noisiest = tenant;
+      most = queue.length;
+    }
     if (noisiest === undefined) return undefined;
     const queue = this.byTenant.get(noisiest)!;
     const item = queue.pop()!;
     this.length--;
     if (queue.length === 0) {
-      this.byTenant.delete(noisiest);
       const index = this.ring.indexOf(noisiest);
-      this.ring.splice(index, 1);
+      this.leaveRing(noisiest, index);
       if (index < this.turn) this.turn--;
       if (this.ring.length > 0) this.turn %= this.ring.length;
       else this.turn = 0;
@@ -92,8 +93,21 @@ export class FairWaiting<T> {
 
   finished(tenant: string): void {
     const count = (this.running.get(tenant) ?? 1) - 1;
-    if (count === 0) this.running.delete(tenant);
-    else this.running.set(tenant, count);
+    if (count > 0) this.running.set(tenant, count);
+    else {
+      this.running.delete(tenant);
+      if (this.byTenant.get(tenant)?.length === 0) this.byTenant.delete(tenant);
+    }
+  }
+
+  /**
+   * A tenant with nothing left waiting leaves the ring; its emptied list is kept while it
+   * has handlers running, for its next message (`finished` drops it). With one busy tenant
+   * the list and the ring then never change shape, message after message.
+   */
+  private leaveRing(tenant: string, index: number): void {
+    removeAt(this.ring, index);
+    if (!this.running.has(tenant)) this.byTenant.delete(tenant);
   }
 
   /** Each tenant with a handler running or a message waiting: its running handlers, and when its oldest waiting message was sent. */
@@ -101,6 +115,7 @@ export class FairWaiting<T> {
     const load = new Map<string, { running: number; oldestSentAt: number | undefined }>();
     for (const [tenant, running] of this.running) load.set(tenant, { running, oldestSentAt: undefined });
     for (const [tenant, queue] of this.byTenant) {
+      if (queue.length === 0) continue;
       let oldestSentAt: number | undefined;
       for (const item of queue) {
         const sentAt = sentAtOf(item);
@@ -110,4 +125,16 @@ export class FairWaiting<T> {
     }
     return load;
   }
+}
+
+/** `splice` without the array of removed elements it allocates: this runs once per message. */
+function insertAt<T>(array: T[], index: number, value: T): void {
+  array.push(value);
+  for (let i = array.length - 1; i > index; i--) array[i] = array[i - 1]!;
+  array[index] = value;
+}
+
+function removeAt<T>(array: T[], index: number): void {
+  for (let i = index; i < array.length - 1; i++) array[i] = array[i + 1]!;
+  array.pop();
 }
