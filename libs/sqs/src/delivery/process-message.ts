@@ -13,7 +13,7 @@ import type { OutcomeExecutor } from './execute-outcome.js';
 import type { InPlaceOutcome, Outcome } from './outcome.js';
 import type { EngineEvents } from '../events/engine-events.js';
 import type { EventStream } from '../events/event-stream.js';
-import type { FinalVerdict, Verdict } from './verdict.js';
+import { unclaimedVerdict, type FinalVerdict, type Verdict } from './verdict.js';
 import type { Settled } from './group-sequencer.js';
 import { runWithTimeout, type HandlerStop } from './handler-runner.js';
 import { SameDelayTimers } from '../time/same-delay-timers.js';
@@ -279,21 +279,6 @@ export class MessageProcessor {
     if (verdict.kind === 'duplicate') logger.info(fields, 'duplicate of a completed idempotency key: acknowledged without running the handler');
     if (verdict.kind === 'store-unavailable')
       logger.warn({ ...fields, err: verdict.error }, 'idempotency store unreachable: the message waits in the queue, unrun');
-  }
-}
-
-function unclaimedVerdict(claim: Exclude<Claim, { kind: 'run' } | { kind: 'unguarded' }>): FinalVerdict {
-  switch (claim.kind) {
-    case 'completed':
-      return { kind: 'duplicate' };
-    case 'in-progress':
-      return { kind: 'duplicate-in-progress', untilMs: claim.untilMs };
-    case 'payload-mismatch':
-      return { kind: 'key-unusable', errorType: 'IDEMPOTENCY_KEY_REUSED', error: claim.error };
-    case 'no-key':
-      return { kind: 'key-unusable', errorType: 'IDEMPOTENCY_KEY_MISSING', error: claim.error };
-    case 'store-unavailable':
-      return { kind: 'store-unavailable', error: claim.error };
   }
 }
 

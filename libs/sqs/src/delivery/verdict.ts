@@ -1,5 +1,6 @@
 import type { Classification, DeadLetterReason } from '@requeue/retry';
 import type { DeferCause } from '../backpressure/admission.js';
+import type { Claim } from '../idempotency/guard.js';
 
 /**
  * What is known about one delivery when the worker stops gathering facts: how far the
@@ -48,4 +49,20 @@ export type FinalVerdict = Exclude<Verdict, { kind: 'received' }>;
 export interface GiveBack {
   kind: 'given-back';
   why: 'stopping' | 'behind-its-group' | 'waiting';
+}
+
+/** The verdict of a message its idempotency claim keeps from running. */
+export function unclaimedVerdict(claim: Exclude<Claim, { kind: 'run' } | { kind: 'unguarded' }>): FinalVerdict {
+  switch (claim.kind) {
+    case 'completed':
+      return { kind: 'duplicate' };
+    case 'in-progress':
+      return { kind: 'duplicate-in-progress', untilMs: claim.untilMs };
+    case 'payload-mismatch':
+      return { kind: 'key-unusable', errorType: 'IDEMPOTENCY_KEY_REUSED', error: claim.error };
+    case 'no-key':
+      return { kind: 'key-unusable', errorType: 'IDEMPOTENCY_KEY_MISSING', error: claim.error };
+    case 'store-unavailable':
+      return { kind: 'store-unavailable', error: claim.error };
+  }
 }
