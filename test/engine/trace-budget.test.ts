@@ -33,9 +33,15 @@ async function startWorker(fake: MemorySqs, failFirst: boolean) {
   return worker;
 }
 
+/**
+ * The process spans of the first `count` attempts, in attempt order. Not in the order they
+ * finished: an attempt's span ends once its message has settled, and the retry it sent
+ * may run and settle first.
+ */
 async function spansOf(count: number) {
   await vi.waitFor(() => expect(exporter.getFinishedSpans().length).toBeGreaterThanOrEqual(count), { timeout: 2000 });
-  return exporter.getFinishedSpans();
+  const byAttempt = (attempt: number) => exporter.getFinishedSpans().find((span) => span.attributes['requeue.attempt'] === attempt);
+  return Array.from({ length: count }, (_, index) => byAttempt(index + 1));
 }
 
 const nineAttributes = Object.fromEntries(
