@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './errors.js';
-import { parseRetryState } from './retry-state.js';
+import { encodeRetryState, parseRetryState } from './retry-state.js';
 import { RetryStateSigner } from './retry-state-signer.js';
 
 const NOW = Date.UTC(2026, 10, 26);
@@ -25,6 +25,14 @@ describe('RetryStateSigner', () => {
     }
     expect(signer.verifies({ ...signed, mac: undefined }, MESSAGE)).toBe(false);
     expect(new RetryStateSigner(['b'.repeat(40)]).verifies(signed, MESSAGE)).toBe(false);
+  });
+
+  it('writes x-retry as encodeRetryState writes the state with its MAC', () => {
+    const signer = new RetryStateSigner(['a'.repeat(40)]);
+    const detailed = { ...state, lastErrorType: 'TEMPORARY', lastError: 'quote " and newline \n', notBefore: NOW + 1000 };
+    const signed = signer.sign(detailed, MESSAGE);
+    expect(signed).toBe(encodeRetryState(parseRetryState(signed, NOW)));
+    expect(parseRetryState(signed, NOW)).toEqual({ ...detailed, mac: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
   });
 
   it('binds the state to its message: the same state on another message does not verify', () => {

@@ -42,24 +42,27 @@ export class RetryStateSigner {
 
   /** `x-retry` as the worker writes it on the message whose digest is `messageDigest`: the state with its MAC. */
   sign(state: RetryState, messageDigest: string): string {
-    const unsigned = withoutMac(state);
-    return encodeRetryState({ ...unsigned, mac: this.mac(this.keys[0]!, unsigned, messageDigest) });
+    const encoded = encodeRetryState(withoutMac(state));
+    const mac = this.mac(this.keys[0]!, encoded, messageDigest).toString('base64url');
+    // `encodeRetryState` writes `mac` last, and base64url needs no escaping: the MAC is
+    // appended to the text it was computed over rather than the state encoded again.
+    return `${encoded.slice(0, -1)},"mac":"${mac}"}`;
   }
 
   /** Whether the state's MAC was made with one of the keys over exactly these fields and this message. */
   verifies(state: RetryState, messageDigest: string): boolean {
     if (state.mac === undefined) return false;
     const claimed = Buffer.from(state.mac, 'base64url');
-    const unsigned = withoutMac(state);
+    const encoded = encodeRetryState(withoutMac(state));
     return this.keys.some((key) => {
-      const expected = Buffer.from(this.mac(key, unsigned, messageDigest), 'base64url');
+      const expected = this.mac(key, encoded, messageDigest);
       return claimed.length === expected.length && timingSafeEqual(claimed, expected);
     });
   }
 
-  private mac(key: Buffer, unsigned: RetryState, messageDigest: string): string {
+  private mac(key: Buffer, encodedUnsigned: string, messageDigest: string): Buffer {
     // The newline cannot occur in the encoded state (JSON escapes it), so the two parts cannot shift into each other.
-    return createHmac('sha256', key).update(encodeRetryState(unsigned)).update('\n').update(messageDigest).digest('base64url');
+    return createHmac('sha256', key).update(encodedUnsigned).update('\n').update(messageDigest).digest();
   }
 }
 

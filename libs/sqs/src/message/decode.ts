@@ -109,7 +109,9 @@ export function decodeMessage(message: Message, now: number, context: DecodeCont
   const payloadAttributes = published === attributes ? sqsUserAttributes : userAttributes(published);
   // Every receive of this SQS message is one attempt, on top of what earlier copies
   // recorded: a visibility-transport retry and a crash redelivery both count.
-  const state: RetryState = { ...recorded, attempt: recorded.attempt + Math.max(0, receiveCount - 1 - unusedReceives) };
+  const unrecorded = Math.max(0, receiveCount - 1 - unusedReceives);
+  // Copied only when the receives add to it: most messages arrive on their first receive.
+  const state: RetryState = unrecorded === 0 ? recorded : { ...recorded, attempt: recorded.attempt + unrecorded };
   const decoded: DecodedMessage = {
     messageId,
     receiptHandle: message.ReceiptHandle ?? '',
