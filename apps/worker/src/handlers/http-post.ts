@@ -4,7 +4,10 @@ import type { LookupFunction } from 'node:net';
 
 export interface PostOptions {
   headers: Record<string, string>;
+  /** The message's signal: its handler timeout, or shutdown. */
   signal: AbortSignal;
+  /** The whole exchange's deadline, in ms: past it the request is destroyed with a `TimeoutError`. */
+  timeoutMs: number;
   /** Resolves the host and checks what it resolves to; the connection uses its answer. */
   lookup: LookupFunction;
   /** Response bytes read before the rest is discarded: only the status and headers matter. */
@@ -42,10 +45,19 @@ export function postJson(url: URL, body: string, options: PostOptions): Promise<
       lookup: options.lookup,
       agent: https ? HTTPS_AGENT : HTTP_AGENT,
     });
-    request.on('error', reject);
+    // A timer per request, cleared when it ends: `AbortSignal.any` over the message's signal
+    // and an `AbortSignal.timeout` cost 17-27 µs of CPU a message, against 1-2 µs.
+    const deadline = setTimeout(() => request.destroy(timedOut(url, options.timeoutMs)), options.timeoutMs).unref();
+    request.on('error', (error) => {
+      clearTimeout(deadline);
+      reject(error);
+    });
     request.once('response', (response) => {
       let read = 0;
-      const done = () => resolve({ status: response.statusCode ?? 0, headers: response.headers });
+      const done = () => {
+        clearTimeout(deadline);
+        resolve({ status: response.statusCode ?? 0, headers: response.headers });
+      };
       response.on('data', (chunk: Buffer) => {
         read += chunk.length;
         // Enough read: drop the connection rather than download the rest.
@@ -59,4 +71,9 @@ export function postJson(url: URL, body: string, options: PostOptions): Promise<
     });
     request.end(body);
   });
+}
+
+/** A `TimeoutError`, as `AbortSignal.timeout` gives: retried as TEMPORARY. It names the target without its query string, which often carries keys. */
+function timedOut(url: URL, timeoutMs: number): DOMException {
+  return new DOMException(`webhook ${url.origin}${url.pathname} did not answer within ${timeoutMs} ms (WEBHOOK_TIMEOUT_MS)`, 'TimeoutError');
 }

@@ -77,6 +77,41 @@ describe('webhook handler', () => {
     expect(await handler.handle(message({ url: `${base}/${status}` })).catch((e: unknown) => e)).toBeInstanceOf(NonRetryableError);
   });
 
+  it('gives up on a receiver that never answers after WEBHOOK_TIMEOUT_MS, as transient, naming the target without its query', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const target = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/hook`;
+    try {
+      const started = performance.now();
+      const error = await handler.handle(message({ url: `${target}?token=secret` })).catch((e: unknown) => e);
+      // WEBHOOK_TIMEOUT_MS is 500 here; a loaded machine may add a little.
+      expect(performance.now() - started).toBeGreaterThanOrEqual(490);
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(classifyFailure(error, Date.now())).toMatchObject({ retryable: true, errorType: 'TEMPORARY' });
+      expect((error as Error).message).toBe(`webhook ${target} did not answer within 500 ms (WEBHOOK_TIMEOUT_MS)`);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
+  it("stops waiting as soon as the message's own signal aborts (its handler timeout, or shutdown)", async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const controller = new AbortController();
+    try {
+      const handling = handler
+        .handle({ ...message({ url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/` }), signal: controller.signal })
+        .catch((e: unknown) => e);
+      controller.abort(new Error('worker stopping'));
+      const error = await handling;
+      expect((error as Error).name).toBe('AbortError');
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
   it('treats a refused connection as transient', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));

@@ -31,7 +31,8 @@ export class WebhookHandler {
     this.egress.checkLiteral(url);
     const response = await postJson(url, serialised(payload), {
       headers: { 'idempotency-key': message.idempotencyKey },
-      signal: AbortSignal.any([message.signal, AbortSignal.timeout(this.config.webhookTimeoutMs)]),
+      signal: message.signal,
+      timeoutMs: this.config.webhookTimeoutMs,
       lookup: this.egress.lookupFor(url),
       maxResponseBytes: MAX_RESPONSE_BYTES,
     });
