@@ -65,11 +65,11 @@ export class OutcomeExecutor {
   execute(message: DecodedMessage, outcome: Outcome): Promise<Settled>;
   execute(message: DecodedMessage | Received, outcome: Outcome): Promise<Settled> {
     const landing = this.letGo(message);
-    if (landing) return landing.then(() => this.executeLetGo(message, outcome));
-    return this.executeLetGo(message, outcome);
+    if (landing) return landing.then(() => this.carryOut(message, outcome));
+    return this.carryOut(message, outcome);
   }
 
-  private executeLetGo(message: DecodedMessage | Received, outcome: Outcome): Promise<Settled> {
+  private carryOut(message: DecodedMessage | Received, outcome: Outcome): Promise<Settled> {
     if (outcome.kind === 'release') return this.release(message);
     return this.perform(message as DecodedMessage, outcome);
   }
@@ -228,9 +228,9 @@ export class OutcomeExecutor {
     return true;
   }
 
-  /** `afterSend`: a copy or dead letter was sent, so a failed delete leaves the message twice. */
   /**
-   * The original's delete; once it is gone, `settledAs` is reported when given. Not an
+   * The original's delete; once it is gone, `settledAs` is reported when given. `afterSend`:
+   * a copy or dead letter was sent, so a failed delete leaves the message twice. Not an
    * async function: this runs once per message, and an async frame kept across the
    * delete's wait was the largest allocation of a message's settling.
    */
