@@ -21,6 +21,14 @@ const QUIET_AFTER_MS = 10_000;
 const SPEED_UP_PER_QUIET_SECOND = 0.95;
 /** A pace is learnt from at most the last 10 s: older successes say little about the limit now. */
 const MEASURE_WINDOW_MS = 10_000;
+/**
+ * One cycle's measure may at most halve the rate it is paced at. A cycle that let one or
+ * two calls through, its pause included, measures a rate of one call every few seconds:
+ * calls the dependency rejected for their own reasons (a message's repeated 429) and the
+ * pause itself crowd out the successes it counts, and each slower pace leaves fewer in
+ * the next cycle. A dependency whose limit did drop that far is reached in a few cycles.
+ */
+const MAX_SLOWDOWN_PER_MEASURE = 2;
 
 /** Successes per second over the last `MEASURE_WINDOW_MS`, in one-second buckets. */
 class RecentSuccesses {
@@ -91,7 +99,8 @@ export class DispatchPace {
     const admitted = successes > 0;
     if (admitted) {
       const cycleMs = now - recent.since + (cycleStartedAt === undefined ? retryAfterMs : 0);
-      this.setSpacing((SLOWER_THAN_ADMITTED * cycleMs) / successes, now);
+      const measuredMs = (SLOWER_THAN_ADMITTED * cycleMs) / successes;
+      this.setSpacing(wasPaced ? Math.min(measuredMs, this.spacingMs * MAX_SLOWDOWN_PER_MEASURE) : measuredMs, now);
       this.measuredAt = now;
     }
     this.spedUpAt = now;
