@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { ConfigError } from './errors.js';
 import { encodeRetryState, type RetryState } from './retry-state.js';
 
@@ -20,7 +20,8 @@ export const MIN_RETRY_STATE_KEY_LENGTH = 32;
  * default). Every worker of a queue needs the same keys.
  */
 export class RetryStateSigner {
-  private readonly keys: Buffer[];
+  /** Imported once: an HMAC made from a key object skips copying the key in every call. */
+  private readonly keys: KeyObject[];
 
   constructor(keys: readonly string[]) {
     if (keys.length === 0) throw new ConfigError('retryStateKeys', 'is empty: give at least one key, the same on every worker of the queue');
@@ -32,7 +33,7 @@ export class RetryStateSigner {
         );
       }
     }
-    this.keys = keys.map((key) => Buffer.from(key, 'utf8'));
+    this.keys = keys.map((key) => createSecretKey(Buffer.from(key, 'utf8')));
   }
 
   /** A random key of this process only: retries this process signs are trusted by it alone. */
@@ -60,7 +61,7 @@ export class RetryStateSigner {
     });
   }
 
-  private mac(key: Buffer, encodedUnsigned: string, messageDigest: string): Buffer {
+  private mac(key: KeyObject, encodedUnsigned: string, messageDigest: string): Buffer {
     // The newline cannot occur in the encoded state (JSON escapes it), so the two parts cannot shift into each other.
     return createHmac('sha256', key).update(encodedUnsigned).update('\n').update(messageDigest).digest();
   }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeDeadLetterRecord, parseDeadLetterRecord } from './dead-letter-record.js';
 import { InvalidRetryStateError } from './errors.js';
 import { parsePolicyOverride } from './policy-override.js';
-import { encodeRetryState, freshRetryState, parseRetryState, type RetryState } from './retry-state.js';
+import { encodeRetryState, freshRetryState, parseRetryState, retryStateSchema, type RetryState } from './retry-state.js';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 
@@ -58,6 +58,50 @@ describe('x-retry codec', () => {
         }
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it('accepts nothing its schema rejects, at every edge of every field', () => {
+    const edgeNumber = fc.constantFrom(0, 1, 1.5, -1, 20, 1e9, 2 ** 53, Number.MAX_VALUE, Date.UTC(2020, 0, 1) - 1, Date.UTC(2020, 0, 1), NOW, NOW + 0.5);
+    const edgeString = fc.oneof(
+      fc.constantFrom('', 'x'.repeat(64), 'x'.repeat(65), 'x'.repeat(128), 'x'.repeat(129), 'x'.repeat(256), 'x'.repeat(257)),
+      fc.string(),
+    );
+    const mac = fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{42,44}$/), fc.constantFrom('a'.repeat(42) + '=', 'a'.repeat(42) + '/'));
+    const anyValue = fc.oneof(edgeNumber, edgeString, fc.jsonValue(), mac);
+    const field = fc.constantFrom(
+      'v',
+      'attempt',
+      'firstReceivedAt',
+      'originalMessageId',
+      'lastErrorType',
+      'lastError',
+      'notBefore',
+      'mac',
+      'extra',
+      '__proto__',
+    );
+    // One field changed (JSON.parse keeps a key's last value): a valid state with one bad field is what a looser check would let through.
+    const nearState = fc
+      .tuple(validState, field, anyValue)
+      .map(([state, name, value]) => JSON.stringify(state).replace(/\}$/, `,${JSON.stringify(name)}:${JSON.stringify(value)}}`));
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          nearState,
+          validState.map((state) => JSON.stringify(state)),
+        ),
+        (raw) => {
+          let accepted = true;
+          try {
+            parseRetryState(raw, NOW);
+          } catch {
+            accepted = false;
+          }
+          if (accepted) expect(retryStateSchema.safeParse(JSON.parse(raw)).success).toBe(true);
+        },
+      ),
+      { numRuns: 5000 },
     );
   });
 
