@@ -1,4 +1,4 @@
-import type { SameDelayTimers } from '../time/same-delay-timers.js';
+import type { Expiring, SameDelayTimer, SameDelayTimers } from '../time/same-delay-timers.js';
 import { realTimers, type CancelTimer, type WorkerTimers } from '../time/timers.js';
 
 export type HandlerOutcome = { ok: true } | { ok: false; error: unknown; timedOut: boolean; stopped: boolean };
@@ -14,6 +14,11 @@ export class HandlerTimeoutError extends Error {
   }
 }
 
+/** A running handler, told at shutdown. */
+interface Stoppable {
+  stopped(): void;
+}
+
 /**
  * Shutdown, told to every running handler through one listener on the worker's stop
  * signal. A listener per handler would cost each start and end a walk of all the others
@@ -21,39 +26,93 @@ export class HandlerTimeoutError extends Error {
  * 200 in flight that walk was 2% of the worker's CPU.
  */
 export class HandlerStop {
-  private readonly listeners = new Set<() => void>();
+  private readonly running = new Set<Stoppable>();
 
   constructor(readonly signal: AbortSignal) {
     signal.addEventListener(
       'abort',
       () => {
-        for (const listener of this.listeners) listener();
-        this.listeners.clear();
+        for (const run of this.running) run.stopped();
+        this.running.clear();
       },
       { once: true },
     );
   }
 
-  /** Calls `listener` at shutdown, or at once when already stopping; returns how to stop listening. */
-  listen(listener: () => void): () => void {
-    if (this.signal.aborted) {
-      listener();
-      return () => undefined;
-    }
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+  /** Tells `run` at shutdown, or at once when already stopping. */
+  add(run: Stoppable): void {
+    if (this.signal.aborted) run.stopped();
+    else this.running.add(run);
+  }
+
+  delete(run: Stoppable): void {
+    this.running.delete(run);
   }
 }
 
 const SUCCEEDED: HandlerOutcome = Object.freeze({ ok: true });
 
 /**
+ * One handler run: its own timer's target and its own stop listener, so a run costs one
+ * object rather than a closure for each (it runs once per message).
+ */
+class HandlerRun implements Expiring, Stoppable {
+  readonly controller = new AbortController();
+  private done = false;
+  private timer: SameDelayTimer | undefined;
+  private cancelTimer: CancelTimer | undefined;
+
+  constructor(
+    private readonly resolve: (outcome: HandlerOutcome) => void,
+    private readonly timeout: number | SameDelayTimers,
+    private readonly stop: HandlerStop,
+    timers: WorkerTimers,
+  ) {
+    stop.add(this);
+    if (this.done) return;
+    if (typeof timeout === 'number') this.cancelTimer = timers.after(timeout, () => this.expired());
+    else this.timer = timeout.start(this);
+  }
+
+  get finished(): boolean {
+    return this.done;
+  }
+
+  expired(): void {
+    const error = new HandlerTimeoutError(typeof this.timeout === 'number' ? this.timeout : this.timeout.delayMs);
+    this.finish({ ok: false, error, timedOut: true, stopped: false }, error);
+  }
+
+  stopped(): void {
+    const { reason } = this.stop.signal;
+    this.finish({ ok: false, error: reason, timedOut: false, stopped: true }, reason);
+  }
+
+  succeeded(): void {
+    this.finish(SUCCEEDED);
+  }
+
+  failed(error: unknown): void {
+    this.finish({ ok: false, error, timedOut: false, stopped: false });
+  }
+
+  private finish(outcome: HandlerOutcome, abortWith?: unknown): void {
+    if (this.done) return;
+    this.done = true;
+    if (this.timer && typeof this.timeout !== 'number') this.timeout.cancel(this.timer);
+    this.cancelTimer?.();
+    this.stop.delete(this);
+    if (abortWith !== undefined) this.controller.abort(abortWith);
+    this.resolve(outcome);
+  }
+}
+
+/**
  * Runs a handler with a timeout. On timeout the handler's signal is aborted and the
  * attempt fails with a `TimeoutError`; `stop` aborts it too, for shutdown, and
  * the outcome says `stopped` so the message is released rather than retried.
  * Whatever the handler does (throws synchronously, rejects with nothing, never
- * settles), this resolves. One promise, one timer and one stop listener per run: it runs
- * once per message.
+ * settles), this resolves.
  */
 export function runWithTimeout(
   run: (signal: AbortSignal) => Promise<void> | void,
@@ -62,38 +121,21 @@ export function runWithTimeout(
   stop: HandlerStop,
   timers: WorkerTimers = realTimers,
 ): Promise<HandlerOutcome> {
-  return new Promise<HandlerOutcome>((resolve) => {
-    const controller = new AbortController();
-    let done = false;
-    // Set once each below; `finish` may run before either is (a stop already under way).
-    let cancelTimeout: CancelTimer | undefined = undefined;
-    let stopListening: (() => void) | undefined = undefined;
-    const finish = (outcome: HandlerOutcome, abortWith?: unknown) => {
-      if (done) return;
-      done = true;
-      cancelTimeout?.();
-      stopListening?.();
-      if (abortWith !== undefined) controller.abort(abortWith);
-      resolve(outcome);
-    };
-    // A handler that ignores its signal must not hold shutdown hostage.
-    stopListening = stop.listen(() => finish({ ok: false, error: stop.signal.reason, timedOut: false, stopped: true }, stop.signal.reason));
-    if (done) return;
-    const timedOut = () => {
-      const error = new HandlerTimeoutError(typeof timeout === 'number' ? timeout : timeout.delayMs);
-      finish({ ok: false, error, timedOut: true, stopped: false }, error);
-    };
-    cancelTimeout = typeof timeout === 'number' ? timers.after(timeout, timedOut) : timeout.after(timedOut);
-    let ran: Promise<void> | void;
-    try {
-      ran = run(controller.signal);
-    } catch (error) {
-      finish({ ok: false, error, timedOut: false, stopped: false });
-      return;
-    }
-    Promise.resolve(ran).then(
-      () => finish(SUCCEEDED),
-      (error: unknown) => finish({ ok: false, error, timedOut: false, stopped: false }),
-    );
-  });
+  let resolve!: (outcome: HandlerOutcome) => void;
+  const promise = new Promise<HandlerOutcome>((settle) => (resolve = settle));
+  const handlerRun = new HandlerRun(resolve, timeout, stop, timers);
+  // A stop already under way ended the run before the handler started.
+  if (handlerRun.finished) return promise;
+  let ran: Promise<void> | void;
+  try {
+    ran = run(handlerRun.controller.signal);
+  } catch (error) {
+    handlerRun.failed(error);
+    return promise;
+  }
+  Promise.resolve(ran).then(
+    () => handlerRun.succeeded(),
+    (error: unknown) => handlerRun.failed(error),
+  );
+  return promise;
 }

@@ -1,8 +1,14 @@
 import type { CancelTimer, WorkerTimers } from './timers.js';
 
-interface Entry {
-  at: number;
-  fire: (() => void) | undefined;
+/** What a timer tells when its delay is up: an object the caller already has, rather than a closure made per timer. */
+export interface Expiring {
+  expired(): void;
+}
+
+/** A timer set by `start`, for `cancel`. */
+export interface SameDelayTimer {
+  readonly at: number;
+  target: Expiring | undefined;
 }
 
 /**
@@ -14,7 +20,7 @@ interface Entry {
  * more than twice the live ones (a slow handler holding the front).
  */
 export class SameDelayTimers {
-  private entries: Entry[] = [];
+  private entries: SameDelayTimer[] = [];
   private head = 0;
   private live = 0;
   private armedFor: number | undefined;
@@ -27,18 +33,21 @@ export class SameDelayTimers {
     private readonly now: () => number,
   ) {}
 
-  /** Calls `fire` once, the delay from now, unless cancelled first. */
-  after(fire: () => void): CancelTimer {
-    const entry: Entry = { at: this.now() + this.delayMs, fire };
+  /** Tells `target` once, the delay from now, unless cancelled first. */
+  start(target: Expiring): SameDelayTimer {
+    const entry: SameDelayTimer = { at: this.now() + this.delayMs, target };
     this.entries.push(entry);
     this.live += 1;
     if (this.armedFor === undefined) this.arm(entry.at);
-    return () => {
-      if (entry.fire === undefined) return;
-      entry.fire = undefined;
-      this.live -= 1;
-      this.dropCancelled();
-    };
+    return entry;
+  }
+
+  /** Cancels a timer `start` set; does nothing once it has fired or been cancelled. */
+  cancel(entry: SameDelayTimer): void {
+    if (entry.target === undefined) return;
+    entry.target = undefined;
+    this.live -= 1;
+    this.dropCancelled();
   }
 
   private arm(at: number): void {
@@ -52,13 +61,13 @@ export class SameDelayTimers {
     const now = this.now();
     while (this.head < this.entries.length) {
       const entry = this.entries[this.head]!;
-      if (entry.fire !== undefined && entry.at > now) break;
+      if (entry.target !== undefined && entry.at > now) break;
       this.head += 1;
-      const fire = entry.fire;
-      if (fire === undefined) continue;
-      entry.fire = undefined;
+      const target = entry.target;
+      if (target === undefined) continue;
+      entry.target = undefined;
       this.live -= 1;
-      fire();
+      target.expired();
     }
     this.dropCancelled();
     const next = this.entries[this.head];
@@ -66,12 +75,12 @@ export class SameDelayTimers {
   }
 
   private dropCancelled(): void {
-    while (this.head < this.entries.length && this.entries[this.head]!.fire === undefined) this.head += 1;
+    while (this.head < this.entries.length && this.entries[this.head]!.target === undefined) this.head += 1;
     if (this.head === this.entries.length) {
       this.entries = [];
       this.head = 0;
     } else if (this.entries.length - this.head > 64 && this.entries.length - this.head > 2 * this.live) {
-      this.entries = this.entries.slice(this.head).filter((entry) => entry.fire !== undefined);
+      this.entries = this.entries.slice(this.head).filter((entry) => entry.target !== undefined);
       this.head = 0;
     } else if (this.head > 1024 && this.head * 2 > this.entries.length) {
       this.entries = this.entries.slice(this.head);
