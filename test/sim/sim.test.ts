@@ -63,6 +63,14 @@ describe('the engine in virtual time, against a simulated SQS with seeded faults
     expect(record.sends).toBeLessThan(10 * scenario.messages.length);
   });
 
+  it("keeps a FIFO group in order when a message's visibility runs out while the worker holds the group and SQS delivers it again (seed 3978)", async () => {
+    const scenario = JSON.parse(readFileSync(new URL('./regressions/fifo-redelivered-head.json', import.meta.url), 'utf8')) as Scenario;
+    const record = await runScenario(scenario);
+    expect(violationsOf(record)).toEqual([]);
+    // The scenario still does what made it fail: msg-23's heartbeat failed and SQS delivered it again.
+    expect(record.forked).toContain('msg-23');
+  });
+
   it('reruns a seed exactly: the same handler runs at the same virtual times, the same dead letters', async () => {
     const first = await runScenario(scenarioOf(42));
     const again = await runScenario(scenarioOf(42));

@@ -282,7 +282,15 @@ export class SqsWorker<Body = unknown> {
       (slot) => {
         arrival.slot = slot;
         const run = () => running.processor.process(arrival, receivedAt);
-        const processing = groupId === undefined ? run() : this.groups.run(groupId, run, () => giveBack('behind-its-group'));
+        const processing =
+          groupId === undefined
+            ? run()
+            : this.groups.run(groupId, {
+                messageId: received.messageId,
+                run,
+                giveBack: () => giveBack('behind-its-group'),
+                drop: () => running.executor.leave(received),
+              });
         void processing.finally(slot.done);
       },
       () => giveBack('waiting'),

@@ -69,6 +69,11 @@ export class OutcomeExecutor {
     return this.carryOut(message, outcome);
   }
 
+  /** Lets a delivery go without a call to SQS: its heartbeat stops, and SQS delivers it again once its visibility runs out. */
+  async leave(message: Received): Promise<void> {
+    await this.letGo(message);
+  }
+
   private carryOut(message: DecodedMessage | Received, outcome: Outcome): Promise<Settled> {
     if (outcome.kind === 'release') return this.release(message);
     return this.perform(message as DecodedMessage, outcome);

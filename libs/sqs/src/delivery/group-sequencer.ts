@@ -5,9 +5,16 @@
  */
 export type Settled = 'gone' | 'stays';
 
-interface Queued {
+/** A delivery waiting its turn in its group: how to run it, give it back, or drop it. */
+export interface GroupEntry {
+  messageId: string;
   run: () => Promise<Settled>;
   giveBack: () => Promise<void>;
+  /** Let go without a call to SQS: a newer delivery of its group supersedes this one (see `run`). */
+  drop: () => Promise<void>;
+}
+
+interface Queued extends GroupEntry {
   done: () => void;
 }
 
@@ -30,21 +37,38 @@ export class GroupSequencer {
   }
 
   /**
-   * Runs `run` once every message of the group received before it has left the queue,
-   * or calls `giveBack` instead when one of them stays.
+   * Runs the entry once every message of the group received before it has left the queue,
+   * or gives it back instead when one of them stays. A delivery of a message this group
+   * already holds means SQS restarted the group there: the visibility of one of its
+   * messages ran out while the worker held it (a failed heartbeat), so SQS counts every
+   * message from that one on as not yet done and delivers them again, in order. The
+   * deliveries queued here before it are stale, and running them would run later messages
+   * ahead of the redelivered one: they are dropped, and the group goes on with the new ones.
    */
-  async run(groupId: string, run: () => Promise<Settled>, giveBack: () => Promise<void>): Promise<void> {
+  async run(groupId: string, entry: GroupEntry): Promise<void> {
     const finished = new Promise<void>((done) => {
       const queue = this.groups.get(groupId);
       if (queue) {
-        queue.push({ run, giveBack, done });
+        if (queue.some((queued) => queued.messageId === entry.messageId)) this.dropWaiting(queue);
+        queue.push({ ...entry, done });
         this.behind += 1;
       } else {
-        this.groups.set(groupId, [{ run, giveBack, done }]);
+        this.groups.set(groupId, [{ ...entry, done }]);
         void this.drain(groupId);
       }
     });
     await finished;
+  }
+
+  /** Drops every delivery waiting behind the group's running head. */
+  private dropWaiting(queue: Queued[]): void {
+    const stale = queue.splice(1);
+    this.behind -= stale.length;
+    for (const entry of stale)
+      void entry
+        .drop()
+        .catch(() => undefined)
+        .finally(entry.done);
   }
 
   private async drain(groupId: string): Promise<void> {

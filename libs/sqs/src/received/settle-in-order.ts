@@ -42,11 +42,13 @@ export async function settleInOrder(messages: readonly Message[], fifo: boolean,
   };
   await Promise.all(
     messages.map((message) =>
-      groups.run(
-        message.Attributes?.MessageGroupId ?? '',
-        () => run(message),
-        () => giveBack(message),
-      ),
+      groups.run(message.Attributes?.MessageGroupId ?? '', {
+        messageId: idOf(message),
+        run: () => run(message),
+        giveBack: () => giveBack(message),
+        // Reported as staying: the receiver delivers it again.
+        drop: () => giveBack(message),
+      }),
     ),
   );
   return stays;
