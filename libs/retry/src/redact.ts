@@ -13,6 +13,28 @@ const hasQuery = (text: string) => text.includes('?') && text.includes('://');
 const hasAuthScheme = (text: string) => text.includes('Bearer') || text.includes('Basic');
 const hasKeyValue = (text: string) => text.includes(':') || text.includes('=');
 
+/** The names whose values are secrets, as pattern alternatives. */
+const SECRET_KEYS = [
+  'password',
+  'passwd',
+  'pwd',
+  'secret',
+  'client[_-]?secret',
+  'token',
+  'access[_-]?token',
+  'refresh[_-]?token',
+  'api[_-]?key',
+  'x-api-key',
+  'access[_-]?key',
+  'authorization',
+  'cookie',
+  'card[_-]?number',
+  'card',
+  'cvc',
+  'cvv',
+  'pan',
+].join('|');
+
 // Order matters: a bearer token before the generic `authorization: value` rule, which
 // would otherwise take only the word "Bearer".
 const URL_CREDENTIALS: readonly Rule[] = [
@@ -27,13 +49,9 @@ const SECRET_PATTERNS: readonly Rule[] = [
   // A URL's query string carries API keys and signatures as often as not.
   [/(\b[a-z][a-z0-9+.-]*:\/\/[^\s?#"'<>]*)\?[^\s#"'<>]*/gi, `$1?${REDACTED}`, hasQuery],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/-]+=*/g, `$1 ${REDACTED}`, hasAuthScheme],
-  // key: value, key=value and "key":"value" for the usual secret-bearing names.
-  [
-    // Not inside a longer word ("japan: 5" is no card number), but after `_` or `-` ("db_password=").
-    /((?<![a-z])(?:password|passwd|pwd|secret|client[_-]?secret|token|access[_-]?token|refresh[_-]?token|api[_-]?key|x-api-key|access[_-]?key|authorization|cookie|card[_-]?number|card|cvc|cvv|pan)["']?\s*[:=]\s*)("[^"]*"|'[^']*'|[^\s,;&}\]]+)/gi,
-    `$1${REDACTED}`,
-    hasKeyValue,
-  ],
+  // key: value, key=value and "key":"value" for the usual secret-bearing names. Not inside
+  // a longer word ("japan: 5" is no card number), but after `_` or `-` ("db_password=").
+  [new RegExp(`((?<![a-z])(?:${SECRET_KEYS})["']?\\s*[:=]\\s*)("[^"]*"|'[^']*'|[^\\s,;&}\\]]+)`, 'gi'), `$1${REDACTED}`, hasKeyValue],
 ];
 
 /** Longest text scanned: error text is bounded to 256 characters afterwards anyway. */

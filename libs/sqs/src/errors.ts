@@ -62,3 +62,11 @@ export function batchFailure(
   if (outcome.ok) return undefined;
   return new SqsOperationError(operation, queueUrl, [message.messageId], outcome.message, outcome.code, { cause: outcome.cause });
 }
+
+/** Raised into a handler's signal when shutdown outlasts the drain timeout. */
+export class WorkerStoppingError extends Error {
+  constructor() {
+    super('worker is stopping: drain timeout reached');
+    this.name = 'WorkerStoppingError';
+  }
+}

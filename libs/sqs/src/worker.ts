@@ -1,11 +1,11 @@
 import type { Message } from '@aws-sdk/client-sqs';
 import { redactUrlCredentials } from '@requeue/retry/engine';
 import { Dependencies } from './backpressure/dependencies.js';
-import { SqsWorkerConfigError } from './errors.js';
+import { SqsWorkerConfigError, WorkerStoppingError } from './errors.js';
 import { GroupSequencer } from './delivery/group-sequencer.js';
 import { MessageSlots } from './receive/message-slots.js';
 import { dwellSince } from './tenants/tenant-dwell.js';
-import { Arrival } from './message/arrival.js';
+import { Arrival, atReceiveLimit } from './message/arrival.js';
 import { silentLogger } from './events/logger.js';
 import { noMetrics } from './events/metrics.js';
 import type { WorkerEvents } from './events/worker-events.js';
@@ -30,14 +30,6 @@ import type { WorkerHealth } from './worker-health.js';
 const HEALTH_DEPENDENCIES = 20;
 /** Per-dependency metrics go only to dependencies that push back, and to at most this many per flush. */
 const METRIC_DEPENDENCIES = 50;
-
-/** Raised into a handler's signal when shutdown outlasts the drain timeout. */
-export class WorkerStoppingError extends Error {
-  constructor() {
-    super('worker is stopping: drain timeout reached');
-    this.name = 'WorkerStoppingError';
-  }
-}
 
 /** What exists only while the worker runs: made at start, from the queue's facts. */
 interface Running {
@@ -299,9 +291,4 @@ export class SqsWorker<Body = unknown> {
       atReceiveLimit(message, running.maxReceiveCount),
     );
   }
-}
-
-/** At the redrive's count: its next receive would move it to the DLQ unrun, without a reason. */
-function atReceiveLimit(message: Message, maxReceiveCount: number | undefined): boolean {
-  return maxReceiveCount !== undefined && Number(message.Attributes?.ApproximateReceiveCount) >= maxReceiveCount;
 }

@@ -42,3 +42,8 @@ export class Arrival {
     return this.parsed.body;
   }
 }
+
+/** At the redrive's count: its next receive would move it to the DLQ unrun, without a reason. */
+export function atReceiveLimit(message: Message, maxReceiveCount: number | undefined): boolean {
+  return maxReceiveCount !== undefined && Number(message.Attributes?.ApproximateReceiveCount) >= maxReceiveCount;
+}
