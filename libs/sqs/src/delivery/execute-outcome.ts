@@ -69,9 +69,9 @@ export class OutcomeExecutor {
     return this.carryOut(message, outcome);
   }
 
-  /** Lets a delivery go without a call to SQS: its heartbeat stops, and SQS delivers it again once its visibility runs out. */
-  async leave(message: Received): Promise<void> {
-    await this.letGo(message);
+  /** Lets a stale delivery go without a call to SQS (its message was delivered again): its heartbeat stops and its slot is handed on. */
+  leave(message: Received): Promise<void> {
+    return this.letGo(message) ?? Promise.resolve();
   }
 
   private carryOut(message: DecodedMessage | Received, outcome: Outcome): Promise<Settled> {
